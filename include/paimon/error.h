@@ -1,0 +1,46 @@
+/* paimon/error.h: status codes and the caller-owned error object.
+ *
+ * Every fallible call returns an int status: 0 (PAIMON_OK) on success, a negative
+ * PAIMON_E* code on failure. The last parameter is a nullable `paimon_error *`; when
+ * non-NULL and the call fails, it receives the code and a message naming the file and
+ * the problem. On success its content is unspecified. */
+#ifndef PAIMON_ERROR_H
+#define PAIMON_ERROR_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  PAIMON_OK = 0,
+  PAIMON_EINVAL = -1,       /**< bad argument or bad user input */
+  PAIMON_ENOTFOUND = -2,    /**< table, snapshot, file, column or branch absent */
+  PAIMON_EIO = -3,          /**< I/O failed; may succeed if retried */
+  PAIMON_ECORRUPT = -4,     /**< a file is malformed or inconsistent */
+  PAIMON_EUNSUPPORTED = -5, /**< valid input this version cannot handle yet */
+  PAIMON_ECONFLICT = -6,    /**< lost a commit race; retryable */
+  PAIMON_ENOMEM = -7,       /**< allocation failed or a sane limit was exceeded */
+  PAIMON_EFULL = -8,        /**< real-time store at its memory budget; retryable after commit */
+  PAIMON_ESTATE = -9,       /**< object unusable after an earlier failure; rebuild it */
+  PAIMON_ITEROVER = -10     /**< iteration finished (not an error) */
+};
+
+/** Message buffer owned by the caller; pass NULL to ignore messages. */
+typedef struct paimon_error {
+  int code;
+  char message[512];
+} paimon_error;
+
+/** Static, human-readable name of a status code. Never NULL. */
+PAIMON_API const char *paimon_strerror(int code);
+
+/** 1 when an operation that failed with `code` may succeed if repeated unchanged
+ * (PAIMON_EIO, PAIMON_ECONFLICT, PAIMON_EFULL), else 0. */
+PAIMON_API int paimon_error_is_retryable(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

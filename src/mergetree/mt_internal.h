@@ -1,0 +1,115 @@
+/* mergetree/mt_internal.h: shared internals of the mergetree module (not for other layers). */
+#ifndef PM_MT_INTERNAL_H
+#define PM_MT_INTERNAL_H
+
+#include "mergetree/mergetree.h"
+
+int pm_mt_cmp_f32(float a, float b);
+int pm_mt_cmp_f64(double a, double b);
+int pm_mt_cmp_bytes(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen);
+int pm_mt_cmp_dec(const uint8_t a[16], const uint8_t b[16]);
+
+/* Physical value classes of the in-memory layout (arrow/type.h). */
+enum {
+  MT_VC_BOOL = 1, MT_VC_I8, MT_VC_I16, MT_VC_I32, MT_VC_I64, MT_VC_F32, MT_VC_F64, MT_VC_DEC,
+  MT_VC_BYTES, MT_VC_NESTED
+};
+int pm_mt_value_class(const pm_type *t);
+
+/* Aggregate functions. */
+enum {
+  MT_AGG_NONE = 0, MT_AGG_SUM, MT_AGG_PRODUCT, MT_AGG_MAX, MT_AGG_MIN, MT_AGG_LAST_VALUE,
+  MT_AGG_LAST_NON_NULL, MT_AGG_FIRST_VALUE, MT_AGG_FIRST_NON_NULL, MT_AGG_LISTAGG,
+  MT_AGG_BOOL_AND, MT_AGG_BOOL_OR, MT_AGG_PRIMARY_KEY
+};
+
+typedef struct mt_field {
+  const pm_type *type;
+  int vc;               /* MT_VC_* */
+  bool nullable;
+  int agg;              /* MT_AGG_*; MT_AGG_NONE = no aggregator */
+  bool ignore_retract;
+  bool distinct;        /* listagg */
+  char *delim;          /* listagg delimiter (owned) */
+  int32_t delim_len;
+  int32_t group;        /* sequence group comparator of the field, or -1 */
+  bool partial_delete;  /* a sequence field named by remove-record-on-sequence-group */
+} mt_field;
+
+typedef struct mt_group {
+  int32_t n;
+  int32_t *fields; /* sequence fields (value indices), compared ascending, nulls first */
+} mt_group;
+
+struct pm_mt_engine {
+  pm_mt_engine_kind kind;
+  const pm_type *vt;
+  int32_t nfields;
+  mt_field *f;
+  bool ignore_delete;
+  bool remove_on_delete; /* partial-update.remove-record-on-delete or aggregation.* */
+  int32_t nseq;
+  int32_t *seq_fields;   /* sequence.field */
+  bool seq_asc;
+  int32_t ngroups;
+  mt_group *groups;
+};
+
+/* A value held by a merge function: inline scalar, bytes (borrowed from a live batch or
+ * from the field's own buffer) or a reference to a nested value in a live batch. */
+typedef struct mt_cell {
+  bool null;
+  union {
+    int64_t i;
+    double d;
+    float f;
+    uint8_t dec[16];
+  } v;
+  const uint8_t *p;
+  int32_t len;
+  const struct ArrowArray *arr; /* nested: the column array and row */
+  int64_t row;
+} mt_cell;
+
+/* A record: row `row` of a batch whose children are `cols`. */
+typedef struct mt_rec {
+  const struct ArrowArray *const *cols;
+  int64_t row;
+  int64_t seq;
+  int8_t kind;
+} mt_rec;
+
+/* Per-merger merge-function state (one key group at a time). */
+typedef struct mt_state {
+  const pm_mt_engine *e;
+  const int32_t *value_cols;
+  mt_cell *row;       /* accumulator (partial-update, aggregation) */
+  mt_cell *tmp;       /* scratch row */
+  pm_buf *own;        /* 2 buffers per field for computed bytes */
+  uint8_t *own_cur;   /* which of the two holds the cell's bytes */
+  bool *first_init;   /* first_value / first_non_null_value state */
+  bool *processed;    /* sequence-group scratch */
+  bool *updated;
+  bool has_ref;       /* deduplicate / first-row: result is a record */
+  mt_rec ref;
+  bool meet_insert, not_null_filled, current_delete, has_latest;
+  int64_t latest_seq;
+  int8_t result_kind;
+  bool has_result;
+} mt_state;
+
+int pm_mt_state_init(mt_state *s, const pm_mt_engine *e, const int32_t *value_cols, paimon_error *err);
+void pm_mt_state_free(mt_state *s);
+void pm_mt_state_reset(mt_state *s);
+int pm_mt_state_add(mt_state *s, const mt_rec *r, paimon_error *err);
+/* After the adds: s->has_result, s->result_kind, and either s->has_ref/s->ref or s->row. */
+void pm_mt_state_finish(mt_state *s);
+
+/* Reads value column field k of record r into a cell. */
+void pm_mt_cell_read(const mt_field *f, const struct ArrowArray *col, int64_t row, mt_cell *c);
+/* Appends a cell to a builder of the field's type. */
+int pm_mt_cell_append(const mt_field *f, const mt_cell *c, pm_col *dst);
+/* Java ordering of two non-null or null cells of a comparable field (nulls first). */
+int pm_mt_cell_cmp(const mt_field *f, const mt_cell *a, const mt_cell *b);
+
+#endif

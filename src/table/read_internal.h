@@ -1,0 +1,47 @@
+/* table/read_internal.h: pieces shared by the append reader (read.c), the primary-key
+ * reader (read_pk.c), casts (cast.c) and splits (split.c). */
+#ifndef PM_TABLE_READ_INTERNAL_H
+#define PM_TABLE_READ_INTERNAL_H
+
+#include "table/table_internal.h"
+
+typedef struct pm_read_state pm_read_state;
+typedef struct pm_pk_reader pm_pk_reader;
+
+/* Schema `id` of `branch` (NULL = table's own), cached for the stream's lifetime. */
+int pm_read_schema(pm_read_state *st, const char *branch, int64_t id, pm_schema **out,
+                   paimon_error *err);
+
+/* Builds a struct array from `n` child arrays (moved in, also on failure). */
+int pm_array_make_struct(struct ArrowArray *kids, int64_t n, int64_t length,
+                         struct ArrowArray *out, paimon_error *err);
+/* Copies the rows i with sel[i] != 0 (`nsel` of them) into a new array. */
+int pm_array_filter(const struct ArrowArray *src, const pm_type *t, const uint8_t *sel,
+                    int64_t nsel, struct ArrowArray *out, paimon_error *err);
+
+/* Whether a column of type `from` may be read as `to` (Paimon's allowed schema-evolution
+ * casts); PAIMON_EUNSUPPORTED naming `column` otherwise. */
+int pm_cast_check(const pm_type *from, const pm_type *to, const char *column, paimon_error *err);
+/* Casts `src` (type `from`) to a new array of type `to`; values that do not fit become
+ * errors (PAIMON_EINVAL) rather than silently wrapping. */
+int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_type *to,
+                  struct ArrowArray *out, paimon_error *err);
+
+/* Deep copy of a split. */
+int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);
+
+/* Primary-key split reader: merges the split's sorted runs with the table's merge
+ * engine and yields batches of the stream's work type. */
+int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split *sp,
+                      paimon_error *err);
+int pm_pk_reader_next(pm_pk_reader *r, struct ArrowArray *work, paimon_error *err);
+void pm_pk_reader_free(pm_pk_reader *r);
+
+/* Batch plumbing reused by the primary-key reader. */
+int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,
+                    paimon_error *err);
+int pm_read_finish_batch(pm_read_state *st, struct ArrowArray *work, int64_t first_row,
+                         bool apply_dv, struct ArrowArray *out, paimon_error *err);
+void pm_read_state_free(pm_read_state *st);
+
+#endif

@@ -1,0 +1,808 @@
+/* table/scan.c: planning. Snapshot -> manifest lists -> manifests -> live files
+ * (ADD/DELETE folded by file identifier) -> one split per partition-bucket, with the
+ * deletion vectors of the snapshot's index manifest attached. Data files are found only
+ * through manifests, never by listing directories. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/predicate_internal.h"
+#include "table/table_internal.h"
+
+struct paimon_scan {
+  paimon_table *table;
+  int64_t snapshot_id; /* -1 = latest */
+  paimon_predicate *filter;
+};
+
+int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err) {
+  *out = NULL;
+  paimon_scan *s = pm_calloc(1, sizeof *s);
+  if (!s) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  s->table = (paimon_table *)t;
+  pm_table_ref(s->table);
+  s->snapshot_id = -1;
+  *out = s;
+  return 0;
+}
+
+int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err) {
+  if (id <= 0) return pm_fail(err, PAIMON_EINVAL, "snapshot id must be positive, got %lld", (long long)id);
+  s->snapshot_id = id;
+  return 0;
+}
+
+int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_error *err) {
+  paimon_predicate *copy = NULL;
+  if (p && !(copy = pm_pred_clone(p))) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  paimon_predicate_free(s->filter);
+  s->filter = copy;
+  return 0;
+}
+
+void paimon_scan_free(paimon_scan *s) {
+  if (!s) return;
+  paimon_predicate_free(s->filter);
+  paimon_table_close(s->table);
+  pm_free(s);
+}
+
+/* ---- a small string-keyed hash map (open addressing) ----------------------------- */
+
+typedef struct {
+  char **keys;
+  size_t *vals;
+  size_t cap, n;
+} strmap;
+
+static uint64_t hash_bytes(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+static int strmap_grow(strmap *m) {
+  size_t ncap = m->cap ? m->cap * 2 : 64;
+  char **nk = pm_calloc(ncap, sizeof(char *));
+  size_t *nv = pm_calloc(ncap, sizeof(size_t));
+  if (!nk || !nv) {
+    pm_free(nk);
+    pm_free(nv);
+    return PAIMON_ENOMEM;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i]) continue;
+    size_t j = hash_bytes(m->keys[i]) & (ncap - 1);
+    while (nk[j]) j = (j + 1) & (ncap - 1);
+    nk[j] = m->keys[i];
+    nv[j] = m->vals[i];
+  }
+  pm_free(m->keys);
+  pm_free(m->vals);
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 0;
+}
+
+/* Returns the slot for key (existing or empty). */
+static size_t strmap_slot(const strmap *m, const char *key) {
+  size_t j = hash_bytes(key) & (m->cap - 1);
+  while (m->keys[j] && strcmp(m->keys[j], key) != 0) j = (j + 1) & (m->cap - 1);
+  return j;
+}
+
+static void strmap_free(strmap *m) {
+  for (size_t i = 0; i < m->cap; i++) pm_free(m->keys[i]);
+  pm_free(m->keys);
+  pm_free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* Removal by tombstone-free backward shift is not needed: deleted entries are marked
+ * dead in the entry array instead. */
+
+static char *hex_of(const uint8_t *p, size_t n) {
+  static const char hx[] = "0123456789abcdef";
+  char *s = pm_malloc(n * 2 + 1);
+  if (!s) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    s[2 * i] = hx[p[i] >> 4];
+    s[2 * i + 1] = hx[p[i] & 15];
+  }
+  s[2 * n] = 0;
+  return s;
+}
+
+/* Identifier of a file entry: partition, bucket, level, name, external path. */
+static char *entry_key(const pm_manifest_entry *e) {
+  char *ph = hex_of(e->partition, e->partition_len);
+  if (!ph) return NULL;
+  char *k = pm_asprintf("%s|%d|%d|%s|%s", ph, (int)e->bucket, (int)e->file.level,
+                        e->file.file_name, e->file.external_path ? e->file.external_path : "");
+  pm_free(ph);
+  return k;
+}
+
+static char *group_key(const uint8_t *part, size_t plen, int32_t bucket) {
+  char *ph = hex_of(part, plen);
+  if (!ph) return NULL;
+  char *k = pm_asprintf("%s|%d", ph, (int)bucket);
+  pm_free(ph);
+  return k;
+}
+
+
+/* ---- partition pruning ------------------------------------------------------------ */
+
+/* The filter's conjuncts over partition columns, bound to the partition ROW type. */
+typedef struct part_filter {
+  paimon_predicate *pred;
+  pm_pred *bound;
+  const pm_type *ptype;
+} part_filter;
+
+static void part_filter_free(part_filter *f) {
+  if (!f) return;
+  pm_pred_free(f->bound);
+  paimon_predicate_free(f->pred);
+  pm_free(f);
+}
+
+static int part_filter_new(part_filter **out, const paimon_predicate *filter,
+                           const pm_schema *schema, const pm_type *ptype, paimon_error *err) {
+  *out = NULL;
+  paimon_predicate *r = NULL;
+  PM_TRY(pm_pred_restrict(&r, filter, (const char *const *)schema->partition_keys,
+                          (size_t)schema->npartition_keys, err));
+  if (!r) return 0;
+  part_filter *f = pm_calloc(1, sizeof *f);
+  if (!f) {
+    paimon_predicate_free(r);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  f->pred = r;
+  f->ptype = ptype;
+  int rc = pm_pred_bind(&f->bound, r, ptype, err);
+  if (rc) {
+    part_filter_free(f);
+    return rc;
+  }
+  *out = f;
+  return 0;
+}
+
+/* Decodes every field of a serialized partition-typed BinaryRow into 1-row arrays. */
+static int binrow_arrays(const pm_type *ptype, const uint8_t *bytes, size_t len,
+                         struct ArrowArray *arrs, paimon_error *err) {
+  pm_binrow row;
+  PM_TRY(pm_binrow_view(&row, bytes, len, err));
+  if (row.arity != ptype->nfields)
+    return pm_fail(err, PAIMON_ECORRUPT, "partition row has %d fields, expected %d",
+                   (int)row.arity, (int)ptype->nfields);
+  int rc = 0;
+  int32_t i = 0;
+  for (; i < ptype->nfields && rc == 0; i++) {
+    pm_col c;
+    rc = pm_col_init(&c, ptype->fields[i].type);
+    if (rc) break;
+    rc = pm_binrow_append(&row, i, ptype->fields[i].type, &c, err);
+    if (rc == 0) rc = pm_col_export(&c, &arrs[i], err);
+    pm_col_free(&c);
+  }
+  if (rc)
+    for (int32_t j = 0; j < i - 1; j++) pm_array_release(&arrs[j]);
+  return rc;
+}
+
+/* May any row of a partition with these stats match? (conservative) */
+static bool part_filter_stats(const part_filter *f, const pm_simple_stats *st) {
+  int32_t n = f->ptype->nfields;
+  if (n == 0 || !st->min_values || !st->max_values) return true;
+  struct ArrowArray mins[64], maxs[64];
+  const struct ArrowArray *pmin[64], *pmax[64];
+  int64_t nulls[64];
+  if (n > 64) return true;
+  memset(mins, 0, sizeof mins);
+  memset(maxs, 0, sizeof maxs);
+  if (binrow_arrays(f->ptype, st->min_values, st->min_len, mins, NULL)) return true;
+  if (binrow_arrays(f->ptype, st->max_values, st->max_len, maxs, NULL)) {
+    for (int32_t i = 0; i < n; i++) pm_array_release(&mins[i]);
+    return true;
+  }
+  for (int32_t i = 0; i < n; i++) {
+    pmin[i] = &mins[i];
+    pmax[i] = &maxs[i];
+    nulls[i] = (st->nnull_counts == n && st->null_counts[i] != PM_NULL_I64) ? st->null_counts[i] : -1;
+  }
+  pm_pred_stats ps = {.row_count = -1, .min = pmin, .max = pmax, .row = 0, .null_counts = nulls};
+  bool may = pm_pred_may_match(f->bound, &ps);
+  for (int32_t i = 0; i < n; i++) {
+    pm_array_release(&mins[i]);
+    pm_array_release(&maxs[i]);
+  }
+  return may;
+}
+
+/* Exact test of one partition value row. */
+static int part_filter_row(const part_filter *f, const uint8_t *bytes, size_t len, bool *match,
+                           paimon_error *err) {
+  int32_t n = f->ptype->nfields;
+  struct ArrowArray arrs[64];
+  const struct ArrowArray *pa[64];
+  int64_t nulls[64];
+  if (n > 64) {
+    *match = true;
+    return 0;
+  }
+  memset(arrs, 0, sizeof arrs);
+  PM_TRY(binrow_arrays(f->ptype, bytes, len, arrs, err));
+  for (int32_t i = 0; i < n; i++) {
+    pa[i] = &arrs[i];
+    nulls[i] = arrs[i].null_count;
+  }
+  pm_pred_stats ps = {.row_count = 1, .min = pa, .max = pa, .row = 0, .null_counts = nulls};
+  *match = pm_pred_may_match(f->bound, &ps);
+  for (int32_t i = 0; i < n; i++) pm_array_release(&arrs[i]);
+  return 0;
+}
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+typedef struct {
+  pm_manifest_entry *v;
+  bool *live;
+  size_t n, cap;
+} entry_vec;
+
+static int entries_push(entry_vec *ev, pm_manifest_entry *e) {
+  if (ev->n == ev->cap) {
+    size_t nc = ev->cap ? ev->cap * 2 : 256;
+    pm_manifest_entry *nv = pm_realloc(ev->v, nc * sizeof *nv);
+    if (!nv) return PAIMON_ENOMEM;
+    ev->v = nv;
+    bool *nl = pm_realloc(ev->live, nc * sizeof *nl);
+    if (!nl) return PAIMON_ENOMEM;
+    ev->live = nl;
+    ev->cap = nc;
+  }
+  ev->v[ev->n] = *e;
+  ev->live[ev->n] = true;
+  ev->n++;
+  memset(e, 0, sizeof *e); /* moved */
+  return 0;
+}
+
+/* Reads the manifests named by one manifest list and folds their entries. */
+static int fold_manifest_list(paimon_table *t, const char *list_name, entry_vec *ev, strmap *idx,
+                              const part_filter *pf, paimon_error *err) {
+  if (!pm_path_component_ok(list_name))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest list name '%s'", t->path, list_name);
+  char *lp = pm_asprintf("%s/manifest/%s", t->root, list_name);
+  if (!lp) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_manifest_file_meta *metas = NULL;
+  size_t nmetas = 0;
+  int rc = pm_manifest_list_read(t->fs, lp, &metas, &nmetas, err);
+  pm_free(lp);
+  if (rc) return rc;
+  for (size_t m = 0; m < nmetas && rc == 0; m++) {
+    if (!pm_path_component_ok(metas[m].file_name)) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest name '%s'", t->path,
+                   metas[m].file_name);
+      break;
+    }
+    if (pf && metas[m].num_deleted_files == 0 && !part_filter_stats(pf, &metas[m].partition_stats))
+      continue; /* no entry of this manifest can match; DELETEs would need folding */
+    char *mp = pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name);
+    if (!mp) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    pm_manifest_entry *es = NULL;
+    size_t ne = 0;
+    rc = pm_manifest_read(t->fs, mp, &es, &ne, err);
+    pm_free(mp);
+    if (rc) break;
+    for (size_t i = 0; i < ne && rc == 0; i++) {
+      char *key = entry_key(&es[i]);
+      if (!key) {
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      if (idx->n * 2 >= idx->cap && strmap_grow(idx)) {
+        pm_free(key);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      size_t slot = strmap_slot(idx, key);
+      if (es[i].kind == PM_ENTRY_ADD) {
+        if (idx->keys[slot] && ev->live[idx->vals[slot]]) {
+          /* a second ADD of the same live file is corrupt metadata */
+          rc = pm_fail(err, PAIMON_ECORRUPT, "%s: file %s added twice", t->path,
+                       es[i].file.file_name);
+          pm_free(key);
+          break;
+        }
+        if (!idx->keys[slot]) {
+          idx->keys[slot] = key;
+          idx->n++;
+        } else {
+          pm_free(key);
+        }
+        idx->vals[slot] = ev->n;
+        if (entries_push(ev, &es[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      } else if (es[i].kind == PM_ENTRY_DELETE) {
+        if (idx->keys[slot]) ev->live[idx->vals[slot]] = false;
+        pm_free(key);
+      } else {
+        rc = pm_fail(err, PAIMON_ECORRUPT, "%s: manifest entry kind %d is neither ADD nor DELETE",
+                     t->path, (int)es[i].kind);
+        pm_free(key);
+      }
+    }
+    pm_manifest_entries_free(es, ne);
+  }
+  pm_manifest_file_metas_free(metas, nmetas);
+  return rc;
+}
+
+typedef struct {
+  char *key; /* partition|bucket|file */
+  pm_dv_ref ref;
+} dv_item;
+
+static int cmp_split(const void *a, const void *b) {
+  const paimon_split *x = *(paimon_split *const *)a, *y = *(paimon_split *const *)b;
+  int c = strcmp(x->partition_str, y->partition_str);
+  if (c) return c;
+  return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+static int cmp_file_seq(const void *a, const void *b) {
+  const pm_data_file *x = a, *y = b;
+  if (x->min_sequence_number != y->min_sequence_number)
+    return x->min_sequence_number < y->min_sequence_number ? -1 : 1;
+  return strcmp(x->file_name, y->file_name);
+}
+
+void pm_split_free(paimon_split *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->nfiles; i++) {
+    pm_data_file_clear(&s->files[i]);
+    if (s->paths) pm_free(s->paths[i]);
+    if (s->dvs) pm_free(s->dvs[i].index_path);
+  }
+  pm_free(s->files);
+  pm_free(s->paths);
+  pm_free(s->dvs);
+  pm_free(s->partition);
+  pm_free(s->partition_str);
+  pm_free(s->branch);
+  pm_free(s);
+}
+
+void paimon_split_free(paimon_split *s) { pm_split_free(s); }
+
+void paimon_plan_free(paimon_plan *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->nsplits; i++) pm_split_free(p->splits[i]);
+  pm_free(p->splits);
+  pm_schema_free(p->schema);
+  paimon_table_close(p->table);
+  pm_free(p);
+}
+
+/* ROW type of the partition columns of `schema`. */
+static int partition_type(const pm_schema *schema, pm_type **out, paimon_error *err) {
+  pm_type *row = pm_type_new_row(false);
+  if (!row) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < schema->npartition_keys; i++) {
+    int f = pm_row_find(schema->row, schema->partition_keys[i]);
+    if (f < 0) {
+      pm_type_free(row);
+      return pm_fail(err, PAIMON_ECORRUPT, "partition key '%s' is not a column",
+                     schema->partition_keys[i]);
+    }
+    const pm_field *fd = &schema->row->fields[f];
+    pm_type *ft = pm_type_clone(fd->type);
+    if (!ft || pm_type_row_add(row, fd->id, fd->name, ft)) {
+      pm_type_free(ft);
+      pm_type_free(row);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  *out = row;
+  return 0;
+}
+
+/* Index-file location: bucket directory when index-file-in-data-file-dir, else index/. */
+static char *index_file_path(paimon_table *t, const pm_index_entry *ie, const char *part_path,
+                             paimon_error *err) {
+  if (ie->external_path) {
+    char *p = NULL;
+    if (pm_table_data_path(t, part_path, ie->bucket, ie->file_name, ie->external_path, &p, err))
+      return NULL;
+    return p;
+  }
+  if (!pm_path_component_ok(ie->file_name)) {
+    pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe index file name '%s'", t->path, ie->file_name);
+    return NULL;
+  }
+  char *p = pm_asprintf("%s/index/%s", t->root, ie->file_name);
+  if (p && pm_table_opt_bool(t, "index-file-in-data-file-dir", false)) {
+    pm_free(p);
+    p = NULL;
+    if (pm_table_data_path(t, part_path, ie->bucket, ie->file_name, NULL, &p, err)) return NULL;
+  }
+  if (!p) pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  return p;
+}
+
+static int load_dvs(paimon_table *t, const pm_snapshot *snap, const pm_type *ptype,
+                    const pm_schema *schema, strmap *dvmap, dv_item **items, size_t *nitems,
+                    paimon_error *err) {
+  *items = NULL;
+  *nitems = 0;
+  if (!snap->index_manifest) return 0;
+  if (!pm_path_component_ok(snap->index_manifest))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe index manifest name", t->path);
+  char *ip = pm_asprintf("%s/manifest/%s", t->root, snap->index_manifest);
+  if (!ip) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_index_entry *ies = NULL;
+  size_t nie = 0;
+  int rc = pm_index_manifest_read(t->fs, ip, &ies, &nie, err);
+  pm_free(ip);
+  if (rc) return rc;
+  size_t cap = 0;
+  const char *defname = pm_schema_option(schema, "partition.default-name");
+  if (!defname) defname = "__DEFAULT_PARTITION__";
+  for (size_t i = 0; i < nie && rc == 0; i++) {
+    const pm_index_entry *ie = &ies[i];
+    if (ie->kind != PM_ENTRY_ADD || strcmp(ie->index_type, "DELETION_VECTORS") != 0) continue;
+    if (ie->ndv_ranges <= 0) continue;
+    pm_binrow prow;
+    char *part_path = NULL;
+    PM_CHECK(pm_binrow_view(&prow, ie->partition, ie->partition_len, err), done);
+    PM_CHECK(pm_partition_path(ptype, &prow, defname, true, &part_path, err), done);
+    char *path = index_file_path(t, ie, part_path, err);
+    pm_free(part_path);
+    if (!path) {
+      rc = err ? err->code : PAIMON_ECORRUPT;
+      break;
+    }
+    for (int32_t r = 0; r < ie->ndv_ranges && rc == 0; r++) {
+      const pm_dv_range *dr = &ie->dv_ranges[r];
+      if (*nitems == cap) {
+        cap = cap ? cap * 2 : 64;
+        dv_item *ni = pm_realloc(*items, cap * sizeof *ni);
+        if (!ni) {
+          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+          break;
+        }
+        *items = ni;
+      }
+      char *gk = group_key(ie->partition, ie->partition_len, ie->bucket);
+      char *key = gk ? pm_asprintf("%s|%s", gk, dr->data_file) : NULL;
+      pm_free(gk);
+      dv_item *it = &(*items)[*nitems];
+      it->key = key;
+      it->ref.index_path = pm_strdup(path);
+      it->ref.offset = dr->offset;
+      it->ref.length = dr->length;
+      it->ref.cardinality = dr->cardinality;
+      if (!key || !it->ref.index_path) {
+        pm_free(key);
+        pm_free(it->ref.index_path);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      (*nitems)++;
+      if (dvmap->n * 2 >= dvmap->cap && strmap_grow(dvmap)) {
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      size_t slot = strmap_slot(dvmap, key);
+      if (!dvmap->keys[slot]) {
+        dvmap->keys[slot] = pm_strdup(key);
+        dvmap->n++;
+      }
+      dvmap->vals[slot] = *nitems - 1;
+    }
+    pm_free(path);
+  }
+done:
+  pm_index_entries_free(ies, nie);
+  return rc;
+}
+
+/* Plans snapshot `snap` of table `t`, whose files use schemas of `branch`. */
+static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot *snap,
+                         const pm_schema *schema, const paimon_predicate *filter,
+                         paimon_plan *plan, paimon_error *err) {
+  int rc = 0;
+  entry_vec ev = {0};
+  strmap idx = {0}, groups = {0}, dvmap = {0};
+  dv_item *dvitems = NULL;
+  size_t ndv = 0;
+  pm_type *ptype = NULL;
+  part_filter *pf = NULL;
+  paimon_split **splits = NULL;
+  size_t nsplits = 0;
+  bool pk = schema->nprimary_keys > 0;
+  const char *defname = pm_schema_option(schema, "partition.default-name");
+  if (!defname) defname = "__DEFAULT_PARTITION__";
+  bool legacy = true;
+  const char *ln = pm_schema_option(schema, "partition.legacy-name");
+  if (ln && strcmp(ln, "false") == 0) legacy = false;
+
+  PM_CHECK(partition_type(schema, &ptype, err), done);
+  if (filter && schema->npartition_keys > 0) {
+    /* Only conjuncts over partition columns prune partitions. */
+    PM_CHECK(part_filter_new(&pf, filter, schema, ptype, err), done);
+  }
+  if (strmap_grow(&idx) || strmap_grow(&groups) || strmap_grow(&dvmap)) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done;
+  }
+  PM_CHECK(fold_manifest_list(t, snap->base_manifest_list, &ev, &idx, pf, err), done);
+  PM_CHECK(fold_manifest_list(t, snap->delta_manifest_list, &ev, &idx, pf, err), done);
+  PM_CHECK(load_dvs(t, snap, ptype, schema, &dvmap, &dvitems, &ndv, err), done);
+
+  for (size_t i = 0; i < ev.n; i++) {
+    if (!ev.live[i]) continue;
+    pm_manifest_entry *e = &ev.v[i];
+    pm_binrow prow;
+    PM_CHECK(pm_binrow_view(&prow, e->partition, e->partition_len, err), done);
+    if (prow.arity != ptype->nfields) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: partition row of %s has %d fields, expected %d",
+                   t->path, e->file.file_name, (int)prow.arity, (int)ptype->nfields);
+      goto done;
+    }
+    if (pf) {
+      bool may;
+      PM_CHECK(part_filter_row(pf, e->partition, e->partition_len, &may, err), done);
+      if (!may) continue;
+    }
+    char *gk = group_key(e->partition, e->partition_len, e->bucket);
+    if (!gk || (groups.n * 2 >= groups.cap && strmap_grow(&groups))) {
+      pm_free(gk);
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    size_t slot = strmap_slot(&groups, gk);
+    paimon_split *sp;
+    if (!groups.keys[slot]) {
+      sp = pm_calloc(1, sizeof *sp);
+      paimon_split **ns = pm_realloc(splits, (nsplits + 1) * sizeof *ns);
+      if (!sp || !ns) {
+        pm_free(sp);
+        if (ns) splits = ns;
+        pm_free(gk);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        goto done;
+      }
+      splits = ns;
+      splits[nsplits] = sp;
+      groups.keys[slot] = gk;
+      groups.vals[slot] = nsplits++;
+      groups.n++;
+      gk = NULL;
+      sp->snapshot_id = snap->id;
+      sp->schema_id = schema->id;
+      sp->branch = branch ? pm_strdup(branch) : NULL;
+      sp->partition = pm_malloc(e->partition_len ? e->partition_len : 1);
+      if (sp->partition) memcpy(sp->partition, e->partition, e->partition_len);
+      sp->partition_len = e->partition_len;
+      sp->bucket = e->bucket;
+      sp->total_buckets = e->total_buckets;
+      sp->primary_key = pk;
+      if (!sp->partition || (branch && !sp->branch)) {
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        goto done;
+      }
+      PM_CHECK(pm_partition_path(ptype, &prow, defname, legacy, &sp->partition_str, err), done);
+    } else {
+      pm_free(gk);
+      sp = splits[groups.vals[slot]];
+    }
+    pm_data_file *nf = pm_realloc(sp->files, (sp->nfiles + 1) * sizeof *nf);
+    if (!nf) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    sp->files = nf;
+    sp->files[sp->nfiles++] = e->file; /* move */
+    memset(&e->file, 0, sizeof e->file);
+  }
+
+  for (size_t s = 0; s < nsplits; s++) {
+    paimon_split *sp = splits[s];
+    qsort(sp->files, sp->nfiles, sizeof *sp->files, cmp_file_seq);
+    sp->paths = pm_calloc(sp->nfiles, sizeof(char *));
+    sp->dvs = pm_calloc(sp->nfiles, sizeof(pm_dv_ref));
+    if (!sp->paths || !sp->dvs) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    char *gk = group_key(sp->partition, sp->partition_len, sp->bucket);
+    if (!gk) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (size_t f = 0; f < sp->nfiles && rc == 0; f++) {
+      rc = pm_table_data_path(t, sp->partition_str, sp->bucket, sp->files[f].file_name,
+                              sp->files[f].external_path, &sp->paths[f], err);
+      if (rc == 0 && ndv) {
+        char *k = pm_asprintf("%s|%s", gk, sp->files[f].file_name);
+        if (!k) {
+          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+          break;
+        }
+        size_t slot = strmap_slot(&dvmap, k);
+        if (dvmap.keys[slot]) {
+          const pm_dv_ref *r = &dvitems[dvmap.vals[slot]].ref;
+          sp->dvs[f] = *r;
+          sp->dvs[f].index_path = pm_strdup(r->index_path);
+          if (!sp->dvs[f].index_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        }
+        pm_free(k);
+      }
+    }
+    pm_free(gk);
+    if (rc) goto done;
+  }
+  qsort(splits, nsplits, sizeof *splits, cmp_split);
+
+  /* append to the plan */
+  if (nsplits) {
+    paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + nsplits) * sizeof *all);
+    if (!all) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    plan->splits = all;
+    memcpy(plan->splits + plan->nsplits, splits, nsplits * sizeof *splits);
+    plan->nsplits += nsplits;
+    nsplits = 0;
+  }
+done:
+  for (size_t s = 0; s < nsplits; s++) pm_split_free(splits[s]);
+  pm_free(splits);
+  for (size_t i = 0; i < ev.n; i++) {
+    pm_manifest_entry *e = &ev.v[i];
+    pm_free(e->partition);
+    pm_data_file_clear(&e->file);
+  }
+  pm_free(ev.v);
+  pm_free(ev.live);
+  for (size_t i = 0; i < ndv; i++) {
+    pm_free(dvitems[i].key);
+    pm_free(dvitems[i].ref.index_path);
+  }
+  pm_free(dvitems);
+  strmap_free(&idx);
+  strmap_free(&groups);
+  strmap_free(&dvmap);
+  part_filter_free(pf);
+  pm_type_free(ptype);
+  return rc;
+}
+
+/* Partitions present in `plan` (rendered), so a fallback branch only fills the rest. */
+static bool plan_has_partition(const paimon_plan *p, size_t upto, const char *part) {
+  for (size_t i = 0; i < upto; i++)
+    if (strcmp(p->splits[i]->partition_str, part) == 0) return true;
+  return false;
+}
+
+int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
+  *out = NULL;
+  paimon_table *t = s->table;
+  paimon_plan *plan = pm_calloc(1, sizeof *plan);
+  if (!plan) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  plan->table = t;
+  pm_table_ref(t);
+  int rc = 0;
+  pm_snapshot *snap = NULL;
+  int64_t id = s->snapshot_id;
+  if (id < 0) PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err), fail);
+  if (id > 0) {
+    rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, id, err);
+    if (rc == PAIMON_ENOTFOUND && s->snapshot_id > 0)
+      rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: snapshot %lld does not exist", t->path,
+                   (long long)id);
+    if (rc) goto fail;
+  }
+  /* Latest reads use the newest schema file; time travel uses the snapshot's schema. */
+  if (s->snapshot_id > 0 && snap)
+    PM_CHECK(pm_table_load_schema(t, NULL, snap->schema_id, &plan->schema, err), fail);
+  else
+    PM_CHECK(pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err), fail);
+  plan->snapshot_id = snap ? snap->id : 0;
+  if (snap) PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, plan, err), fail);
+
+  if (t->fallback_branch && s->snapshot_id < 0) {
+    /* scan.fallback-branch: partitions absent from this branch are read from the
+     * fallback branch (latest snapshot, its own schemas). */
+    char *fdir = pm_table_branch_dir(t, t->fallback_branch);
+    int64_t fid = 0;
+    pm_snapshot *fsnap = NULL;
+    pm_schema *fschema = NULL;
+    size_t before = plan->nsplits;
+    if (!fdir) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto fail;
+    }
+    rc = pm_snapshot_latest_id(t->fs, fdir, &fid, err);
+    if (rc == 0 && fid > 0) rc = pm_snapshot_load(&fsnap, t->fs, fdir, fid, err);
+    int64_t fsid = 0;
+    if (rc == 0 && fsnap) rc = pm_schema_latest_id(t->fs, fdir, &fsid, err);
+    if (rc == 0 && fsnap) rc = pm_schema_load(&fschema, t->fs, fdir, fsid, err);
+    if (rc == 0 && fsnap) {
+      paimon_plan tmp = {0};
+      rc = plan_snapshot(t, t->fallback_branch, fsnap, fschema, s->filter, &tmp, err);
+      for (size_t i = 0; i < tmp.nsplits; i++) {
+        paimon_split *sp = tmp.splits[i];
+        if (rc == 0 && !plan_has_partition(plan, before, sp->partition_str)) {
+          sp->schema_id = plan->schema->id; /* files keep the branch's schemas */
+          paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
+          if (!all) {
+            rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+            pm_split_free(sp);
+            continue;
+          }
+          plan->splits = all;
+          plan->splits[plan->nsplits++] = sp;
+        } else {
+          pm_split_free(sp);
+        }
+      }
+      pm_free(tmp.splits);
+    }
+    pm_schema_free(fschema);
+    pm_snapshot_free(fsnap);
+    pm_free(fdir);
+    if (rc) goto fail;
+  }
+  pm_snapshot_free(snap);
+  *out = plan;
+  return 0;
+fail:
+  pm_snapshot_free(snap);
+  paimon_plan_free(plan);
+  return rc;
+}
+
+int64_t paimon_plan_snapshot_id(const paimon_plan *p) { return p->snapshot_id; }
+int64_t paimon_plan_schema_id(const paimon_plan *p) { return p->schema->id; }
+size_t paimon_plan_split_count(const paimon_plan *p) { return p->nsplits; }
+const paimon_split *paimon_plan_split(const paimon_plan *p, size_t i) {
+  return i < p->nsplits ? p->splits[i] : NULL;
+}
+int paimon_plan_schema(const paimon_plan *p, struct ArrowSchema *out, paimon_error *err) {
+  return pm_type_to_arrow(p->schema->row, NULL, out, err);
+}
+
+const char *paimon_split_partition(const paimon_split *s) { return s->partition_str; }
+int32_t paimon_split_bucket(const paimon_split *s) { return s->bucket; }
+size_t paimon_split_file_count(const paimon_split *s) { return s->nfiles; }
+int64_t paimon_split_row_count(const paimon_split *s) {
+  int64_t n = 0;
+  for (size_t i = 0; i < s->nfiles; i++) n += s->files[i].row_count;
+  return n;
+}
+int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out) {
+  if (i >= s->nfiles) return PAIMON_EINVAL;
+  const pm_data_file *f = &s->files[i];
+  out->path = s->paths[i];
+  out->file_name = f->file_name;
+  out->file_size = f->file_size;
+  out->row_count = f->row_count;
+  out->min_sequence_number = f->min_sequence_number;
+  out->max_sequence_number = f->max_sequence_number;
+  out->schema_id = f->schema_id;
+  out->level = f->level;
+  out->delete_row_count = f->delete_row_count == PM_NULL_I64 ? -1 : f->delete_row_count;
+  out->deletion_count =
+      s->dvs[i].index_path ? (s->dvs[i].cardinality == PM_NULL_I64 ? -1 : s->dvs[i].cardinality) : 0;
+  return 0;
+}

@@ -1,0 +1,319 @@
+/* table/table.c: opening tables, options, branches, path resolution, snapshot access. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/table_internal.h"
+
+struct paimon_snapshot {
+  pm_snapshot *snap;
+};
+
+void pm_table_ref(paimon_table *t) { atomic_fetch_add(&t->refs, 1); }
+
+static void table_destroy(paimon_table *t) {
+  pm_schema_free(t->schema);
+  for (int32_t i = 0; i < t->nremaps; i++) {
+    pm_free(t->remap_from[i]);
+    pm_free(t->remap_to[i]);
+  }
+  pm_free(t->remap_from);
+  pm_free(t->remap_to);
+  pm_free(t->pk_names);
+  pm_free(t->part_names);
+  pm_free(t->fallback_branch);
+  pm_free(t->meta_dir);
+  pm_free(t->branch);
+  pm_free(t->root);
+  pm_free(t->path);
+  if (t->own_fs) paimon_fs_free(t->fs);
+  pm_free(t);
+}
+
+void paimon_table_close(paimon_table *t) {
+  if (t && atomic_fetch_sub(&t->refs, 1) == 1) table_destroy(t);
+}
+
+const char *pm_table_opt(const paimon_table *t, const char *key, const char *def) {
+  const char *v = pm_schema_option(t->schema, key);
+  return v ? v : def;
+}
+
+int64_t pm_table_opt_i64(const paimon_table *t, const char *key, int64_t def) {
+  const char *v = pm_table_opt(t, key, NULL);
+  if (!v || !*v) return def;
+  char *end;
+  long long x = strtoll(v, &end, 10);
+  return *end ? def : (int64_t)x;
+}
+
+bool pm_table_opt_bool(const paimon_table *t, const char *key, bool def) {
+  const char *v = pm_table_opt(t, key, NULL);
+  if (!v) return def;
+  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0;
+}
+
+char *pm_table_branch_dir(const paimon_table *t, const char *branch) {
+  if (!branch) return pm_strdup(t->meta_dir);
+  if (strcmp(branch, "main") == 0) return pm_strdup(t->root);
+  return pm_asprintf("%s/branch/branch-%s", t->root, branch);
+}
+
+int pm_table_load_schema(const paimon_table *t, const char *branch, int64_t id, pm_schema **out,
+                         paimon_error *err) {
+  if (!branch && id == t->schema->id) {
+    /* cheap path: re-parse the cached text so callers own an independent copy */
+    return pm_schema_parse(out, t->schema->json, strlen(t->schema->json), err);
+  }
+  char *dir = pm_table_branch_dir(t, branch);
+  if (!dir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_schema_load(out, t->fs, dir, id, err);
+  pm_free(dir);
+  return rc;
+}
+
+static int add_remaps(paimon_table *t, const char *spec, paimon_error *err) {
+  const char *p = spec;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len > 0) {
+      const char *eq = memchr(p, '=', len);
+      if (!eq || eq == p || eq == p + len - 1)
+        return pm_fail(err, PAIMON_EINVAL, "read.remap-path: expected FROM=TO, got '%.*s'",
+                       (int)len, p);
+      char **nf = pm_realloc(t->remap_from, sizeof(char *) * (size_t)(t->nremaps + 1));
+      if (!nf) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      t->remap_from = nf;
+      char **nt = pm_realloc(t->remap_to, sizeof(char *) * (size_t)(t->nremaps + 1));
+      if (!nt) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      t->remap_to = nt;
+      t->remap_from[t->nremaps] = pm_strndup(p, (size_t)(eq - p));
+      t->remap_to[t->nremaps] = pm_strndup(eq + 1, len - (size_t)(eq - p) - 1);
+      t->nremaps++;
+      if (!t->remap_from[t->nremaps - 1] || !t->remap_to[t->nremaps - 1])
+        return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+    if (!nl) break;
+    p = nl + 1;
+  }
+  return 0;
+}
+
+static bool branch_name_ok(const char *b) {
+  if (!pm_path_component_ok(b)) return false;
+  for (const char *p = b; *p; p++)
+    if (*p == '\\') return false;
+  return true;
+}
+
+int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
+                         const paimon_options *opts, paimon_error *err) {
+  *out = NULL;
+  if (!fs || !path || !*path) return pm_fail(err, PAIMON_EINVAL, "table path is empty");
+  paimon_table *t = pm_calloc(1, sizeof *t);
+  if (!t) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  atomic_init(&t->refs, 1);
+  t->fs = fs;
+  t->batch_size = 4096;
+  int rc = 0;
+  t->path = pm_strdup(path);
+  size_t plen = strlen(path);
+  while (plen > 1 && path[plen - 1] == '/') plen--;
+  t->root = pm_strndup(path, plen);
+  if (!t->path || !t->root) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  const char *branch = opts ? paimon_options_get(opts, "branch") : NULL;
+  if (branch && *branch && strcmp(branch, "main") != 0) {
+    if (!branch_name_ok(branch)) {
+      rc = pm_fail(err, PAIMON_EINVAL, "invalid branch name '%s'", branch);
+      goto fail;
+    }
+    t->branch = pm_strdup(branch);
+    t->meta_dir = pm_asprintf("%s/branch/branch-%s", t->root, branch);
+  } else {
+    t->meta_dir = pm_strdup(t->root);
+  }
+  if (!t->meta_dir) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  if (opts) {
+    const char *remap = paimon_options_get(opts, "read.remap-path");
+    if (remap) PM_CHECK(add_remaps(t, remap, err), fail);
+    const char *bs = paimon_options_get(opts, "read.batch-size");
+    if (bs) {
+      char *end;
+      long long v = strtoll(bs, &end, 10);
+      if (*end || v <= 0 || v > (1 << 24)) {
+        rc = pm_fail(err, PAIMON_EINVAL, "read.batch-size must be 1..16777216, got '%s'", bs);
+        goto fail;
+      }
+      t->batch_size = v;
+    }
+  }
+  int64_t sid;
+  rc = pm_schema_latest_id(fs, t->meta_dir, &sid, err);
+  if (rc == PAIMON_ENOTFOUND) {
+    rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: not a Paimon table (no schema files)%s%s",
+                 t->path, t->branch ? " for branch " : "", t->branch ? t->branch : "");
+    goto fail;
+  }
+  if (rc) goto fail;
+  PM_CHECK(pm_schema_load(&t->schema, fs, t->meta_dir, sid, err), fail);
+  t->pk_names = pm_calloc((size_t)t->schema->nprimary_keys + 1, sizeof(char *));
+  t->part_names = pm_calloc((size_t)t->schema->npartition_keys + 1, sizeof(char *));
+  if (!t->pk_names || !t->part_names) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int32_t i = 0; i < t->schema->nprimary_keys; i++) t->pk_names[i] = t->schema->primary_keys[i];
+  for (int32_t i = 0; i < t->schema->npartition_keys; i++)
+    t->part_names[i] = t->schema->partition_keys[i];
+  const char *fb = pm_schema_option(t->schema, "scan.fallback-branch");
+  const char *follow = opts ? paimon_options_get(opts, "read.follow-fallback-branch") : NULL;
+  if (fb && *fb && !(follow && strcmp(follow, "false") == 0)) {
+    if (!branch_name_ok(fb)) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: invalid scan.fallback-branch '%s'", t->path, fb);
+      goto fail;
+    }
+    t->fallback_branch = pm_strdup(fb);
+  }
+  *out = t;
+  return 0;
+fail:
+  table_destroy(t);
+  return rc;
+}
+
+int paimon_table_open(paimon_table **out, const char *path, const paimon_options *opts,
+                      paimon_error *err) {
+  *out = NULL;
+  paimon_fs *fs = NULL;
+  PM_TRY(paimon_fs_local_new(&fs, err));
+  int rc = paimon_table_open_fs(out, fs, path, opts, err);
+  if (rc) {
+    paimon_fs_free(fs);
+    return rc;
+  }
+  (*out)->own_fs = true;
+  return 0;
+}
+
+const char *paimon_table_path(const paimon_table *t) { return t->path; }
+const char *paimon_table_schema_json(const paimon_table *t) { return t->schema->json; }
+int64_t paimon_table_schema_id(const paimon_table *t) { return t->schema->id; }
+
+size_t paimon_table_partition_keys(const paimon_table *t, const char *const **out) {
+  *out = t->part_names;
+  return (size_t)t->schema->npartition_keys;
+}
+size_t paimon_table_primary_keys(const paimon_table *t, const char *const **out) {
+  *out = t->pk_names;
+  return (size_t)t->schema->nprimary_keys;
+}
+const char *paimon_table_option(const paimon_table *t, const char *key) {
+  return pm_schema_option(t->schema, key);
+}
+
+int paimon_table_schema(const paimon_table *t, struct ArrowSchema *out, paimon_error *err) {
+  return pm_type_to_arrow(t->schema->row, NULL, out, err);
+}
+
+int paimon_table_snapshot_ids(const paimon_table *t, int64_t **ids, size_t *n, paimon_error *err) {
+  return pm_snapshot_list_ids(t->fs, t->meta_dir, ids, n, err);
+}
+
+int paimon_table_snapshot(paimon_snapshot **out, const paimon_table *t, int64_t id,
+                          paimon_error *err) {
+  *out = NULL;
+  if (id < 0) {
+    PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err));
+    if (id <= 0) return pm_fail(err, PAIMON_ENOTFOUND, "%s: table has no snapshot", t->path);
+  }
+  paimon_snapshot *s = pm_calloc(1, sizeof *s);
+  if (!s) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_snapshot_load(&s->snap, t->fs, t->meta_dir, id, err);
+  if (rc) {
+    pm_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+int64_t paimon_snapshot_id(const paimon_snapshot *s) { return s->snap->id; }
+int64_t paimon_snapshot_schema_id(const paimon_snapshot *s) { return s->snap->schema_id; }
+int64_t paimon_snapshot_time_millis(const paimon_snapshot *s) { return s->snap->time_millis; }
+int64_t paimon_snapshot_commit_identifier(const paimon_snapshot *s) {
+  return s->snap->commit_identifier;
+}
+int64_t paimon_snapshot_total_record_count(const paimon_snapshot *s) {
+  return s->snap->total_record_count == PM_NULL_I64 ? -1 : s->snap->total_record_count;
+}
+int64_t paimon_snapshot_delta_record_count(const paimon_snapshot *s) {
+  return s->snap->delta_record_count == PM_NULL_I64 ? -1 : s->snap->delta_record_count;
+}
+const char *paimon_snapshot_commit_kind(const paimon_snapshot *s) { return s->snap->commit_kind; }
+const char *paimon_snapshot_commit_user(const paimon_snapshot *s) { return s->snap->commit_user; }
+const char *paimon_snapshot_property(const paimon_snapshot *s, const char *key) {
+  return pm_snapshot_property(s->snap, key);
+}
+const char *paimon_snapshot_json(const paimon_snapshot *s) { return s->snap->json; }
+void paimon_snapshot_free(paimon_snapshot *s) {
+  if (!s) return;
+  pm_snapshot_free(s->snap);
+  pm_free(s);
+}
+
+/* Applies the first matching remap to `stored`; returns a fresh string. */
+static char *apply_remap(const paimon_table *t, const char *stored, bool *remapped) {
+  *remapped = false;
+  for (int32_t i = 0; i < t->nremaps; i++) {
+    size_t fl = strlen(t->remap_from[i]);
+    if (strncmp(stored, t->remap_from[i], fl) == 0) {
+      *remapped = true;
+      return pm_asprintf("%s%s", t->remap_to[i], stored + fl);
+    }
+  }
+  return pm_strdup(stored);
+}
+
+int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,
+                       const char *file_name, const char *external_path, char **out,
+                       paimon_error *err) {
+  *out = NULL;
+  if (!pm_path_component_ok(file_name))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe data file name '%s' in manifest", t->path,
+                   file_name);
+  if (external_path) {
+    bool remapped;
+    char *p = apply_remap(t, external_path, &remapped);
+    if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    /* An external path must stay inside the table root or a configured remap target. */
+    const char *local = pm_path_strip_scheme(p);
+    bool ok = pm_path_is_under(local, t->root);
+    for (int32_t i = 0; !ok && i < t->nremaps; i++)
+      ok = pm_path_is_under(local, pm_path_strip_scheme(t->remap_to[i]));
+    if (!ok) {
+      int rc = pm_fail(err, remapped ? PAIMON_ECORRUPT : PAIMON_ENOTFOUND,
+                       "%s: data file '%s' lies outside the table root%s", t->path, external_path,
+                       remapped ? " and the remap targets"
+                                : "; map its prefix with --remap-path FROM=TO "
+                                  "(option read.remap-path)");
+      pm_free(p);
+      return rc;
+    }
+    *out = p;
+    return 0;
+  }
+  char *p = (bucket == -2)
+                ? pm_asprintf("%s%s%s/bucket-postpone/%s", t->root, *part_path ? "/" : "",
+                              part_path, file_name)
+                : pm_asprintf("%s%s%s/bucket-%d/%s", t->root, *part_path ? "/" : "", part_path,
+                              (int)bucket, file_name);
+  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  *out = p;
+  return 0;
+}

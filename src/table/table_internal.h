@@ -1,0 +1,80 @@
+/* table/table_internal.h: the table object, plans and splits shared by the table layer. */
+#ifndef PM_TABLE_INTERNAL_H
+#define PM_TABLE_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include <paimon/paimon.h>
+
+#include "io/io.h"
+#include "meta/meta.h"
+
+struct paimon_table {
+  atomic_int refs;
+  paimon_fs *fs;
+  bool own_fs;
+  char *path;      /* table root as given */
+  char *root;      /* table root, scheme stripped for the local fs */
+  char *branch;    /* NULL for main */
+  char *meta_dir;  /* root, or root/branch/branch-<b>, holding schema/ and snapshot/ */
+  pm_schema *schema; /* latest schema of meta_dir */
+  int32_t nremaps;
+  char **remap_from;
+  char **remap_to;
+  int64_t batch_size;
+  char *fallback_branch;  /* scan.fallback-branch, when followed */
+  const char **pk_names;  /* borrowed from schema */
+  const char **part_names;
+};
+
+void pm_table_ref(paimon_table *t);
+/* Option from the table schema, or `def`. */
+const char *pm_table_opt(const paimon_table *t, const char *key, const char *def);
+int64_t pm_table_opt_i64(const paimon_table *t, const char *key, int64_t def);
+bool pm_table_opt_bool(const paimon_table *t, const char *key, bool def);
+/* Loads schema `id` of the table's meta dir (or of `branch` when non-NULL). */
+int pm_table_load_schema(const paimon_table *t, const char *branch, int64_t id, pm_schema **out,
+                         paimon_error *err);
+/* Resolves where data file `f` of partition path `part_path` and `bucket` lives,
+ * applying remaps and refusing paths outside the table root and the remap targets. */
+int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,
+                       const char *file_name, const char *external_path, char **out,
+                       paimon_error *err);
+/* Directory of the metadata of `branch` (NULL = the table's own). pm_free the result. */
+char *pm_table_branch_dir(const paimon_table *t, const char *branch);
+
+/* Deletion vector reference for one data file. */
+typedef struct pm_dv_ref {
+  char *index_path; /* NULL when the file has none */
+  int64_t offset;
+  int64_t length;
+  int64_t cardinality;
+} pm_dv_ref;
+
+struct paimon_split {
+  int64_t snapshot_id;
+  int64_t schema_id;  /* schema of the snapshot (result schema) */
+  char *branch;       /* branch whose schemas the files use; NULL = table's own */
+  uint8_t *partition; /* serialized BinaryRow */
+  size_t partition_len;
+  char *partition_str;
+  int32_t bucket;
+  int32_t total_buckets;
+  bool primary_key;
+  size_t nfiles;
+  pm_data_file *files;
+  char **paths;   /* resolved path per file */
+  pm_dv_ref *dvs; /* per file */
+};
+
+struct paimon_plan {
+  paimon_table *table;
+  int64_t snapshot_id;
+  pm_schema *schema; /* schema of the snapshot */
+  size_t nsplits;
+  paimon_split **splits;
+};
+
+void pm_split_free(paimon_split *s);
+
+#endif

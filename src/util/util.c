@@ -1,0 +1,314 @@
+/* util/util.c: errors, allocator hooks, growable buffers, hashing, uuid, clock. */
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <paimon/alloc.h>
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+int pm_fail(paimon_error *err, int code, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    err->code = code;
+  }
+  return code;
+}
+
+int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) {
+  if (!err) return code;
+  if (err->code == 0) err->code = code;
+  char ctx[sizeof err->message];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(ctx, sizeof ctx, fmt, ap);
+  va_end(ap);
+  if (n < 0) return err->code;
+  char old[sizeof err->message];
+  memcpy(old, err->message, sizeof old);
+  old[sizeof old - 1] = '\0';
+  /* Concatenate by hand: truncation is intended when the message is long. */
+  size_t cap = sizeof err->message - 1, o = 0;
+  size_t cl = strlen(ctx), ol = strlen(old);
+  size_t m = cl < cap ? cl : cap;
+  memcpy(err->message, ctx, m);
+  o = m;
+  for (const char *sep = ": "; *sep && o < cap; sep++) err->message[o++] = *sep;
+  m = ol < cap - o ? ol : cap - o;
+  memcpy(err->message + o, old, m);
+  err->message[o + m] = '\0';
+  return err->code;
+}
+
+/* ---- allocation ------------------------------------------------------------------ */
+
+/* Hooks are written once before use (documented in paimon/alloc.h), so plain pointers. */
+static void *(*g_malloc)(size_t) = malloc;
+static void *(*g_realloc)(void *, size_t) = realloc;
+static void (*g_free)(void *) = free;
+
+PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
+                                    void (*free_fn)(void *)) {
+  if (!malloc_fn && !realloc_fn && !free_fn) {
+    g_malloc = malloc;
+    g_realloc = realloc;
+    g_free = free;
+    return PAIMON_OK;
+  }
+  if (!malloc_fn || !realloc_fn || !free_fn) return PAIMON_EINVAL;
+  g_malloc = malloc_fn;
+  g_realloc = realloc_fn;
+  g_free = free_fn;
+  return PAIMON_OK;
+}
+
+void *pm_malloc(size_t n) { return g_malloc(n ? n : 1); }
+
+void *pm_calloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  size_t total = n * size;
+  void *p = g_malloc(total ? total : 1);
+  if (p) memset(p, 0, total);
+  return p;
+}
+
+void *pm_realloc(void *p, size_t n) { return g_realloc(p, n ? n : 1); }
+
+void pm_free(void *p) {
+  if (p) g_free(p);
+}
+
+char *pm_strdup(const char *s) {
+  if (!s) return NULL;
+  return pm_strndup(s, strlen(s));
+}
+
+char *pm_strndup(const char *s, size_t n) {
+  if (!s) return NULL;
+  size_t len = 0;
+  while (len < n && s[len]) len++;
+  char *r = pm_malloc(len + 1);
+  if (!r) return NULL;
+  memcpy(r, s, len);
+  r[len] = '\0';
+  return r;
+}
+
+static char *vasprintf_pm(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return NULL;
+  char *r = pm_malloc((size_t)n + 1);
+  if (!r) return NULL;
+  vsnprintf(r, (size_t)n + 1, fmt, ap);
+  return r;
+}
+
+char *pm_asprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *r = vasprintf_pm(fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+/* ---- pm_buf ---------------------------------------------------------------------- */
+
+int pm_buf_reserve(pm_buf *b, size_t extra) {
+  if (extra > SIZE_MAX - b->len) return PAIMON_ENOMEM;
+  size_t need = b->len + extra;
+  if (need <= b->cap) return PAIMON_OK;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2) {
+      cap = need;
+      break;
+    }
+    cap *= 2;
+  }
+  uint8_t *d = pm_realloc(b->data, cap);
+  if (!d) return PAIMON_ENOMEM;
+  b->data = d;
+  b->cap = cap;
+  return PAIMON_OK;
+}
+
+int pm_buf_append(pm_buf *b, const void *p, size_t n) {
+  if (n == 0) return PAIMON_OK;
+  PM_TRY(pm_buf_reserve(b, n));
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+  return PAIMON_OK;
+}
+
+int pm_buf_append_str(pm_buf *b, const char *s) { return pm_buf_append(b, s, strlen(s)); }
+
+int pm_buf_printf(pm_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) {
+    va_end(ap);
+    return PAIMON_EINVAL;
+  }
+  int rc = pm_buf_reserve(b, (size_t)n + 1);
+  if (rc == 0) {
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+  }
+  va_end(ap);
+  return rc;
+}
+
+int pm_buf_resize(pm_buf *b, size_t len) {
+  if (len > b->len) {
+    PM_TRY(pm_buf_reserve(b, len - b->len));
+    memset(b->data + b->len, 0, len - b->len);
+  }
+  b->len = len;
+  return PAIMON_OK;
+}
+
+void pm_buf_free(pm_buf *b) {
+  pm_free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+char *pm_buf_detach(pm_buf *b) {
+  if (pm_buf_reserve(b, 1) != 0) return NULL;
+  b->data[b->len] = '\0';
+  char *r = (char *)b->data;
+  b->data = NULL;
+  b->len = b->cap = 0;
+  return r;
+}
+
+/* ---- hashing --------------------------------------------------------------------- */
+
+static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
+  const uint8_t *p = data;
+  uint32_t h = seed;
+  size_t nblocks = len / 4;
+  for (size_t i = 0; i < nblocks; i++) {
+    uint32_t k = pm_load_le32(p + 4 * i);
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    h ^= k;
+    h = rotl32(h, 13);
+    h = h * 5 + 0xe6546b64u;
+  }
+  /* Paimon only hashes whole words; a tail (not used by Paimon) follows the reference
+   * MurmurHash3 so the function stays total. */
+  const uint8_t *tail = p + nblocks * 4;
+  uint32_t k1 = 0;
+  switch (len & 3) {
+    case 3: k1 ^= (uint32_t)tail[2] << 16; /* fall through */
+    case 2: k1 ^= (uint32_t)tail[1] << 8;  /* fall through */
+    case 1:
+      k1 ^= tail[0];
+      k1 *= 0xcc9e2d51u;
+      k1 = rotl32(k1, 15);
+      k1 *= 0x1b873593u;
+      h ^= k1;
+      break;
+    default: break;
+  }
+  h ^= (uint32_t)len;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return (int32_t)h;
+}
+
+uint32_t pm_crc32(uint32_t crc, const void *data, size_t len) {
+  const uint8_t *p = data;
+  uLong c = crc;
+  while (len > 0) {
+    uInt chunk = len > (size_t)0x40000000 ? 0x40000000u : (uInt)len;
+    c = crc32(c, p, chunk);
+    p += chunk;
+    len -= chunk;
+  }
+  return (uint32_t)c;
+}
+
+/* ---- misc ------------------------------------------------------------------------ */
+
+static pthread_mutex_t g_rng_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_rng_state;
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void fallback_random(uint8_t *out, size_t n) {
+  pthread_mutex_lock(&g_rng_mu);
+  if (g_rng_state == 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    g_rng_state = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^
+                  ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&ts;
+  }
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t r = splitmix64(&g_rng_state);
+    size_t m = n - i < 8 ? n - i : 8;
+    memcpy(out + i, &r, m);
+  }
+  pthread_mutex_unlock(&g_rng_mu);
+}
+
+void pm_uuid(char out[37]) {
+  uint8_t r[16];
+  size_t got = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    while (got < sizeof r) {
+      ssize_t k = read(fd, r + got, sizeof r - got);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      got += (size_t)k;
+    }
+    close(fd);
+  }
+  if (got < sizeof r) fallback_random(r, sizeof r);
+  r[6] = (uint8_t)((r[6] & 0x0f) | 0x40); /* version 4 */
+  r[8] = (uint8_t)((r[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  static const char hex[] = "0123456789abcdef";
+  size_t o = 0;
+  for (int i = 0; i < 16; i++) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out[o++] = '-';
+    out[o++] = hex[r[i] >> 4];
+    out[o++] = hex[r[i] & 15];
+  }
+  out[o] = '\0';
+}
+
+int64_t pm_now_millis(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

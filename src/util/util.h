@@ -1,0 +1,157 @@
+/* util/util.h: internal error helpers, allocator, growable buffers, varints.
+ * Internal names use the `pm_` prefix; nothing here is exported from libpaimon. */
+#ifndef PM_UTIL_H
+#define PM_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <paimon/error.h>
+
+#if defined(__GNUC__)
+#define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PM_PRINTF(a, b)
+#define PM_LIKELY(x) (x)
+#define PM_UNLIKELY(x) (x)
+#endif
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+/* Fills `err` (nullable) with `code` and a formatted message; returns `code`. */
+int pm_fail(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 4);
+/* Prepends "context: " to an existing message (e.g. the file name); returns err->code
+ * or `code` when err is NULL. */
+int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 4);
+
+#define PM_TRY(expr)                                                                       \
+  do {                                                                                     \
+    int pm_rc_ = (expr);                                                                   \
+    if (PM_UNLIKELY(pm_rc_ != 0)) return pm_rc_;                                           \
+  } while (0)
+
+/* Jump to `label` with rc set; the function must declare `int rc`. */
+#define PM_CHECK(expr, label)                                                              \
+  do {                                                                                     \
+    rc = (expr);                                                                           \
+    if (PM_UNLIKELY(rc != 0)) goto label;                                                  \
+  } while (0)
+
+/* ---- allocation (all library memory goes through these) -------------------------- */
+
+void *pm_malloc(size_t n);
+void *pm_calloc(size_t n, size_t size);
+void *pm_realloc(void *p, size_t n);
+void pm_free(void *p);
+char *pm_strdup(const char *s);
+char *pm_strndup(const char *s, size_t n);
+/* printf into a fresh string (pm_free it); NULL on allocation failure. */
+char *pm_asprintf(const char *fmt, ...) PM_PRINTF(1, 2);
+
+/* Allocation limit for any single size read from a file before allocating (1 GiB). */
+#define PM_MAX_ALLOC ((size_t)1 << 30)
+
+/* ---- growable byte buffer, reused across batches --------------------------------- */
+
+typedef struct pm_buf {
+  uint8_t *data;
+  size_t len;
+  size_t cap;
+} pm_buf;
+
+#define PM_BUF_INIT {NULL, 0, 0}
+
+/* Ensures cap >= len + extra; returns PAIMON_ENOMEM on failure. */
+int pm_buf_reserve(pm_buf *b, size_t extra);
+int pm_buf_append(pm_buf *b, const void *p, size_t n);
+int pm_buf_append_str(pm_buf *b, const char *s);
+int pm_buf_printf(pm_buf *b, const char *fmt, ...) PM_PRINTF(2, 3);
+/* Sets len (growing and zero-filling when larger). */
+int pm_buf_resize(pm_buf *b, size_t len);
+static inline void pm_buf_clear(pm_buf *b) { b->len = 0; }
+void pm_buf_free(pm_buf *b);
+/* Hands the bytes to the caller (NUL-terminated for convenience) and resets b. */
+char *pm_buf_detach(pm_buf *b);
+
+/* ---- little-endian / big-endian loads and stores --------------------------------- */
+
+static inline uint16_t pm_load_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t pm_load_le32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v; /* all supported targets are little-endian (checked in CMake) */
+}
+static inline uint64_t pm_load_le64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+static inline uint32_t pm_load_be32(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t pm_load_be64(const uint8_t *p) {
+  return ((uint64_t)pm_load_be32(p) << 32) | pm_load_be32(p + 4);
+}
+static inline void pm_store_le32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void pm_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void pm_store_be32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static inline void pm_store_be64(uint8_t *p, uint64_t v) {
+  pm_store_be32(p, (uint32_t)(v >> 32));
+  pm_store_be32(p + 4, (uint32_t)v);
+}
+
+/* ---- varints (unsigned LEB128) and zigzag ---------------------------------------- */
+
+static inline uint64_t pm_zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t pm_zigzag_dec(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Decodes a varint from [*p, end); advances *p. Returns 0, or -1 when truncated or
+ * longer than 10 bytes. */
+static inline int pm_varint_dec(const uint8_t **p, const uint8_t *end, uint64_t *out) {
+  uint64_t v = 0;
+  unsigned shift = 0;
+  const uint8_t *q = *p;
+  while (q < end && shift < 70) {
+    uint8_t b = *q++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *p = q;
+      *out = v;
+      return 0;
+    }
+    shift += 7;
+  }
+  return -1;
+}
+/* Encodes into out (at least 10 bytes); returns bytes written. */
+static inline size_t pm_varint_enc(uint8_t *out, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    out[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  out[n++] = (uint8_t)v;
+  return n;
+}
+
+/* ---- hashing ------------------------------------------------------------------- */
+
+/* MurmurHash3 x86_32 over `len` bytes (len a multiple of 4, as Paimon's rows are). */
+int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed);
+/* CRC-32 (zlib polynomial). */
+uint32_t pm_crc32(uint32_t crc, const void *data, size_t len);
+
+/* ---- misc ---------------------------------------------------------------------- */
+
+/* Random UUID v4 string (36 chars + NUL) into out. */
+void pm_uuid(char out[37]);
+int64_t pm_now_millis(void);
+
+#endif

@@ -1,0 +1,41 @@
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *pm_test_shared(const char *rel) {
+  static char bufs[8][4096];
+  static int slot;
+  char *b = bufs[slot++ & 7];
+  snprintf(b, 4096, "%s/%s", PM_SHARED_DIR, rel);
+  return b;
+}
+
+static char tmp_root[512];
+
+static void cleanup(void) {
+  if (tmp_root[0]) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    if (system(cmd) != 0) { /* best effort */
+    }
+  }
+}
+
+const char *pm_test_tmpdir(void) {
+  static char buf[600];
+  static int n;
+  if (!tmp_root[0]) {
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp_root, sizeof tmp_root, "%s/pmtest-XXXXXX", t ? t : "/tmp");
+    if (!mkdtemp(tmp_root)) abort();
+    atexit(cleanup);
+  }
+  snprintf(buf, sizeof buf, "%s/d%d", tmp_root, n++);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", buf);
+  if (system(cmd) != 0) abort();
+  return buf;
+}

@@ -1,0 +1,24 @@
+/* tests/support/test_support.h: helpers shared by the unit tests (cmocka). */
+#ifndef PM_TEST_SUPPORT_H
+#define PM_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <paimon/paimon.h>
+
+/* Path under ../shared (the corpus and tools); returns a static buffer per call slot. */
+const char *pm_test_shared(const char *rel);
+/* Fresh empty temp directory under $TMPDIR (removed at exit). */
+const char *pm_test_tmpdir(void);
+/* Asserts `rc == PAIMON_OK`, printing err->message on failure. */
+#define PM_ASSERT_OK(rc, err)                                                              \
+  do {                                                                                     \
+    int rc__ = (rc);                                                                       \
+    if (rc__ != 0) fail_msg("status %d: %s", rc__, (err)->message);                        \
+  } while (0)
+
+#endif
