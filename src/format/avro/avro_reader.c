@@ -422,14 +422,8 @@ static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
   return corrupt(rd, "unknown schema node");
 }
 
-/* Appends a null to `c`; a ROW gets a null in every child too. */
-static int append_null_deep(pm_col *c) {
-  if (c->type->id == PM_ROW) {
-    for (int32_t i = 0; i < c->nchildren; i++) PM_TRY(append_null_deep(&c->children[i]));
-    return pm_col_append_struct(c, false);
-  }
-  return pm_col_append_null(c);
-}
+/* Appends a null (pm_col_append_null also fills a ROW's children). */
+static inline int append_null_deep(pm_col *c) { return pm_col_append_null(c); }
 
 static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth);
 
@@ -754,6 +748,7 @@ static int avro_next(pm_format_reader *base, struct ArrowArray *out, int64_t *fi
     return pm_fail(err, PAIMON_ESTATE, "%s: avro reader unusable after an earlier error", rd->path);
   int64_t rows = 0, bytes = 0;
   int rc = 0;
+  rd->lerr.code = 0;
   while (rows < rd->batch_size) {
     if (rd->block_left == 0) {
       /* int32 offsets: stop spanning blocks once a batch holds a lot of data */
@@ -778,6 +773,9 @@ static int avro_next(pm_format_reader *base, struct ArrowArray *out, int64_t *fi
   return 0;
 fail:
   pm_col_reset(&rd->root);
+  if (rd->lerr.code != rc) /* column builders return codes without messages */
+    pm_fail(&rd->lerr, rc, "%s: avro block at offset %lld: %s", rd->path,
+            (long long)rd->block_off, paimon_strerror(rc));
   return fail_out(rd, rc, err);
 }
 

@@ -1,0 +1,364 @@
+/* io/fs_local.c: the local POSIX file system. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* renameat2 */
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "io/io.h"
+
+#if defined(__linux__) && defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28))
+#define PM_HAVE_RENAMEAT2 1
+#endif
+
+static int errno_status(int e) {
+  switch (e) {
+    case ENOENT:
+    case ENOTDIR: return PAIMON_ENOTFOUND;
+    case ENOMEM: return PAIMON_ENOMEM;
+    case EEXIST: return PAIMON_ECONFLICT;
+    default: return PAIMON_EIO;
+  }
+}
+
+static int fail_errno(paimon_error *err, int e, const char *what, const char *path) {
+  return pm_fail(err, errno_status(e), "%s: %s failed: %s", path, what, strerror(e));
+}
+
+/* ---- read handle ----------------------------------------------------------------- */
+
+typedef struct lrfile {
+  paimon_rfile base;
+  int fd;
+  char *path;
+} lrfile;
+
+static int l_read_at(paimon_rfile *f, void *buf, size_t n, int64_t offset, size_t *got,
+                     paimon_error *err) {
+  lrfile *lf = (lrfile *)f;
+  size_t done = 0;
+  *got = 0;
+  if (offset < 0) return pm_fail(err, PAIMON_EINVAL, "%s: negative offset", lf->path);
+  while (done < n) {
+    size_t chunk = n - done > ((size_t)1 << 30) ? ((size_t)1 << 30) : n - done;
+    ssize_t r = pread(lf->fd, (uint8_t *)buf + done, chunk, (off_t)(offset + (int64_t)done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return fail_errno(err, errno, "read", lf->path);
+    }
+    if (r == 0) break;
+    done += (size_t)r;
+  }
+  *got = done;
+  return PAIMON_OK;
+}
+
+static int l_size(paimon_rfile *f, int64_t *out, paimon_error *err) {
+  lrfile *lf = (lrfile *)f;
+  struct stat st;
+  if (fstat(lf->fd, &st) != 0) return fail_errno(err, errno, "fstat", lf->path);
+  *out = (int64_t)st.st_size;
+  return PAIMON_OK;
+}
+
+static void l_rclose(paimon_rfile *f) {
+  if (!f) return;
+  lrfile *lf = (lrfile *)f;
+  close(lf->fd);
+  pm_free(lf->path);
+  pm_free(lf);
+}
+
+static int l_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paimon_error *err) {
+  (void)fs;
+  *out = NULL;
+  const char *p = pm_path_strip_scheme(path);
+  int fd;
+  do {
+    fd = open(p, O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno(err, errno, "open", path);
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    return pm_fail(err, PAIMON_EINVAL, "%s: is a directory", path);
+  }
+  lrfile *lf = pm_calloc(1, sizeof *lf);
+  char *cp = pm_strdup(path);
+  if (!lf || !cp) {
+    close(fd);
+    pm_free(lf);
+    pm_free(cp);
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+  }
+  lf->fd = fd;
+  lf->path = cp;
+  lf->base.read_at = l_read_at;
+  lf->base.size = l_size;
+  lf->base.close = l_rclose;
+  lf->base.private_data = lf;
+  *out = &lf->base;
+  return PAIMON_OK;
+}
+
+/* ---- directories ----------------------------------------------------------------- */
+
+static int mkdirs_local(const char *p, const char *orig, paimon_error *err) {
+  size_t n = strlen(p);
+  char *buf = pm_malloc(n + 1);
+  if (!buf) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", orig);
+  memcpy(buf, p, n + 1);
+  int rc = PAIMON_OK;
+  for (size_t i = 1; i <= n && rc == 0; i++) {
+    if (buf[i] != '/' && buf[i] != '\0') continue;
+    char saved = buf[i];
+    buf[i] = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+      rc = fail_errno(err, errno, "mkdir", orig);
+    } else {
+      struct stat st;
+      if (stat(buf, &st) != 0) rc = fail_errno(err, errno, "stat", orig);
+      else if (!S_ISDIR(st.st_mode))
+        rc = pm_fail(err, PAIMON_EIO, "%s: %s exists and is not a directory", orig, buf);
+    }
+    buf[i] = saved;
+  }
+  pm_free(buf);
+  return rc;
+}
+
+static int l_mkdirs(paimon_fs *fs, const char *path, paimon_error *err) {
+  (void)fs;
+  const char *p = pm_path_strip_scheme(path);
+  if (!*p) return PAIMON_OK;
+  return mkdirs_local(p, path, err);
+}
+
+static int mkdirs_parent(const char *p, const char *orig, paimon_error *err) {
+  const char *slash = strrchr(p, '/');
+  if (!slash || slash == p) return PAIMON_OK;
+  char *parent = pm_strndup(p, (size_t)(slash - p));
+  if (!parent) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", orig);
+  struct stat st;
+  int rc = PAIMON_OK;
+  if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) rc = mkdirs_local(parent, orig, err);
+  pm_free(parent);
+  return rc;
+}
+
+/* Makes directory entries in `dir` durable. */
+static int fsync_dir(const char *dir, const char *orig, paimon_error *err) {
+  int fd = open(dir, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+  if (fd < 0) return fail_errno(err, errno, "open directory", orig);
+  int rc = PAIMON_OK;
+  if (fsync(fd) != 0 && errno != EINVAL) rc = fail_errno(err, errno, "fsync directory", orig);
+  close(fd);
+  return rc;
+}
+
+static int fsync_parent(const char *p, const char *orig, paimon_error *err) {
+  const char *slash = strrchr(p, '/');
+  if (!slash) return fsync_dir(".", orig, err);
+  if (slash == p) return fsync_dir("/", orig, err);
+  char *parent = pm_strndup(p, (size_t)(slash - p));
+  if (!parent) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", orig);
+  int rc = fsync_dir(parent, orig, err);
+  pm_free(parent);
+  return rc;
+}
+
+/* ---- write handle ---------------------------------------------------------------- */
+
+typedef struct lwfile {
+  paimon_wfile base;
+  int fd;
+  char *path;
+} lwfile;
+
+static int l_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err) {
+  lwfile *lf = (lwfile *)f;
+  const uint8_t *p = buf;
+  while (n > 0) {
+    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    ssize_t w = write(lf->fd, p, chunk);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return fail_errno(err, errno, "write", lf->path);
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return PAIMON_OK;
+}
+
+static int l_sync(paimon_wfile *f, paimon_error *err) {
+  lwfile *lf = (lwfile *)f;
+  if (fsync(lf->fd) != 0) return fail_errno(err, errno, "fsync", lf->path);
+  return PAIMON_OK;
+}
+
+static int l_wclose(paimon_wfile *f, paimon_error *err) {
+  lwfile *lf = (lwfile *)f;
+  int rc = PAIMON_OK;
+  if (close(lf->fd) != 0 && errno != EINTR) rc = fail_errno(err, errno, "close", lf->path);
+  pm_free(lf->path);
+  pm_free(lf);
+  return rc;
+}
+
+static int l_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, paimon_error *err) {
+  (void)fs;
+  *out = NULL;
+  const char *p = pm_path_strip_scheme(path);
+  PM_TRY(mkdirs_parent(p, path, err));
+  int fd;
+  do {
+    fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno(err, errno, "create", path);
+  lwfile *lf = pm_calloc(1, sizeof *lf);
+  char *cp = pm_strdup(path);
+  if (!lf || !cp) {
+    close(fd);
+    pm_free(lf);
+    pm_free(cp);
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+  }
+  lf->fd = fd;
+  lf->path = cp;
+  lf->base.write = l_write;
+  lf->base.sync = l_sync;
+  lf->base.close = l_wclose;
+  lf->base.private_data = lf;
+  *out = &lf->base;
+  return PAIMON_OK;
+}
+
+/* ---- metadata operations --------------------------------------------------------- */
+
+static int l_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, paimon_error *err) {
+  (void)fs;
+  struct stat st;
+  if (stat(pm_path_strip_scheme(path), &st) != 0) return fail_errno(err, errno, "stat", path);
+  if (size) *size = (int64_t)st.st_size;
+  if (is_dir) *is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
+  return PAIMON_OK;
+}
+
+static int l_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
+                  paimon_error *err) {
+  (void)fs;
+  DIR *d = opendir(pm_path_strip_scheme(path));
+  if (!d) return fail_errno(err, errno, "opendir", path);
+  int rc = PAIMON_OK;
+  for (;;) {
+    errno = 0;
+    struct dirent *e = readdir(d);
+    if (!e) {
+      if (errno) rc = fail_errno(err, errno, "readdir", path);
+      break;
+    }
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    struct stat st;
+    int isdir = 0;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0) isdir = S_ISDIR(st.st_mode) ? 1 : 0;
+    else if (errno == ENOENT) continue; /* removed meanwhile */
+    if (cb(e->d_name, isdir, payload) != 0) break;
+  }
+  closedir(d);
+  return rc;
+}
+
+static int l_remove(paimon_fs *fs, const char *path, paimon_error *err) {
+  (void)fs;
+  const char *p = pm_path_strip_scheme(path);
+  if (unlink(p) == 0) return PAIMON_OK;
+  int e = errno;
+  if (e == EISDIR || e == EPERM) {
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      if (rmdir(p) == 0) return PAIMON_OK;
+      e = errno;
+    }
+  }
+  return fail_errno(err, e, "remove", path);
+}
+
+static int l_rename_noreplace(paimon_fs *fs, const char *from, const char *to, paimon_error *err) {
+  (void)fs;
+  const char *f = pm_path_strip_scheme(from);
+  const char *t = pm_path_strip_scheme(to);
+  PM_TRY(mkdirs_parent(t, to, err));
+  bool done = false;
+#ifdef PM_HAVE_RENAMEAT2
+  if (renameat2(AT_FDCWD, f, AT_FDCWD, t, RENAME_NOREPLACE) == 0) {
+    done = true;
+  } else if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != EPERM) {
+    if (errno == EEXIST)
+      return pm_fail(err, PAIMON_ECONFLICT, "%s: already exists (rename from %s)", to, from);
+    return fail_errno(err, errno, "rename", from);
+  }
+#endif
+  if (!done) {
+    /* link() fails with EEXIST when the target exists: an atomic no-replace publish. */
+    if (link(f, t) != 0) {
+      int e = errno;
+      if (e == EEXIST)
+        return pm_fail(err, PAIMON_ECONFLICT, "%s: already exists (rename from %s)", to, from);
+      if (e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS)
+        return pm_fail(err, PAIMON_EUNSUPPORTED,
+                       "%s: file system supports neither renameat2 nor hard links", to);
+      return fail_errno(err, e, "link", from);
+    }
+    if (unlink(f) != 0) {
+      int e = errno;
+      return fail_errno(err, e, "unlink after link", from);
+    }
+  }
+  return fsync_parent(t, to, err);
+}
+
+static void l_release(paimon_fs *fs) { pm_free(fs); }
+static void l_release_shared(paimon_fs *fs) { (void)fs; }
+
+static void local_fill(paimon_fs *fs) {
+  memset(fs, 0, sizeof *fs);
+  fs->version = PAIMON_FS_VERSION;
+  fs->open_read = l_open_read;
+  fs->open_write = l_open_write;
+  fs->stat = l_stat;
+  fs->list = l_list;
+  fs->mkdirs = l_mkdirs;
+  fs->remove = l_remove;
+  fs->rename_noreplace = l_rename_noreplace;
+  fs->release = l_release;
+}
+
+PAIMON_API int paimon_fs_local_new(paimon_fs **out, paimon_error *err) {
+  if (!out) return pm_fail(err, PAIMON_EINVAL, "paimon_fs_local_new: NULL out");
+  paimon_fs *fs = pm_malloc(sizeof *fs);
+  if (!fs) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  local_fill(fs);
+  *out = fs;
+  return PAIMON_OK;
+}
+
+static paimon_fs g_local_shared;
+static pthread_once_t g_local_once = PTHREAD_ONCE_INIT;
+static void local_shared_init(void) {
+  local_fill(&g_local_shared);
+  g_local_shared.release = l_release_shared;
+}
+
+paimon_fs *pm_fs_local_shared(void) {
+  pthread_once(&g_local_once, local_shared_init);
+  return &g_local_shared;
+}
