@@ -562,6 +562,12 @@ static bool add_ovf(int64_t a, int64_t b, int64_t *r) {
   return false;
 }
 
+static bool sub_ovf(int64_t a, int64_t b, int64_t *r) {
+  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return true;
+  *r = a - b;
+  return false;
+}
+
 static bool mul_ovf(int64_t a, int64_t b, int64_t *r) {
   if (a == 0 || b == 0) {
     *r = 0;
@@ -667,12 +673,7 @@ static int sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, b
     switch (f->vc) {
       case MT_VC_F32: out->v.f = -in->v.f; return 0;
       case MT_VC_F64: out->v.d = -in->v.d; return 0;
-      case MT_VC_DEC: {
-        i128 v = i128_neg(dec_load(in->v.dec));
-        if (!i128_fits(v, 38) && dec_load(in->v.dec).hi < 0) return arith_err(f, "negate", err);
-        dec_store(out->v.dec, v);
-        return 0;
-      }
+      case MT_VC_DEC: dec_store(out->v.dec, i128_neg(dec_load(in->v.dec))); return 0;
       default:
         if (in->v.i == INT_MIN_OF[f->vc]) return arith_err(f, "negate", err);
         out->v.i = -in->v.i;
@@ -687,9 +688,7 @@ static int sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, b
     default: {
       int64_t r;
       if (retract) {
-        if (in->v.i == INT64_MIN ? acc->v.i >= 0 : add_ovf(acc->v.i, -in->v.i, &r))
-          return arith_err(f, "subtract", err);
-        if (in->v.i == INT64_MIN) r = acc->v.i - in->v.i;
+        if (sub_ovf(acc->v.i, in->v.i, &r)) return arith_err(f, "subtract", err);
       } else if (add_ovf(acc->v.i, in->v.i, &r)) {
         return arith_err(f, "add", err);
       }

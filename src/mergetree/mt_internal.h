@@ -73,6 +73,7 @@ typedef struct mt_cell {
 
 /* A record: row `row` of a batch whose children are `cols`. */
 typedef struct mt_rec {
+  const void *batch; /* the merger's batch holder (identity for run copies) */
   const struct ArrowArray *const *cols;
   int64_t row;
   int64_t seq;

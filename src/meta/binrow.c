@@ -47,14 +47,8 @@ static int corrupt(paimon_error *err, const char *what) {
   return pm_fail(err, PAIMON_ECORRUPT, "BinaryRow: %s", what);
 }
 
-/* Appends a null of any type; a null ROW still gets one null per child. */
-static int append_null(pm_col *c) {
-  if (c->type->id == PM_ROW) {
-    for (int32_t i = 0; i < c->nchildren; i++) PM_TRY(append_null(&c->children[i]));
-    return pm_col_append_struct(c, false);
-  }
-  return pm_col_append_null(c);
-}
+/* pm_col_append_null also fills the children of a null ROW. */
+static int append_null(pm_col *c) { return pm_col_append_null(c); }
 
 /* (offset, length) of a variable-length value referenced by the 8-byte slot, checked
  * against the enclosing region [base, base+size). Inline strings point into the slot. */

@@ -412,7 +412,7 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
   for (;;) {
     if (st->split_i >= st->nsplits) return PAIMON_ITEROVER;
     paimon_split *sp = st->splits[st->split_i];
-    if (sp->primary_key) {
+    if (sp->primary_key && !sp->raw_convertible) {
       if (!st->pk) {
         PM_TRY(setup_result_schema(st, sp, err));
         PM_TRY(pm_pk_reader_open(&st->pk, st, sp, err));
@@ -615,3 +615,10 @@ int paimon_read_scan(struct ArrowArrayStream *out, paimon_scan *scan, const char
   paimon_plan_free(plan);
   return rc;
 }
+
+/* ---- accessors for read_pk.c -------------------------------------------------------- */
+
+const pm_schema *pm_read_result_schema(const pm_read_state *st) { return st->result_schema; }
+const pm_type *pm_read_work_type(const pm_read_state *st) { return st->work_type; }
+paimon_table *pm_read_table(const pm_read_state *st) { return st->t; }
+int64_t pm_read_batch_size(const pm_read_state *st) { return st->batch_size; }

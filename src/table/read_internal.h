@@ -43,5 +43,9 @@ int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray 
 int pm_read_finish_batch(pm_read_state *st, struct ArrowArray *work, int64_t first_row,
                          bool apply_dv, struct ArrowArray *out, paimon_error *err);
 void pm_read_state_free(pm_read_state *st);
+const pm_schema *pm_read_result_schema(const pm_read_state *st);
+const pm_type *pm_read_work_type(const pm_read_state *st);
+paimon_table *pm_read_table(const pm_read_state *st);
+int64_t pm_read_batch_size(const pm_read_state *st);
 
 #endif

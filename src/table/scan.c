@@ -547,9 +547,18 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
   PM_CHECK(fold_manifest_list(t, snap->delta_manifest_list, &ev, &idx, pf, err), done);
   PM_CHECK(load_dvs(t, snap, ptype, schema, &dvmap, &dvitems, &ndv, err), done);
 
+  /* Deletion-vector and first-row tables keep level 0 out of batch reads (Java's
+   * batchScanSkipLevel0): their higher levels are complete on their own. */
+  const char *engine = pm_schema_option(schema, "merge-engine");
+  const char *dvopt = pm_schema_option(schema, "deletion-vectors.enabled");
+  bool first_row = engine && strcmp(engine, "first-row") == 0;
+  bool dv_on = dvopt && strcmp(dvopt, "true") == 0;
+  bool skip_level0 = pk && (first_row || dv_on);
+
   for (size_t i = 0; i < ev.n; i++) {
     if (!ev.live[i]) continue;
     pm_manifest_entry *e = &ev.v[i];
+    if (skip_level0 && e->file.level == 0) continue;
     pm_binrow prow;
     PM_CHECK(pm_binrow_view(&prow, e->partition, e->partition_len, err), done);
     if (prow.arity != ptype->nfields) {
@@ -649,6 +658,18 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
     }
     pm_free(gk);
     if (rc) goto done;
+  }
+  for (size_t s = 0; s < nsplits && pk; s++) {
+    /* raw convertible: no merge needed (MergeTreeSplitGenerator's rule) */
+    paimon_split *sp = splits[s];
+    bool no_l0 = true, no_deletes = true, one_level = true;
+    for (size_t f = 0; f < sp->nfiles; f++) {
+      if (sp->files[f].level == 0) no_l0 = false;
+      if (sp->files[f].delete_row_count != 0) no_deletes = false; /* null = maybe */
+      if (sp->files[f].level != sp->files[0].level) one_level = false;
+    }
+    sp->raw_convertible = (sp->nfiles == 1 && no_deletes) ||
+                          (no_l0 && no_deletes && (dv_on || first_row || one_level));
   }
   qsort(splits, nsplits, sizeof *splits, cmp_split);
 

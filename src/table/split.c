@@ -2,7 +2,8 @@
  *
  * Wire format (little-endian), version 1:
  *   "PMSP" u32 version, i64 snapshot_id, i64 schema_id, str branch, bytes partition,
- *   str partition_str, i32 bucket, i32 total_buckets, u8 primary_key, u32 nfiles,
+ *   str partition_str, i32 bucket, i32 total_buckets, u8 flags (1 primary key, 2 raw
+ *   convertible), u32 nfiles,
  *   then per file: DataFileMeta fields, str path, dv ref.
  * str/bytes: u32 length (0xFFFFFFFF = null) + bytes. Decoding checks every length
  * against the remaining input; hostile input yields PAIMON_ECORRUPT. */
@@ -204,7 +205,7 @@ static int encode(const paimon_split *s, pm_buf *out) {
   w_str(&w, s->partition_str);
   w_u32(&w, (uint32_t)s->bucket);
   w_u32(&w, (uint32_t)s->total_buckets);
-  w_u8(&w, s->primary_key ? 1 : 0);
+  w_u8(&w, (uint8_t)((s->primary_key ? 1 : 0) | (s->raw_convertible ? 2 : 0)));
   w_u32(&w, (uint32_t)s->nfiles);
   for (size_t i = 0; i < s->nfiles; i++) {
     w_file(&w, &s->files[i]);
@@ -236,7 +237,10 @@ static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_e
   s->partition_str = r_str(&r);
   s->bucket = (int32_t)r_u32(&r);
   s->total_buckets = (int32_t)r_u32(&r);
-  s->primary_key = r_u8(&r) != 0;
+  uint8_t flags = r_u8(&r);
+  s->primary_key = (flags & 1) != 0;
+  s->raw_convertible = (flags & 2) != 0;
+  if (flags > 3) r.bad = true;
   uint32_t nf = r_u32(&r);
   if (!s->partition || !s->partition_str) r.bad = true;
   /* each file needs far more than 64 bytes; this bounds the allocation */

@@ -61,6 +61,7 @@ struct paimon_split {
   int32_t bucket;
   int32_t total_buckets;
   bool primary_key;
+  bool raw_convertible; /* primary key: one sorted run without retracts; read without merging */
   size_t nfiles;
   pm_data_file *files;
   char **paths;   /* resolved path per file */
