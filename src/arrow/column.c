@@ -54,18 +54,31 @@ static void *pool_take(size_t need, size_t *cap) {
 
 static void pool_give(void *p, size_t cap) {
   if (!p) return;
+  void *evict = NULL;
   if (cap >= POOL_MIN_BLOCK && cap <= POOL_MAX_BYTES / 4) {
     pthread_mutex_lock(&g_pool_mu);
+    /* When full, a bigger block displaces the smallest one (big pages are the costly ones). */
+    if (g_pool_n == POOL_MAX_BLOCKS || g_pool_bytes + cap > POOL_MAX_BYTES) {
+      size_t small = 0;
+      for (size_t i = 1; i < g_pool_n; i++)
+        if (g_pool[i].cap < g_pool[small].cap) small = i;
+      if (g_pool_n > 0 && g_pool[small].cap < cap &&
+          g_pool_bytes - g_pool[small].cap + cap <= POOL_MAX_BYTES) {
+        evict = g_pool[small].p;
+        g_pool_bytes -= g_pool[small].cap;
+        g_pool[small] = g_pool[--g_pool_n];
+      }
+    }
     if (g_pool_n < POOL_MAX_BLOCKS && g_pool_bytes + cap <= POOL_MAX_BYTES) {
       g_pool[g_pool_n].p = p;
       g_pool[g_pool_n].cap = cap;
       g_pool_n++;
       g_pool_bytes += cap;
-      pthread_mutex_unlock(&g_pool_mu);
-      return;
+      p = NULL;
     }
     pthread_mutex_unlock(&g_pool_mu);
   }
+  pm_free(evict);
   pm_free(p);
 }
 

@@ -72,6 +72,53 @@ static inline void pm_format_close(pm_format_reader *r) {
   if (r) r->ops->close(r);
 }
 
+/* ---- writers ----------------------------------------------------------------------- */
+
+typedef struct pm_format_write_opts {
+  const char *compression; /* "zstd" (default), "snappy", "lz4", "gzip", "none"/"uncompressed" */
+  int compression_level;   /* 0 = codec default (zstd: 1, as Paimon) */
+  int64_t row_group_bytes; /* Parquet row group / ORC stripe target; 0 = default (128 MiB) */
+  int64_t page_bytes;      /* Parquet page size target; 0 = default (1 MiB) */
+  bool dictionary;         /* dictionary encoding with plain fallback (default true via
+                              pm_format_write_opts_default) */
+  const char *created_by;  /* writer identity recorded in the file */
+} pm_format_write_opts;
+
+void pm_format_write_opts_default(pm_format_write_opts *o);
+
+typedef struct pm_format_writer pm_format_writer;
+
+typedef struct pm_format_writer_ops {
+  /* Appends a struct ArrowArray whose children are the write type's fields (borrowed;
+   * the caller still releases it). */
+  int (*write)(pm_format_writer *w, const struct ArrowArray *batch, paimon_error *err);
+  /* Bytes written to the file so far plus buffered data (for rolling at a target size). */
+  int64_t (*estimated_size)(pm_format_writer *w);
+  /* Flushes everything, writes the footer, syncs and closes the file; `*file_size`
+   * receives its final size. The writer is freed whether or not this succeeds. */
+  int (*finish)(pm_format_writer *w, int64_t *file_size, paimon_error *err);
+  /* Closes and frees without finishing (the caller deletes the partial file). */
+  void (*abort)(pm_format_writer *w);
+} pm_format_writer_ops;
+
+struct pm_format_writer {
+  const pm_format_writer_ops *ops;
+};
+
+/* Creates `path` on `fs` and returns a writer for rows of `write_type` (borrowed; must
+ * outlive the writer; field ids are recorded: Parquet field_id, ORC "paimon.id"). */
+int pm_format_create(pm_format_writer **out, pm_format_kind kind, paimon_fs *fs, const char *path,
+                     const pm_type *write_type, const pm_format_write_opts *opts,
+                     paimon_error *err);
+
+int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
+                      const pm_type *write_type, const pm_format_write_opts *opts,
+                      paimon_error *err);
+int pm_orc_create(pm_format_writer **out, paimon_fs *fs, const char *path,
+                  const pm_type *write_type, const pm_format_write_opts *opts, paimon_error *err);
+int pm_avro_create(pm_format_writer **out, paimon_fs *fs, const char *path,
+                   const pm_type *write_type, const pm_format_write_opts *opts, paimon_error *err);
+
 /* Per-format entry points used by pm_format_open. */
 int pm_parquet_open(pm_format_reader **out, paimon_fs *fs, const char *path,
                     const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err);

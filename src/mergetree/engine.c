@@ -726,10 +726,28 @@ static int product_apply(const mt_field *f, const mt_cell *acc, const mt_cell *i
   }
 }
 
+/* Java StringUtils.isBlank: every code point is Character.isWhitespace (ASCII controls
+ * 9-13 and 28-31, space, and the Unicode space/line/paragraph separators except the
+ * non-breaking ones). */
+static bool is_ws(uint32_t c) {
+  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return true;
+  return c == 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a) ||
+         c == 0x2028 || c == 0x2029 || c == 0x205f || c == 0x3000;
+}
+
 static bool is_blank(const uint8_t *p, int32_t n) {
-  for (int32_t i = 0; i < n; i++) {
-    uint8_t c = p[i];
-    if (!(c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f))) return false;
+  int32_t i = 0;
+  while (i < n) {
+    uint32_t c = p[i];
+    int32_t len = 1;
+    if (c >= 0xe0 && c < 0xf0 && i + 2 < n) {
+      c = ((c & 0x0f) << 12) | ((uint32_t)(p[i + 1] & 0x3f) << 6) | (p[i + 2] & 0x3f);
+      len = 3;
+    } else if (c >= 0x80) {
+      return false; /* no other multi-byte whitespace */
+    }
+    if (!is_ws(c)) return false;
+    i += len;
   }
   return true;
 }

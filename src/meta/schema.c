@@ -89,8 +89,11 @@ static int parse_type(const json_t *j, int depth, pm_type **out, const char *wha
     return pm_fail(err, PAIMON_ECORRUPT, "%s: types nested deeper than %d", what, TYPE_MAX_DEPTH);
   if (json_is_string(j)) {
     int rc = pm_type_parse(out, json_string_value(j), err);
-    if (rc) return pm_fail_ctx(err, rc == PAIMON_ENOMEM ? rc : PAIMON_ECORRUPT, "%s", what);
-    return 0;
+    if (rc == 0) return 0;
+    if (rc != PAIMON_ENOMEM) rc = PAIMON_ECORRUPT; /* a bad type string is a bad file */
+    if (err) err->code = rc;
+    pm_fail_ctx(err, rc, "%s", what);
+    return rc;
   }
   if (!json_is_object(j)) return pm_fail(err, PAIMON_ECORRUPT, "%s: type is neither string nor object", what);
   const json_t *kj = json_object_get(j, "type");

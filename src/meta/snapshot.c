@@ -254,7 +254,7 @@ int pm_snapshot_list_ids(paimon_fs *fs, const char *dir, int64_t **ids, size_t *
     pm_free(l.ids);
     return rc;
   }
-  qsort(l.ids, l.n, sizeof(int64_t), cmp_i64);
+  if (l.n > 1) qsort(l.ids, l.n, sizeof(int64_t), cmp_i64);
   size_t w = 0; /* drop duplicates a buggy file system might report */
   for (size_t i = 0; i < l.n; i++)
     if (w == 0 || l.ids[w - 1] != l.ids[i]) l.ids[w++] = l.ids[i];

@@ -583,7 +583,12 @@ static int parse_operand(parser *ps, char **text, bool *is_col) {
   }
   *text = ps->text;
   ps->text = NULL;
-  return advance(ps);
+  int rc = advance(ps);
+  if (rc != 0) {
+    pm_free(*text);
+    *text = NULL;
+  }
+  return rc;
 }
 
 static int parse_literal(parser *ps, char **text) {

@@ -226,6 +226,7 @@ static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_e
   if (!m || memcmp(m, SPLIT_MAGIC, 4) != 0)
     return pm_fail(err, PAIMON_ECORRUPT, "not a serialized paimon split (bad magic)");
   uint32_t v = r_u32(&r);
+  if (r.bad) return pm_fail(err, PAIMON_ECORRUPT, "serialized split is truncated");
   if (v != SPLIT_VERSION)
     return pm_fail(err, PAIMON_EUNSUPPORTED, "serialized split version %u is not supported", v);
   paimon_split *s = pm_calloc(1, sizeof *s);

@@ -217,15 +217,15 @@ static int zstd_dec(const uint8_t *src, size_t n, int64_t expected, size_t limit
 
 /* ---- lz4 ------------------------------------------------------------------------- */
 
-static int lz4_raw_dec(const uint8_t *src, size_t n, int64_t expected, size_t limit, pm_buf *dst,
-                       paimon_error *err) {
-  if (n > INT_MAX) return corrupt(PM_CODEC_LZ4_RAW, err, "input too large");
+static int lz4_raw_dec(pm_codec codec, const uint8_t *src, size_t n, int64_t expected, size_t limit,
+                       pm_buf *dst, paimon_error *err) {
+  if (n > INT_MAX) return corrupt(codec, err, "input too large");
   if (expected >= 0) {
-    if ((uint64_t)expected > INT_MAX) return corrupt(PM_CODEC_LZ4_RAW, err, "output too large");
+    if ((uint64_t)expected > INT_MAX) return corrupt(codec, err, "output too large");
     if (pm_buf_reserve(dst, (size_t)expected) != 0)
       return pm_fail(err, PAIMON_ENOMEM, "lz4: out of memory");
     int r = LZ4_decompress_safe((const char *)src, (char *)dst->data, (int)n, (int)expected);
-    if (r < 0) return corrupt(PM_CODEC_LZ4_RAW, err, "invalid block");
+    if (r < 0) return corrupt(codec, err, "invalid block");
     dst->len = (size_t)r;
     return PAIMON_OK;
   }
@@ -242,7 +242,7 @@ static int lz4_raw_dec(const uint8_t *src, size_t n, int64_t expected, size_t li
       dst->len = (size_t)r;
       return PAIMON_OK;
     }
-    if (cap >= cap_limit) return corrupt(PM_CODEC_LZ4_RAW, err, "invalid block or output too large");
+    if (cap >= cap_limit) return corrupt(codec, err, "invalid block or output too large");
     cap = cap * 2 > cap_limit ? cap_limit : cap * 2;
   }
 }
@@ -337,6 +337,7 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t n, int64_t expected
                    pm_codec_name(codec), (long long)expected);
   size_t limit = expected >= 0 ? (size_t)expected : PM_MAX_ALLOC;
   if (!src && n > 0) return pm_fail(err, PAIMON_EINVAL, "pm_decompress: NULL input");
+  if (n == 0 && expected == 0) return PAIMON_OK; /* empty page: nothing to decode */
   int rc;
   switch (codec) {
     case PM_CODEC_NONE:
@@ -367,14 +368,14 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t n, int64_t expected
       PM_TRY(zstd_dec(src, n, expected, limit, dst, err));
       break;
     case PM_CODEC_LZ4_RAW:
-      PM_TRY(lz4_raw_dec(src, n, expected, limit, dst, err));
+      PM_TRY(lz4_raw_dec(codec, src, n, expected, limit, dst, err));
       break;
     case PM_CODEC_LZ4_HADOOP:
       rc = lz4_hadoop_try(src, n, expected, limit, dst);
       if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "lz4: out of memory");
       if (rc != 0) {
         pm_buf_clear(dst);
-        rc = lz4_raw_dec(src, n, expected, limit, dst, err);
+        rc = lz4_raw_dec(codec, src, n, expected, limit, dst, err);
         if (rc) return rc;
       }
       break;

@@ -48,6 +48,7 @@ typedef struct pm_orc_ftype {
   uint32_t nsub;
   uint32_t *sub;      /* column ids of children */
   char **names;       /* STRUCT: nsub field names */
+  uint32_t nnames;
   uint32_t precision, scale, max_len;
   int64_t paimon_id;  /* "paimon.id" attribute, -1 when absent */
   int32_t parent;     /* -1 for the root */
@@ -159,6 +160,15 @@ typedef struct pm_orc_irle {
 void pm_orc_irle_init(pm_orc_irle *d, const uint8_t *p, size_t n, bool v2, bool is_signed);
 /* Decodes n integers; -1 when the stream ends early or is malformed. */
 int pm_orc_irle_next(pm_orc_irle *d, int64_t *out, int64_t n);
+
+/* ---- file schema ---------------------------------------------------------------------- */
+
+struct pm_format_reader;
+struct pm_type;
+/* The Paimon ROW type of an open ORC reader's file (all columns, "paimon.id" attributes as
+ * field ids, -1 when absent; STRING -> STRING, TIMESTAMP -> TIMESTAMP(9), TIMESTAMP_INSTANT
+ * -> TIMESTAMP_LTZ(9)). PAIMON_EUNSUPPORTED for UNION columns. */
+int pm_orc_file_type(struct pm_format_reader *r, struct pm_type **out, paimon_error *err);
 
 /* ---- time zones --------------------------------------------------------------------- */
 

@@ -150,7 +150,7 @@ static int parse_type(const uint8_t *p, size_t n, pm_orc_ftype *ty) {
       case 3:
         ty->names[ni] = pm_strndup((const char *)f.ptr, f.len);
         if (!ty->names[ni]) return PAIMON_ENOMEM;
-        ni++;
+        ty->nnames = ++ni;
         break;
       case 4: ty->max_len = f.v > UINT32_MAX ? UINT32_MAX : (uint32_t)f.v; break;
       case 5: ty->precision = f.v > 1000 ? 1000 : (uint32_t)f.v; break;
@@ -435,7 +435,7 @@ void pm_orc_tail_free(pm_orc_tail *t) {
   for (uint32_t i = 0; i < t->ntypes; i++) {
     pm_orc_ftype *ty = &t->types[i];
     if (ty->names)
-      for (uint32_t k = 0; k < ty->nsub; k++) pm_free(ty->names[k]);
+      for (uint32_t k = 0; k < ty->nnames; k++) pm_free(ty->names[k]);
     pm_free(ty->names);
     pm_free(ty->sub);
   }

@@ -898,6 +898,78 @@ static void stats_release(pm_col_stats *st, int32_t n) {
   }
 }
 
+/* ---- file schema ------------------------------------------------------------------------- */
+
+static pm_type *file_type(const pm_orc_tail *t, uint32_t col, int depth) {
+  const pm_orc_ftype *f = &t->types[col];
+  pm_type *r = NULL;
+  if (depth > 64) return NULL;
+  switch (f->kind) {
+    case PM_ORC_BOOLEAN: return pm_type_new(PM_BOOLEAN, true);
+    case PM_ORC_BYTE: return pm_type_new(PM_TINYINT, true);
+    case PM_ORC_SHORT: return pm_type_new(PM_SMALLINT, true);
+    case PM_ORC_INT: return pm_type_new(PM_INT, true);
+    case PM_ORC_LONG: return pm_type_new(PM_BIGINT, true);
+    case PM_ORC_FLOAT: return pm_type_new(PM_FLOAT, true);
+    case PM_ORC_DOUBLE: return pm_type_new(PM_DOUBLE, true);
+    case PM_ORC_STRING:
+    case PM_ORC_VARCHAR:
+    case PM_ORC_CHAR:
+    case PM_ORC_BINARY:
+      r = pm_type_new(f->kind == PM_ORC_BINARY ? PM_VARBINARY : PM_VARCHAR, true);
+      if (r) r->length = INT32_MAX;
+      return r;
+    case PM_ORC_TIMESTAMP: return pm_type_new_ts(PM_TIMESTAMP, 9, true);
+    case PM_ORC_TIMESTAMP_INSTANT: return pm_type_new_ts(PM_TIMESTAMP_LTZ, 9, true);
+    case PM_ORC_DECIMAL: {
+      int32_t p = f->precision >= 1 && f->precision <= 38 ? (int32_t)f->precision : 38;
+      int32_t s = (int32_t)f->scale <= p ? (int32_t)f->scale : p;
+      return pm_type_new_decimal(p, s, true);
+    }
+    case PM_ORC_DATE: return pm_type_new(PM_DATE, true);
+    case PM_ORC_LIST: {
+      pm_type *e = file_type(t, f->sub[0], depth + 1);
+      if (!e) return NULL;
+      r = pm_type_new_array(e, true);
+      if (!r) pm_type_free(e);
+      return r;
+    }
+    case PM_ORC_MAP: {
+      pm_type *k = file_type(t, f->sub[0], depth + 1), *v = k ? file_type(t, f->sub[1], depth + 1) : NULL;
+      if (v) r = pm_type_new_map(k, v, true);
+      if (!r) {
+        pm_type_free(k);
+        pm_type_free(v);
+      }
+      return r;
+    }
+    case PM_ORC_STRUCT: {
+      r = pm_type_new_row(col != 0);
+      if (!r) return NULL;
+      for (uint32_t i = 0; i < f->nsub; i++) {
+        pm_type *c = file_type(t, f->sub[i], depth + 1);
+        int32_t id = (int32_t)t->types[f->sub[i]].paimon_id;
+        if (!c || pm_type_row_add(r, id, f->names[i], c) != 0) {
+          pm_type_free(c);
+          pm_type_free(r);
+          return NULL;
+        }
+      }
+      return r;
+    }
+    default: return NULL;
+  }
+}
+
+int pm_orc_file_type(pm_format_reader *base, pm_type **out, paimon_error *err) {
+  orc_reader *r = (orc_reader *)base;
+  *out = file_type(&r->tail, 0, 0);
+  if (!*out)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC schema has unsupported or too deeply nested types",
+                   r->path);
+  return 0;
+}
+
 /* ---- reader ops ---------------------------------------------------------------------------- */
 
 static int orc_next_inner(orc_reader *r, struct ArrowArray *out, int64_t *first_row, paimon_error *err) {

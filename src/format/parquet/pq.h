@@ -51,6 +51,7 @@ typedef struct pq_selem {
   int32_t lt_scale, lt_precision; /* DECIMAL */
   int32_t lt_bits;   /* INTEGER bit width */
   bool lt_signed;    /* INTEGER signedness (default true) */
+  bool lt_utc;       /* TIME/TIMESTAMP isAdjustedToUTC */
 } pq_selem;
 
 typedef struct pq_bin {

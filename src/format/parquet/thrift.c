@@ -189,6 +189,7 @@ static void parse_logical(pq_thrift *t, pq_selem *e) {
       case PQ_LT_TIMESTAMP:
         while (t_field(t, &l2, &ty2, &id2)) {
           if (id2 == 2 && ty2 == PQ_T_STRUCT) parse_time_unit(t, &e->lt_unit);
+          else if (id2 == 1 && (ty2 == PQ_T_TRUE || ty2 == PQ_T_FALSE)) e->lt_utc = t_bool(ty2);
           else t_skip(t, ty2);
         }
         break;

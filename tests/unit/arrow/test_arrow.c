@@ -3,6 +3,7 @@
  * read-back through the pm_arr_* helpers. */
 #include "test_support.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,81 @@ static void test_bulk_validity(void **state) {
   pm_type_free(t);
 }
 
+static void test_pool_reuse(void **state) {
+  (void)state;
+  /* Steady state: released batch buffers are handed back to the next batch. */
+  pm_type *t = parse("BIGINT");
+  pm_col c;
+  assert_int_equal(pm_col_init(&c, t), 0);
+  const void *seen[8];
+  int nseen = 0;
+  paimon_error err = {0};
+  for (int round = 0; round < 6; round++) {
+    assert_int_equal(pm_col_reserve(&c, 100000, 0), 0);
+    for (int i = 0; i < 100000; i++) assert_int_equal(pm_col_append_i64(&c, i + round), 0);
+    struct ArrowArray a;
+    PM_ASSERT_OK(pm_col_export(&c, &a, &err), &err);
+    assert_int_equal(PM_ARR_FIXED(&a, int64_t, 99999), 99999 + round);
+    if (round > 0) {
+      bool reused = false;
+      for (int k = 0; k < nseen; k++) reused |= seen[k] == a.buffers[1];
+      assert_true(reused);
+    }
+    if (nseen < 8) seen[nseen++] = a.buffers[1];
+    a.release(&a);
+  }
+  pm_col_free(&c);
+  pm_type_free(t);
+}
+
+static void *pool_worker(void *arg) {
+  int seed = *(int *)arg;
+  pm_type *t = NULL;
+  if (pm_type_parse(&t, "ROW<`s` STRING, `i` INT>", NULL) != 0) return (void *)1;
+  pm_col c;
+  intptr_t bad = 0;
+  if (pm_col_init(&c, t) != 0) bad = 1;
+  for (int round = 0; round < 200 && !bad; round++) {
+    int n = 1 + (round * 37 + seed) % 3000;
+    for (int r = 0; r < n; r++) {
+      char b[32];
+      int len = snprintf(b, sizeof b, "%d-%d", seed, r);
+      if (pm_col_append_bytes(&c.children[0], b, (size_t)len) || pm_col_append_i32(&c.children[1], r) ||
+          pm_col_append_struct(&c, true))
+        bad = 1;
+    }
+    struct ArrowArray a;
+    if (pm_col_export(&c, &a, NULL) != 0) {
+      bad = 1;
+      break;
+    }
+    for (int r = 0; r < n; r++) {
+      char b[32];
+      int len = snprintf(b, sizeof b, "%d-%d", seed, r);
+      int32_t got;
+      const uint8_t *p = pm_arr_bytes(a.children[0], r, &got);
+      if (got != len || memcmp(p, b, (size_t)len) != 0 || PM_ARR_FIXED(a.children[1], int32_t, r) != r)
+        bad = 1;
+    }
+    a.release(&a);
+  }
+  pm_col_free(&c);
+  pm_type_free(t);
+  return (void *)bad;
+}
+
+static void test_pool_threads(void **state) {
+  (void)state;
+  pthread_t th[3];
+  int seeds[3] = {1, 2, 3};
+  for (int i = 0; i < 3; i++) assert_int_equal(pthread_create(&th[i], NULL, pool_worker, &seeds[i]), 0);
+  for (int i = 0; i < 3; i++) {
+    void *r = NULL;
+    pthread_join(th[i], &r);
+    assert_null(r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_type_string_round_trip),
@@ -583,6 +659,8 @@ int main(void) {
       cmocka_unit_test(test_nested),
       cmocka_unit_test(test_append_from_offset_array),
       cmocka_unit_test(test_bulk_validity),
+      cmocka_unit_test(test_pool_reuse),
+      cmocka_unit_test(test_pool_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ static void mt_walk(const char *root, const char *parent, const char *prefix, mt
     }
   }
   closedir(d);
-  qsort(out->v, out->n, sizeof(char *), mt_cmp);
+  if (out->n > 1) qsort(out->v, out->n, sizeof(char *), mt_cmp);
 }
 
 static char *mt_slurp(const char *path, size_t *n) {

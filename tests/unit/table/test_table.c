@@ -1,6 +1,7 @@
 /* Table layer: open, plan, split serde, path safety, reads of corpus tables. */
 #include "test_support.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,0 +1,137 @@
+/* paimon/sys/realtime_store.h: the real-time store plugin ABI (for implementers).
+ *
+ * A real-time store keeps the rows of ONE partition-bucket that were written but not yet
+ * committed to disk, so that queries can union them with committed files. The library
+ * owns one store per partition-bucket inside a real-time context; the built-in store
+ * (columnar Arrow segments in memory) implements this same ABI and serves as the model
+ * for custom stores.
+ *
+ * Batch layout. Every batch the library writes, and every batch a store returns, is a
+ * struct ArrowArray whose children are, in order:
+ *   _REALTIME_OFFSET  int64, non-null: the external, strictly increasing offset
+ *   _SEQUENCE_NUMBER  int64, non-null       (primary-key mode only)
+ *   _VALUE_KIND       int8: 0 +I, 1 -U, 2 +U, 3 -D (primary-key mode only)
+ *   the table's columns (write schema) or, for query readers, the requested ones.
+ * In primary-key mode every written batch is already sorted by the key columns, then
+ * by _SEQUENCE_NUMBER; sequence numbers are unique and above everything on disk.
+ *
+ * Thread-safety contract (what the library guarantees / what the store must provide):
+ * - write, seal_for_commit, advance_committed_offset: called by one thread at a time for
+ *   a given store (the writer), but they may overlap with acquire_read_view,
+ *   create_query_readers, memory_usage and view/segment/stream calls from other threads.
+ * - acquire_read_view must not block behind a long operation and must return an
+ *   immutable view: a snapshot of every row written so far (sealed and building).
+ * - views, segments and the streams created from them stay valid after the store moves
+ *   on (seal, advance, release of the store itself) until their own release.
+ * - memory_usage may be called from any thread at any time. */
+#ifndef PAIMON_SYS_REALTIME_STORE_H
+#define PAIMON_SYS_REALTIME_STORE_H
+
+#include "../arrow.h"
+#include "../error.h"
+#include "../options.h"
+#include "../predicate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PAIMON_REALTIME_STORE_VERSION 1
+
+enum { PAIMON_REALTIME_APPEND = 0, PAIMON_REALTIME_PRIMARY_KEY = 1 };
+
+/** Half-open offset range [begin, end). */
+typedef struct paimon_offset_range {
+  int64_t begin;
+  int64_t end;
+} paimon_offset_range;
+
+/** Rows sealed for a commit (immutable). `release` is NULL when there was nothing to
+ * seal. */
+typedef struct paimon_realtime_segment {
+  int64_t row_count;
+  paimon_offset_range range; /**< from the first row's offset to the last one's + 1 */
+  void (*release)(struct paimon_realtime_segment *seg);
+  void *private_data;
+} paimon_realtime_segment;
+
+/** An immutable view of every row the store held when it was acquired. */
+typedef struct paimon_realtime_view {
+  int64_t row_count;
+  int64_t end_offset; /**< last row's offset + 1; 0 when empty */
+  void (*release)(struct paimon_realtime_view *view);
+  void *private_data;
+} paimon_realtime_view;
+
+/** Receives one stream from a store (moved in: the library releases it). Returns a
+ * PAIMON_* status; on failure the store stops and returns that status. */
+typedef int (*paimon_stream_sink)(void *payload, struct ArrowArrayStream *stream);
+
+/** Parameters a store is created with. Pointers are valid during `create` only. */
+typedef struct paimon_realtime_store_request {
+  uint32_t version;            /**< PAIMON_REALTIME_STORE_VERSION */
+  int mode;                    /**< PAIMON_REALTIME_APPEND or PAIMON_REALTIME_PRIMARY_KEY */
+  const struct ArrowSchema *write_schema; /**< batch layout above (system columns first) */
+  int32_t nkeys;               /**< primary-key mode: key columns (indices into children) */
+  const int32_t *key_columns;
+  const paimon_options *options; /**< table options (e.g. realtime.store.max-memory) */
+  const char *partition;       /**< "k=v/..." for messages */
+  int32_t bucket;
+} paimon_realtime_store_request;
+
+typedef struct paimon_realtime_store {
+  uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
+  /** Stores a batch (moved in: the store releases it) covering offsets `range`.
+   * PAIMON_EFULL (retryable after prepare + commit) when at the memory budget; then
+   * the batch is left untouched (still owned by the caller). */
+  int (*write)(struct paimon_realtime_store *s, struct ArrowArray *batch, paimon_offset_range range,
+               paimon_error *err);
+  /** Seals everything written so far into `*out` and starts a new building segment.
+   * Nothing to seal is not an error: out->release is then NULL. */
+  int (*seal_for_commit)(struct paimon_realtime_store *s, paimon_realtime_segment *out,
+                         paimon_error *err);
+  /** Streams over every row of `seg` exactly once, in the batch layout. Append mode:
+   * one stream in write order. Primary-key mode: one or more streams, each sorted by
+   * key then sequence (sorted runs the library merges). Each stream goes to `sink`. */
+  int (*create_commit_readers)(struct paimon_realtime_store *s, const paimon_realtime_segment *seg,
+                               paimon_stream_sink sink, void *payload, paimon_error *err);
+  /** Pins an immutable view of all rows currently held. */
+  int (*acquire_read_view)(struct paimon_realtime_store *s, paimon_realtime_view *out,
+                           paimon_error *err);
+  /** Streams over the view's rows with offsets in [from_offset, view end), restricted to
+   * `columns` (NULL-terminated names of table columns; system columns always come
+   * first). `filter` (nullable) may be used to skip whole batches; the library filters
+   * rows exactly afterwards. In primary-key mode the library passes only key
+   * predicates, and each returned stream must be a sorted run. Streams keep the view's
+   * data alive until released. Each stream goes to `sink`. */
+  int (*create_query_readers)(struct paimon_realtime_store *s, const paimon_realtime_view *view,
+                              int64_t from_offset, const char *const *columns,
+                              const paimon_predicate *filter, paimon_stream_sink sink,
+                              void *payload, paimon_error *err);
+  /** Everything below `end` is durable on disk: reclaim it. Monotonic and idempotent
+   * (a smaller or equal `end` is a no-op). Existing views keep their data alive. */
+  int (*advance_committed_offset)(struct paimon_realtime_store *s, int64_t end, paimon_error *err);
+  /** Bytes currently held (data not yet reclaimed, including data pinned by views). */
+  int64_t (*memory_usage)(struct paimon_realtime_store *s);
+  /** Called once, after the last call into the store. */
+  void (*release)(struct paimon_realtime_store *s);
+  void *private_data;
+} paimon_realtime_store;
+
+typedef struct paimon_realtime_store_factory {
+  uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
+  int (*create)(struct paimon_realtime_store_factory *f, const paimon_realtime_store_request *req,
+                paimon_realtime_store *out, paimon_error *err);
+  /** Called once when the last context using the factory is gone. */
+  void (*release)(struct paimon_realtime_store_factory *f);
+  void *private_data;
+} paimon_realtime_store_factory;
+
+/** The built-in store factory (columnar in-memory segments). Fills `out`. */
+PAIMON_API int paimon_realtime_default_store_factory(paimon_realtime_store_factory *out,
+                                                     paimon_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
