@@ -32,16 +32,16 @@ static void push(strvec *s, const char *p) {
 }
 
 static void walk(const char *root, const char *rel, char **pats, size_t npats, strvec *out) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s%s%s", root, rel[0] ? "/" : "", rel);
+  char path[8200];
+  snprintf(path, sizeof path, "%.4000s%s%.4000s", root, rel[0] ? "/" : "", rel);
   DIR *d = opendir(path);
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;
-    char r[4096], full[4096];
-    snprintf(r, sizeof r, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-    snprintf(full, sizeof full, "%s/%s", root, r);
+    char r[4096], full[8200];
+    snprintf(r, sizeof r, "%.3000s%s%.255s", rel, rel[0] ? "/" : "", e->d_name);
+    snprintf(full, sizeof full, "%.4000s/%.4000s", root, r);
     struct stat st;
     if (stat(full, &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {

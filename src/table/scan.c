@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "table/predicate_internal.h"
-#include "table/table_internal.h"
+#include "table/write_internal.h"
 
 struct paimon_scan {
   paimon_table *table;
@@ -391,29 +391,6 @@ void paimon_plan_free(paimon_plan *p) {
   pm_free(p);
 }
 
-/* ROW type of the partition columns of `schema`. */
-static int partition_type(const pm_schema *schema, pm_type **out, paimon_error *err) {
-  pm_type *row = pm_type_new_row(false);
-  if (!row) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  for (int32_t i = 0; i < schema->npartition_keys; i++) {
-    int f = pm_row_find(schema->row, schema->partition_keys[i]);
-    if (f < 0) {
-      pm_type_free(row);
-      return pm_fail(err, PAIMON_ECORRUPT, "partition key '%s' is not a column",
-                     schema->partition_keys[i]);
-    }
-    const pm_field *fd = &schema->row->fields[f];
-    pm_type *ft = pm_type_clone(fd->type);
-    if (!ft || pm_type_row_add(row, fd->id, fd->name, ft)) {
-      pm_type_free(ft);
-      pm_type_free(row);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
-  }
-  *out = row;
-  return 0;
-}
-
 /* Index-file location: bucket directory when index-file-in-data-file-dir, else index/. */
 static char *index_file_path(paimon_table *t, const pm_index_entry *ie, const char *part_path,
                              paimon_error *err) {
@@ -534,7 +511,7 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
   const char *ln = pm_schema_option(schema, "partition.legacy-name");
   if (ln && strcmp(ln, "false") == 0) legacy = false;
 
-  PM_CHECK(partition_type(schema, &ptype, err), done);
+  PM_CHECK(pm_schema_partition_type(schema, &ptype, err), done);
   if (filter && schema->npartition_keys > 0) {
     /* Only conjuncts over partition columns prune partitions. */
     PM_CHECK(part_filter_new(&pf, filter, schema, ptype, err), done);

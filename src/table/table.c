@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/table_internal.h"
+#include "table/write_internal.h"
 
 struct paimon_snapshot {
   pm_snapshot *snap;
@@ -315,5 +315,27 @@ int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t buc
                               (int)bucket, file_name);
   if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   *out = p;
+  return 0;
+}
+
+int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err) {
+  pm_type *row = pm_type_new_row(false);
+  if (!row) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < schema->npartition_keys; i++) {
+    int f = pm_row_find(schema->row, schema->partition_keys[i]);
+    if (f < 0) {
+      pm_type_free(row);
+      return pm_fail(err, PAIMON_ECORRUPT, "partition key '%s' is not a column",
+                     schema->partition_keys[i]);
+    }
+    const pm_field *fd = &schema->row->fields[f];
+    pm_type *ft = pm_type_clone(fd->type);
+    if (!ft || pm_type_row_add(row, fd->id, fd->name, ft)) {
+      pm_type_free(ft);
+      pm_type_free(row);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  *out = row;
   return 0;
 }

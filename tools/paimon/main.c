@@ -7,6 +7,7 @@
  *
  * Errors print "paimon: <message>" on stderr and exit 1; usage errors exit 2. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,22 +83,25 @@ static const char *USAGE_CAT =
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-static void die(const char *fmt, const char *a) {
+static _Noreturn void die(const char *fmt, const char *a) {
   fprintf(stderr, "paimon: ");
   fprintf(stderr, fmt, a);
   fputc('\n', stderr);
   exit(1);
 }
 
-static void usage_error(const char *cmd_usage, const char *fmt, const char *a) {
+static _Noreturn void usage_error(const char *cmd_usage, const char *fmt, const char *a) {
   fprintf(stderr, "paimon: ");
   fprintf(stderr, fmt, a);
   fputc('\n', stderr);
-  fputs(cmd_usage, stderr);
+  /* first line of the command's usage, then where to find more */
+  const char *nl = strchr(cmd_usage, '\n');
+  fprintf(stderr, "%.*s\nRun 'paimon --help' or 'paimon <command> --help' for details.\n",
+          (int)(nl ? nl - cmd_usage : (ptrdiff_t)strlen(cmd_usage)), cmd_usage);
   exit(EXIT_USAGE);
 }
 
-static void die_err(const paimon_error *err, int rc) {
+static _Noreturn void die_err(const paimon_error *err, int rc) {
   const char *m = err->message[0] ? err->message : paimon_strerror(rc);
   fprintf(stderr, "paimon: %s\n", m);
   exit(1);
@@ -172,7 +176,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     if (nl >= sizeof name) usage_error(a->usage, "unknown option '%s'", arg);
     memcpy(name, arg, nl);
     name[nl] = 0;
-    int bit;
+    int bit = 0;
     if (strcmp(name, "--branch") == 0) bit = 0;
     else if (strcmp(name, "--remap-path") == 0) bit = 0;
     else if (strcmp(name, "--snapshot") == 0) bit = OPT_SNAPSHOT;
@@ -556,8 +560,8 @@ static int cmd_files(int argc, char **argv) {
     const char *part = paimon_split_partition(sp);
     for (size_t k = 0; k < paimon_split_file_count(sp); k++) {
       paimon_file_info fi;
-      rc = paimon_split_file(sp, k, &fi, &err);
-      if (rc != 0) die_err(&err, rc);
+      rc = paimon_split_file(sp, k, &fi);
+      if (rc != 0) die("cannot describe a data file of a split%s", "");
       printf("%-24s %6d %5d %10lld %12lld  %s\n", part && *part ? part : "-",
              (int)paimon_split_bucket(sp), (int)fi.level, (long long)fi.row_count,
              (long long)fi.file_size, fi.path ? fi.path : fi.file_name);

@@ -10,6 +10,10 @@
 #include "format/avro/avro.h"
 #include "io/io.h"
 
+/* Items that occupy no input bytes (arrays of "null", empty records) cannot be bounded
+ * by the block size; a batch may hold at most this many of them. */
+#define PM_AVRO_ZERO_SIZE_BUDGET ((int64_t)1 << 22)
+
 /* ---- resolution plans ------------------------------------------------------------- */
 
 typedef enum op {
@@ -74,7 +78,8 @@ typedef struct avro_reader {
   int64_t pos;        /* file offset of the next block */
   int64_t block_left; /* objects left in the current block */
   int64_t block_off;  /* file offset of the current block (messages) */
-  int64_t budget;     /* zero-size values the current block may still produce */
+  int64_t zero_rows;  /* records of a zero-size schema seen so far */
+  int64_t budget;     /* zero-size array/map items the current batch may still hold */
   const uint8_t *p, *end;
   pm_buf io;    /* raw block bytes read from the file */
   pm_buf block; /* decompressed block */
@@ -345,7 +350,7 @@ static inline int rd_len(avro_reader *rd, size_t *n) {
 }
 
 /* Item count of one array/map block; a negative count is followed by a byte size. */
-static int rd_block_count(avro_reader *rd, pm_avro_node *item, int64_t *count, int64_t *bytes) {
+static int rd_block_count(avro_reader *rd, pm_avro_node *list, int64_t *count, int64_t *bytes) {
   int64_t c;
   PM_TRY(rd_long(rd, &c));
   *bytes = -1;
@@ -355,7 +360,8 @@ static int rd_block_count(avro_reader *rd, pm_avro_node *item, int64_t *count, i
     PM_TRY(rd_long(rd, bytes));
     if (*bytes < 0 || *bytes > rd->end - rd->p) return corrupt(rd, "block size exceeds block");
   }
-  int64_t m = pm_avro_min_size(item);
+  /* a map entry holds at least its key's length byte */
+  int64_t m = pm_avro_min_size(list->child[0]) + (list->kind == PM_AVRO_MAP ? 1 : 0);
   if (m > 0) {
     if (c > (rd->end - rd->p) / m) return corrupt(rd, "item count exceeds block");
   } else {
@@ -403,7 +409,7 @@ static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
   case PM_AVRO_MAP:
     for (;;) {
       int64_t c, bytes;
-      PM_TRY(rd_block_count(rd, w->child[0], &c, &bytes));
+      PM_TRY(rd_block_count(rd, w, &c, &bytes));
       if (c == 0) return 0;
       if (bytes >= 0) {
         rd->p += bytes;
@@ -448,7 +454,7 @@ static int decode_list_items(avro_reader *rd, const plan *p, pm_col *c, int dept
   pm_col *child = &c->children[0];
   for (;;) {
     int64_t cnt, bytes;
-    PM_TRY(rd_block_count(rd, item, &cnt, &bytes));
+    PM_TRY(rd_block_count(rd, p->w, &cnt, &bytes));
     if (cnt == 0) break;
     for (int64_t i = 0; i < cnt; i++) {
       if (p->op == OP_ARRAY) {
@@ -720,12 +726,12 @@ static int load_block(avro_reader *rd) {
     data = rd->block.data;
     dlen = rd->block.len;
   }
-  rd->budget = (int64_t)dlen * 4 + 65536;
-  if (rd->budget > ((int64_t)1 << 24)) rd->budget = (int64_t)1 << 24;
   int64_t m = pm_avro_min_size(rd->schema->root);
-  if (m > 0 ? count > (int64_t)dlen / m : count > rd->budget)
-    return corrupt(rd, "object count exceeds block size");
-  if (m == 0) rd->budget -= count;
+  if (m > 0 && count > (int64_t)dlen / m) return corrupt(rd, "object count exceeds block size");
+  if (m == 0) { /* zero-size records: bound the whole file's rows instead */
+    rd->zero_rows += count;
+    if (rd->zero_rows > PM_AVRO_ZERO_SIZE_BUDGET) return corrupt(rd, "too many zero-size records");
+  }
   rd->p = data;
   rd->end = data + dlen;
   rd->block_left = count;
@@ -749,6 +755,7 @@ static int avro_next(pm_format_reader *base, struct ArrowArray *out, int64_t *fi
   int64_t rows = 0, bytes = 0;
   int rc = 0;
   rd->lerr.code = 0;
+  rd->budget = PM_AVRO_ZERO_SIZE_BUDGET;
   while (rows < rd->batch_size) {
     if (rd->block_left == 0) {
       /* int32 offsets: stop spanning blocks once a batch holds a lot of data */

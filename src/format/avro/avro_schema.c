@@ -312,6 +312,7 @@ int pm_avro_schema_parse(pm_avro_schema **out, const char *json, size_t len, pai
   int rc = parse_node(&c, j, "", 0, &s->root);
   pm_free(c.named);
   json_decref(j);
+  if (rc == 0 && compute_min_sizes(s) != 0) rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
   if (rc) {
     pm_avro_schema_free(s);
     return rc;
@@ -335,36 +336,70 @@ void pm_avro_schema_free(pm_avro_schema *s) {
   pm_free(s);
 }
 
-int64_t pm_avro_min_size(pm_avro_node *n) {
-  if (n->min_state == 2) return n->min_size;
-  if (n->min_state == 1) return 0; /* recursive reference: no lower bound known yet */
-  n->min_state = 1;
-  int64_t m = 0;
-  switch (n->kind) {
-  case PM_AVRO_NULL: m = 0; break;
-  case PM_AVRO_FLOAT: m = 4; break;
-  case PM_AVRO_DOUBLE: m = 8; break;
-  case PM_AVRO_FIXED: m = n->size; break;
-  case PM_AVRO_RECORD:
-    for (int32_t i = 0; i < n->n; i++) {
-      m += pm_avro_min_size(n->child[i]);
-      if (m > ((int64_t)1 << 40)) m = (int64_t)1 << 40;
+int64_t pm_avro_min_size(pm_avro_node *n) { return n->min_state == 2 ? n->min_size : 0; }
+
+static int64_t child_min(const pm_avro_node *c) { return c->min_state == 2 ? c->min_size : 0; }
+
+static bool has_children(const pm_avro_node *n) {
+  return n->kind == PM_AVRO_RECORD || n->kind == PM_AVRO_UNION || n->kind == PM_AVRO_ARRAY ||
+         n->kind == PM_AVRO_MAP;
+}
+
+/* Minimum encoded sizes of all nodes, post-order with an explicit stack: chains of named
+ * references can be far deeper than the JSON nesting. A node met again while in
+ * progress (a recursive type) counts as 0, which keeps the result a lower bound. */
+static int compute_min_sizes(pm_avro_schema *s) {
+  size_t cap = s->nnodes;
+  for (size_t i = 0; i < s->nnodes; i++)
+    if (has_children(s->nodes[i])) cap += (size_t)s->nodes[i]->n;
+  pm_avro_node **st = pm_malloc((cap ? cap : 1) * sizeof *st);
+  if (!st) return PAIMON_ENOMEM;
+  for (size_t i = 0; i < s->nnodes; i++) {
+    if (s->nodes[i]->min_state) continue;
+    size_t sp = 0;
+    st[sp++] = s->nodes[i];
+    while (sp) {
+      pm_avro_node *n = st[sp - 1];
+      if (n->min_state == 2) {
+        sp--;
+        continue;
+      }
+      if (n->min_state == 0) {
+        n->min_state = 1;
+        if (has_children(n))
+          for (int32_t k = 0; k < n->n; k++)
+            if (n->child[k]->min_state == 0) st[sp++] = n->child[k];
+        continue;
+      }
+      int64_t m = 1; /* boolean, varints, length-prefixed, enum, block counts */
+      switch (n->kind) {
+      case PM_AVRO_NULL: m = 0; break;
+      case PM_AVRO_FLOAT: m = 4; break;
+      case PM_AVRO_DOUBLE: m = 8; break;
+      case PM_AVRO_FIXED: m = n->size; break;
+      case PM_AVRO_RECORD:
+        m = 0;
+        for (int32_t k = 0; k < n->n; k++) {
+          m += child_min(n->child[k]);
+          if (m > ((int64_t)1 << 40)) m = (int64_t)1 << 40;
+        }
+        break;
+      case PM_AVRO_UNION: {
+        int64_t best = -1;
+        for (int32_t k = 0; k < n->n; k++)
+          if (best < 0 || child_min(n->child[k]) < best) best = child_min(n->child[k]);
+        m = 1 + (best < 0 ? 0 : best);
+        break;
+      }
+      default: break;
+      }
+      n->min_size = m;
+      n->min_state = 2;
+      sp--;
     }
-    break;
-  case PM_AVRO_UNION: {
-    int64_t best = -1;
-    for (int32_t i = 0; i < n->n; i++) {
-      int64_t b = pm_avro_min_size(n->child[i]);
-      if (best < 0 || b < best) best = b;
-    }
-    m = 1 + (best < 0 ? 0 : best);
-    break;
   }
-  default: m = 1; break; /* boolean, varints, length-prefixed, enum, block counts */
-  }
-  n->min_size = m;
-  n->min_state = 2;
-  return m;
+  pm_free(st);
+  return 0;
 }
 
 /* ---- Avro -> Paimon type ---------------------------------------------------------- */

@@ -509,6 +509,54 @@ static void test_rle_v1_and_bytes(void **state) {
   assert_int_equal(pm_orc_bool_next(&bb, bytes, 1), -1);
 }
 
+/* ---- compression chunk framing for every ORC codec ------------------------------------ */
+
+static void test_compression_framing(void **state) {
+  (void)state;
+  /* ORC compression kinds 1 ZLIB (raw deflate), 2 SNAPPY, 4 LZ4 (block), 5 ZSTD, and 0 */
+  static const struct { int orc; pm_codec codec; } codecs[] = {
+      {1, PM_CODEC_DEFLATE_RAW}, {2, PM_CODEC_SNAPPY}, {4, PM_CODEC_LZ4_RAW}, {5, PM_CODEC_ZSTD}};
+  uint8_t plain[3000];
+  for (size_t i = 0; i < sizeof plain; i++) plain[i] = (uint8_t)((i * 7) % 13 + (i / 500));
+  paimon_error err = {0};
+  for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
+    /* three chunks of at most 1024 bytes: compressed, stored original, compressed */
+    pm_buf framed = PM_BUF_INIT, tmp = PM_BUF_INIT, out = PM_BUF_INIT, scratch = PM_BUF_INIT;
+    for (size_t off = 0, k = 0; off < sizeof plain; off += 1024, k++) {
+      size_t n = sizeof plain - off < 1024 ? sizeof plain - off : 1024;
+      pm_buf_clear(&tmp);
+      if (k == 1) {
+        pm_buf_append(&tmp, plain + off, n);
+      } else {
+        PM_ASSERT_OK(pm_compress(codecs[c].codec, 0, plain + off, n, &tmp, &err), &err);
+      }
+      uint32_t h = (uint32_t)(tmp.len << 1) | (k == 1);
+      uint8_t hdr[3] = {(uint8_t)h, (uint8_t)(h >> 8), (uint8_t)(h >> 16)};
+      pm_buf_append(&framed, hdr, 3);
+      pm_buf_append(&framed, tmp.data, tmp.len);
+    }
+    PM_ASSERT_OK(pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len, &out, &scratch, "f", &err), &err);
+    assert_int_equal(out.len, sizeof plain);
+    assert_memory_equal(out.data, plain, sizeof plain);
+    /* a block size smaller than a chunk's output is corruption */
+    assert_int_equal(pm_orc_decompress(codecs[c].orc, 1000, framed.data, framed.len, &out, &scratch, "f", &err),
+                     PAIMON_ECORRUPT);
+    /* truncated framing */
+    assert_int_equal(pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len - 1, &out, &scratch, "f", &err),
+                     PAIMON_ECORRUPT);
+    pm_buf_free(&framed);
+    pm_buf_free(&tmp);
+    pm_buf_free(&out);
+    pm_buf_free(&scratch);
+  }
+  pm_buf out = PM_BUF_INIT, scratch = PM_BUF_INIT;
+  PM_ASSERT_OK(pm_orc_decompress(0, 0, plain, 10, &out, &scratch, "f", &err), &err);
+  assert_int_equal(out.len, 10);
+  assert_int_equal(pm_orc_decompress(3 /* LZO */, 1024, plain, 10, &out, &scratch, "f", &err), PAIMON_EUNSUPPORTED);
+  pm_buf_free(&out);
+  pm_buf_free(&scratch);
+}
+
 /* ---- time zones against glibc ----------------------------------------------------------- */
 
 static int64_t days_civil(int64_t y, int m, int d) { /* independent: count days naively */
@@ -1096,6 +1144,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rle_v2_spec_examples),
       cmocka_unit_test(test_rle_v1_and_bytes),
+      cmocka_unit_test(test_compression_framing),
       cmocka_unit_test(test_time_zones_match_glibc),
       cmocka_unit_test(test_every_corpus_file),
       cmocka_unit_test(test_expected_append_10),

@@ -13,7 +13,7 @@ typedef struct {
   size_t n, cap;
 } mt_paths;
 
-static void mt_push(mt_paths *p, const char *s) {
+static inline void mt_push(mt_paths *p, const char *s) {
   if (p->n == p->cap) {
     p->cap = p->cap ? p->cap * 2 : 64;
     p->v = realloc(p->v, p->cap * sizeof(char *));
@@ -22,18 +22,18 @@ static void mt_push(mt_paths *p, const char *s) {
   p->v[p->n++] = strdup(s);
 }
 
-static void mt_free(mt_paths *p) {
+static inline void mt_free(mt_paths *p) {
   for (size_t i = 0; i < p->n; i++) free(p->v[i]);
   free(p->v);
   p->v = NULL;
   p->n = p->cap = 0;
 }
 
-static int mt_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static inline int mt_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Files under `root` whose name starts with `prefix` followed by digits only and whose
  * parent directory is `parent` (e.g. "schema"/"schema-"). */
-static void mt_walk(const char *root, const char *parent, const char *prefix, mt_paths *out) {
+static inline void mt_walk(const char *root, const char *parent, const char *prefix, mt_paths *out) {
   DIR *d = opendir(root);
   if (!d) return;
   struct dirent *e;
@@ -56,7 +56,7 @@ static void mt_walk(const char *root, const char *parent, const char *prefix, mt
   if (out->n > 1) qsort(out->v, out->n, sizeof(char *), mt_cmp);
 }
 
-static char *mt_slurp(const char *path, size_t *n) {
+static inline char *mt_slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
@@ -74,7 +74,7 @@ static char *mt_slurp(const char *path, size_t *n) {
   return buf;
 }
 
-static void mt_write(const char *path, const char *text) {
+static inline void mt_write(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (!f) abort();
   fputs(text, f);

@@ -1,0 +1,27 @@
+/* fuzz/dv_fuzzer.c: deletion-vector index files: walks the blocks after the version byte
+ * and decodes each one; also decodes the whole input as a single block. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "meta/meta.h"
+
+static void check(const uint8_t *p, size_t n) {
+  pm_dv dv;
+  if (pm_dv_decode(p, n, &dv, NULL) == 0) {
+    for (int64_t i = 1; i < dv.count; i++)
+      if (dv.positions[i] <= dv.positions[i - 1]) abort(); /* must be strictly ascending */
+    pm_dv_clear(&dv);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  check(data, size);
+  size_t p = 1;
+  while (p + 4 <= size) {
+    uint32_t n = pm_load_be32(data + p);
+    if ((uint64_t)n + 8 > size - p) break;
+    check(data + p, (size_t)n + 8);
+    p += (size_t)n + 8;
+  }
+  return 0;
+}

@@ -1,0 +1,426 @@
+/* table/commit.c: publishing commit messages as snapshots (format-metadata.md §8).
+ *
+ * One attempt: read the latest snapshot, write this commit's entries as new manifest
+ * files, write the base manifest list (everything live before) and the delta list,
+ * write the snapshot JSON to a temp file, sync it, and publish it with the file
+ * system's create-if-absent rename. Losing the race (the id exists) deletes only this
+ * attempt's own metadata files and retries on top of the winner with backoff. An
+ * unknown outcome (I/O error while publishing) deletes nothing and re-checks, by commit
+ * user and identifier, whether the snapshot landed. Durable order: data files (synced by
+ * the writers) -> manifests -> manifest lists -> snapshot -> LATEST hint. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "meta/meta_write.h"
+#include "table/write_internal.h"
+
+#define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
+
+typedef struct {
+  pm_manifest_entry *v;
+  size_t n, cap;
+} entries;
+
+static int entries_add(entries *es, int32_t kind, const uint8_t *part, size_t plen, int32_t bucket,
+                       int32_t total, const pm_data_file *f, paimon_error *err) {
+  if (es->n == es->cap) {
+    size_t nc = es->cap ? es->cap * 2 : 64;
+    pm_manifest_entry *nv = pm_realloc(es->v, nc * sizeof *nv);
+    if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    es->v = nv;
+    es->cap = nc;
+  }
+  pm_manifest_entry *e = &es->v[es->n];
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->partition = pm_malloc(plen ? plen : 1);
+  if (!e->partition) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  memcpy(e->partition, part, plen);
+  e->partition_len = plen;
+  e->bucket = bucket;
+  e->total_buckets = total;
+  if (pm_data_file_copy(&e->file, f)) {
+    pm_free(e->partition);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  es->n++;
+  return 0;
+}
+
+static void entries_free(entries *es) {
+  for (size_t i = 0; i < es->n; i++) {
+    pm_free(es->v[i].partition);
+    pm_data_file_clear(&es->v[i].file);
+  }
+  pm_free(es->v);
+  memset(es, 0, sizeof *es);
+}
+
+static void sleep_ms(int64_t ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Snapshot of `user` with identifier >= `ident`, searching back from `latest`: returns
+ * its id in *found (0 when the identifier was not committed yet). */
+static int find_committed(paimon_table *t, int64_t latest, const char *user, int64_t ident,
+                          int64_t *found, paimon_error *err) {
+  *found = 0;
+  if (ident == BATCH_IDENTIFIER) return 0;
+  int64_t earliest = 0;
+  PM_TRY(pm_snapshot_earliest_id(t->fs, t->meta_dir, &earliest, err));
+  int64_t match = 0;
+  for (int64_t id = latest; id >= earliest && id > 0; id--) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_load(&s, t->fs, t->meta_dir, id, err);
+    if (rc == PAIMON_ENOTFOUND) break; /* expired underneath us */
+    PM_TRY(rc);
+    bool mine = strcmp(s->commit_user, user) == 0;
+    int64_t sid = s->commit_identifier;
+    pm_snapshot_free(s);
+    if (!mine) continue;
+    if (sid == ident) match = id; /* keep searching down for the first of several */
+    else if (sid < ident) break;
+    else if (!match) match = id;  /* a later identifier: ours is committed too */
+  }
+  *found = match;
+  return 0;
+}
+
+/* Live files of `snap` (ADD minus DELETE) as entries. */
+static int live_entries(paimon_table *t, const pm_snapshot *snap, entries *out, paimon_error *err) {
+  const char *lists[2] = {snap->base_manifest_list, snap->delta_manifest_list};
+  entries all = {0};
+  int rc = 0;
+  for (int l = 0; l < 2 && rc == 0; l++) {
+    if (!pm_path_component_ok(lists[l])) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest list name", t->path);
+      break;
+    }
+    char *lp = pm_asprintf("%s/manifest/%s", t->root, lists[l]);
+    pm_manifest_file_meta *metas = NULL;
+    size_t nm = 0;
+    rc = lp ? pm_manifest_list_read(t->fs, lp, &metas, &nm, err) : PAIMON_ENOMEM;
+    pm_free(lp);
+    for (size_t m = 0; m < nm && rc == 0; m++) {
+      char *mp = pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name);
+      pm_manifest_entry *es = NULL;
+      size_t ne = 0;
+      rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err) : PAIMON_ENOMEM;
+      pm_free(mp);
+      for (size_t i = 0; i < ne && rc == 0; i++) {
+        if (es[i].kind == PM_ENTRY_DELETE) {
+          for (size_t k = 0; k < all.n; k++)
+            if (all.v[k].kind == PM_ENTRY_ADD && all.v[k].bucket == es[i].bucket &&
+                all.v[k].file.level == es[i].file.level &&
+                all.v[k].partition_len == es[i].partition_len &&
+                memcmp(all.v[k].partition, es[i].partition, es[i].partition_len) == 0 &&
+                strcmp(all.v[k].file.file_name, es[i].file.file_name) == 0)
+              all.v[k].kind = -1; /* dead */
+        } else {
+          rc = entries_add(&all, PM_ENTRY_ADD, es[i].partition, es[i].partition_len, es[i].bucket,
+                           es[i].total_buckets, &es[i].file, err);
+        }
+      }
+      pm_manifest_entries_free(es, ne);
+    }
+    pm_manifest_file_metas_free(metas, nm);
+  }
+  if (rc) {
+    entries_free(&all);
+    return rc;
+  }
+  for (size_t k = 0; k < all.n && rc == 0; k++)
+    if (all.v[k].kind == PM_ENTRY_ADD)
+      rc = entries_add(out, PM_ENTRY_ADD, all.v[k].partition, all.v[k].partition_len, all.v[k].bucket,
+                       all.v[k].total_buckets, &all.v[k].file, err);
+  entries_free(&all);
+  return rc;
+}
+
+static int read_list(paimon_table *t, const char *name, pm_manifest_file_meta **metas, size_t *n,
+                     paimon_error *err) {
+  *metas = NULL;
+  *n = 0;
+  if (!name) return 0;
+  if (!pm_path_component_ok(name))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest list name", t->path);
+  char *lp = pm_asprintf("%s/manifest/%s", t->root, name);
+  if (!lp) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_manifest_list_read(t->fs, lp, metas, n, err);
+  pm_free(lp);
+  return rc;
+}
+
+typedef struct attempt_files {
+  char **paths;
+  size_t n;
+} attempt_files;
+
+static void remember(attempt_files *af, char *path) {
+  char **np = pm_realloc(af->paths, (af->n + 1) * sizeof *np);
+  if (!np) {
+    pm_free(path);
+    return;
+  }
+  af->paths = np;
+  af->paths[af->n++] = path;
+}
+
+static void attempt_cleanup(paimon_table *t, attempt_files *af, bool delete_files) {
+  for (size_t i = 0; i < af->n; i++) {
+    if (delete_files) t->fs->remove(t->fs, af->paths[i], NULL);
+    pm_free(af->paths[i]);
+  }
+  pm_free(af->paths);
+  memset(af, 0, sizeof *af);
+}
+
+static bool partition_in(const entries *delta, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < delta->n; i++)
+    if (delta->v[i].partition_len == n && memcmp(delta->v[i].partition, p, n) == 0) return true;
+  return false;
+}
+
+/* One commit attempt; *published is set when the snapshot file was created. */
+static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
+                      const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
+                      int64_t *new_id, attempt_files *af, paimon_error *err) {
+  int rc = 0;
+  entries delta = {0};
+  pm_type *ptype = NULL;
+  pm_manifest_file_meta *base = NULL, *deltam = NULL, *newm = NULL, *lst = NULL;
+  size_t nbase = 0, ndeltam = 0, nnew = 0, nlst = 0;
+  char *json = NULL;
+  pm_snapshot snap;
+  memset(&snap, 0, sizeof snap);
+  const char *kind = "APPEND";
+  const char *compression = pm_table_opt(t, "manifest.compression", "zstd");
+  int64_t target = 8LL << 20;
+
+  /* this commit's entries (plus DELETEs of the overwritten files) */
+  for (size_t i = 0; i < delta_in->n && rc == 0; i++) {
+    const pm_manifest_entry *e = &delta_in->v[i];
+    rc = entries_add(&delta, e->kind, e->partition, e->partition_len, e->bucket, e->total_buckets,
+                     &e->file, err);
+  }
+  bool has_delete = false;
+  for (size_t i = 0; i < delta.n; i++) has_delete |= delta.v[i].kind == PM_ENTRY_DELETE;
+  if (has_delete) kind = "COMPACT";
+  if (rc == 0 && o->kind == PAIMON_COMMIT_OVERWRITE) {
+    kind = "OVERWRITE";
+    if (latest) {
+      entries live = {0};
+      rc = live_entries(t, latest, &live, err);
+      for (size_t i = 0; i < live.n && rc == 0; i++)
+        if (o->overwrite_all || partition_in(delta_in, live.v[i].partition, live.v[i].partition_len))
+          rc = entries_add(&delta, PM_ENTRY_DELETE, live.v[i].partition, live.v[i].partition_len,
+                           live.v[i].bucket, live.v[i].total_buckets, &live.v[i].file, err);
+      entries_free(&live);
+    }
+  }
+  if (rc) goto done;
+  int64_t added = 0, removed = 0;
+  for (size_t i = 0; i < delta.n; i++) {
+    if (delta.v[i].kind == PM_ENTRY_ADD) added += delta.v[i].file.row_count;
+    else removed += delta.v[i].file.row_count;
+  }
+
+  char uuid[37];
+  pm_uuid(uuid);
+  int64_t counter = 0;
+  char *mdir = pm_asprintf("%s/manifest", t->root);
+  if (!mdir) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done;
+  }
+  PM_CHECK(pm_schema_partition_type(t->schema, &ptype, err), done_mdir);
+  if (delta.n) {
+    PM_CHECK(pm_manifest_write(t->fs, mdir, uuid, &counter, ptype, delta.v, delta.n, target,
+                               compression, &newm, &nnew, err),
+             done_mdir);
+    for (size_t i = 0; i < nnew; i++) remember(af, pm_asprintf("%s/%s", mdir, newm[i].file_name));
+  }
+  /* base = everything live before this commit: previous base + previous delta */
+  if (latest) {
+    PM_CHECK(read_list(t, latest->base_manifest_list, &base, &nbase, err), done_mdir);
+    PM_CHECK(read_list(t, latest->delta_manifest_list, &deltam, &ndeltam, err), done_mdir);
+  }
+  lst = pm_calloc(nbase + ndeltam + 1, sizeof *lst);
+  if (!lst) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done_mdir;
+  }
+  memcpy(lst, base, nbase * sizeof *lst);
+  memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
+  nlst = nbase + ndeltam;
+  char *base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
+  char *delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
+  char *base_path = base_name ? pm_asprintf("%s/%s", mdir, base_name) : NULL;
+  char *delta_path = delta_name ? pm_asprintf("%s/%s", mdir, delta_name) : NULL;
+  int64_t base_size = 0, delta_size = 0;
+  if (!base_path || !delta_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (rc == 0) rc = pm_manifest_list_write(t->fs, base_path, lst, nlst, compression, &base_size, err);
+  if (rc == 0) remember(af, pm_strdup(base_path));
+  if (rc == 0) rc = pm_manifest_list_write(t->fs, delta_path, newm, nnew, compression, &delta_size, err);
+  if (rc == 0) remember(af, pm_strdup(delta_path));
+  pm_free(base_path);
+  pm_free(delta_path);
+  if (rc) {
+    pm_free(base_name);
+    pm_free(delta_name);
+    goto done_mdir;
+  }
+
+  snap.version = 3;
+  snap.id = latest_id + 1;
+  snap.schema_id = t->schema->id;
+  snap.base_manifest_list = base_name;
+  snap.base_manifest_list_size = base_size;
+  snap.delta_manifest_list = delta_name;
+  snap.delta_manifest_list_size = delta_size;
+  snap.changelog_manifest_list = NULL;
+  snap.changelog_manifest_list_size = PM_NULL_I64;
+  snap.index_manifest = latest ? latest->index_manifest : NULL; /* borrowed */
+  snap.commit_user = (char *)user;
+  snap.commit_identifier = ident;
+  snap.commit_kind = (char *)kind;
+  snap.time_millis = pm_now_millis();
+  int64_t prev_total = latest && latest->total_record_count != PM_NULL_I64 ? latest->total_record_count : 0;
+  snap.total_record_count = prev_total + added - removed;
+  snap.delta_record_count = added - removed;
+  snap.changelog_record_count = 0;
+  snap.watermark = latest ? latest->watermark : PM_NULL_I64;
+  snap.statistics = NULL;
+  snap.nproperties = (int32_t)o->nproperties;
+  snap.property_keys = (char **)o->property_keys;
+  snap.property_values = (char **)o->property_values;
+  snap.next_row_id = PM_NULL_I64;
+  json = pm_snapshot_to_json(&snap);
+  pm_free(base_name);
+  pm_free(delta_name);
+  if (!json) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done_mdir;
+  }
+  {
+    char tuuid[37];
+    pm_uuid(tuuid);
+    char *tmp = pm_asprintf("%s/snapshot/.snapshot-%lld.%s.tmp", t->meta_dir, (long long)snap.id, tuuid);
+    char *dst = pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)snap.id);
+    if (!tmp || !dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0) rc = pm_fs_write_all(t->fs, tmp, json, strlen(json), err);
+    if (rc == 0) {
+      rc = t->fs->rename_noreplace(t->fs, tmp, dst, err);
+      if (rc == PAIMON_ECONFLICT) t->fs->remove(t->fs, tmp, NULL);
+      else if (rc == 0) *new_id = snap.id;
+    } else if (tmp) {
+      t->fs->remove(t->fs, tmp, NULL);
+    }
+    pm_free(tmp);
+    pm_free(dst);
+  }
+done_mdir:
+  pm_free(mdir);
+done:
+  pm_free(json);
+  pm_free(lst);
+  pm_manifest_file_metas_free(base, nbase);
+  pm_manifest_file_metas_free(deltam, ndeltam);
+  pm_manifest_file_metas_free(newm, nnew);
+  pm_type_free(ptype);
+  entries_free(&delta);
+  return rc;
+}
+
+static void write_hint(paimon_table *t, const char *name, int64_t id) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%lld", (long long)id);
+  char *p = pm_asprintf("%s/snapshot/%s", t->meta_dir, name);
+  if (p) pm_fs_write_all(t->fs, p, buf, (size_t)n, NULL); /* best effort: readers verify */
+  pm_free(p);
+}
+
+int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
+                  int64_t commit_identifier, const paimon_commit_messages *msgs,
+                  const paimon_commit_opts *opts, paimon_error *err) {
+  paimon_table *t = (paimon_table *)ct;
+  *snapshot_id_out = 0;
+  paimon_commit_opts defaults;
+  memset(&defaults, 0, sizeof defaults);
+  const paimon_commit_opts *o = opts ? opts : &defaults;
+  if (!commit_user || !*commit_user) return pm_fail(err, PAIMON_EINVAL, "commit user is empty");
+  if (o->kind != PAIMON_COMMIT_APPEND && o->kind != PAIMON_COMMIT_OVERWRITE)
+    return pm_fail(err, PAIMON_EINVAL, "unknown commit kind %d", o->kind);
+  entries delta = {0};
+  int rc = 0;
+  for (size_t i = 0; msgs && i < msgs->n && rc == 0; i++) {
+    const pm_commit_message *m = &msgs->v[i];
+    for (size_t f = 0; f < m->nnew && rc == 0; f++)
+      rc = entries_add(&delta, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
+                       m->total_buckets, &m->new_files[f], err);
+    for (size_t f = 0; f < m->ncompact_before && rc == 0; f++)
+      rc = entries_add(&delta, PM_ENTRY_DELETE, m->partition, m->partition_len, m->bucket,
+                       m->total_buckets, &m->compact_before[f], err);
+    for (size_t f = 0; f < m->ncompact_after && rc == 0; f++)
+      rc = entries_add(&delta, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
+                       m->total_buckets, &m->compact_after[f], err);
+  }
+  if (rc) {
+    entries_free(&delta);
+    return rc;
+  }
+  if (delta.n == 0 && !o->allow_empty && !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
+    entries_free(&delta);
+    return 0; /* nothing to commit */
+  }
+  int64_t max_retries = pm_table_opt_i64(t, "commit.max-retries", 10);
+  int64_t wait_ms = 10, max_wait = 10000;
+  uint64_t seed = (uint64_t)pm_now_millis() ^ (uint64_t)(uintptr_t)&delta;
+  for (int64_t attempt = 0;; attempt++) {
+    int64_t latest_id = 0, found = 0;
+    pm_snapshot *latest = NULL;
+    rc = pm_snapshot_latest_id(t->fs, t->meta_dir, &latest_id, err);
+    if (rc == 0) rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
+    if (rc == 0 && found) {
+      *snapshot_id_out = found; /* idempotent retry */
+      break;
+    }
+    if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
+    if (rc) break;
+    attempt_files af = {0};
+    int64_t new_id = 0;
+    rc = try_commit(t, commit_user, commit_identifier, &delta, o, latest_id, latest, &new_id, &af, err);
+    pm_snapshot_free(latest);
+    if (rc == 0) {
+      attempt_cleanup(t, &af, false);
+      write_hint(t, "LATEST", new_id);
+      if (new_id == 1) write_hint(t, "EARLIEST", 1);
+      *snapshot_id_out = new_id;
+      break;
+    }
+    if (rc == PAIMON_ECONFLICT) {
+      attempt_cleanup(t, &af, true); /* our own manifests and lists only */
+    } else if (rc == PAIMON_EIO) {
+      /* unknown outcome: keep everything; the next round checks by user+identifier */
+      attempt_cleanup(t, &af, false);
+      if (commit_identifier == BATCH_IDENTIFIER) break; /* cannot tell: report the error */
+    } else {
+      attempt_cleanup(t, &af, true);
+      break;
+    }
+    if (attempt >= max_retries) {
+      rc = pm_fail(err, rc == PAIMON_ECONFLICT ? PAIMON_ECONFLICT : rc,
+                   "%s: commit gave up after %lld attempts (%s)", t->path, (long long)attempt + 1,
+                   rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors");
+      break;
+    }
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    sleep_ms(wait_ms / 2 + (int64_t)((seed >> 33) % (uint64_t)(wait_ms / 2 + 1)));
+    wait_ms = wait_ms * 2 > max_wait ? max_wait : wait_ms * 2;
+  }
+  entries_free(&delta);
+  return rc;
+}

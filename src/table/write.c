@@ -1,0 +1,667 @@
+/* table/write.c: the append-table writer. Rows are routed to partitions and buckets as
+ * Java Paimon routes them (BinaryRow of the bucket key, MurmurHash3 seed 42,
+ * abs(hash % buckets)), written to data files that roll at target-file-size, with
+ * SimpleStats, row counts and sequence numbers, and returned as commit messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/read_internal.h"
+#include "table/write_internal.h"
+
+typedef struct bucket_writer {
+  uint8_t *partition;
+  size_t partition_len;
+  char *part_path;
+  int32_t bucket;
+  pm_format_writer *fw;
+  char *cur_path;
+  char *cur_name;
+  int64_t cur_rows;
+  int64_t cur_min_seq;
+  pm_col_acc *accs; /* per column */
+  int64_t next_seq;
+  bool seq_known;
+  size_t ndone, cap;
+  pm_data_file *done; /* files finished since the last prepare */
+  char **done_paths;
+} bucket_writer;
+
+struct paimon_writer {
+  paimon_table *t;
+  char *commit_user;
+  char uuid[37];
+  int64_t file_counter;
+  const pm_schema *schema; /* the table's current schema (borrowed from t) */
+  const pm_type *row;
+  pm_type *part_type;
+  int32_t *part_idx;
+  pm_type *bkey_type;
+  int32_t *bkey_idx;
+  int32_t num_buckets;
+  pm_format_kind format;
+  const char *ext;
+  pm_format_write_opts wopts;
+  int64_t target_file_size;
+  int32_t stats_trunc;
+  const char *default_part;
+  bool legacy_part;
+  const char *file_prefix;
+  bucket_writer **bws;
+  size_t nbws;
+  bool failed;
+  pm_buf keybuf, partbuf;
+};
+
+static void bw_abort_file(paimon_writer *w, bucket_writer *bw) {
+  if (bw->fw) {
+    bw->fw->ops->abort(bw->fw);
+    bw->fw = NULL;
+    w->t->fs->remove(w->t->fs, bw->cur_path, NULL);
+  }
+  pm_free(bw->cur_path);
+  pm_free(bw->cur_name);
+  bw->cur_path = bw->cur_name = NULL;
+  for (int32_t i = 0; bw->accs && i < w->row->nfields; i++) pm_col_acc_clear(&bw->accs[i]);
+}
+
+static void bw_free(paimon_writer *w, bucket_writer *bw, bool delete_done) {
+  bw_abort_file(w, bw);
+  for (size_t i = 0; i < bw->ndone; i++) {
+    if (delete_done) w->t->fs->remove(w->t->fs, bw->done_paths[i], NULL);
+    pm_data_file_clear(&bw->done[i]);
+    pm_free(bw->done_paths[i]);
+  }
+  pm_free(bw->done);
+  pm_free(bw->done_paths);
+  pm_free(bw->accs);
+  pm_free(bw->partition);
+  pm_free(bw->part_path);
+  pm_free(bw);
+}
+
+void paimon_writer_close(paimon_writer *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->nbws; i++) bw_free(w, w->bws[i], true);
+  pm_free(w->bws);
+  pm_type_free(w->part_type);
+  pm_type_free(w->bkey_type);
+  pm_free(w->part_idx);
+  pm_free(w->bkey_idx);
+  pm_buf_free(&w->keybuf);
+  pm_buf_free(&w->partbuf);
+  pm_free(w->commit_user);
+  paimon_table_close(w->t);
+  pm_free(w);
+}
+
+const char *paimon_writer_commit_user(const paimon_writer *w) { return w->commit_user; }
+
+static int64_t parse_size(const char *v, int64_t def) {
+  if (!v || !*v) return def;
+  char *end;
+  double x = strtod(v, &end);
+  while (*end == ' ') end++;
+  int64_t mul = 1;
+  if (*end == 'k' || *end == 'K') mul = 1024;
+  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
+  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
+  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
+  return x > 0 ? (int64_t)(x * (double)mul) : def;
+}
+
+/* Option from the writer overrides, else the table. */
+static const char *wopt(const paimon_writer *w, const paimon_options *o, const char *key,
+                        const char *def) {
+  const char *v = o ? paimon_options_get(o, key) : NULL;
+  return v ? v : pm_table_opt(w->t, key, def);
+}
+
+/* ROW of the named columns, with their indices into the table row. */
+static int sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
+                   paimon_error *err) {
+  pm_type *r = pm_type_new_row(false);
+  *idx = pm_calloc((size_t)(n ? n : 1), sizeof(int32_t));
+  if (!r || !*idx) {
+    pm_type_free(r);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  for (int32_t i = 0; i < n; i++) {
+    int f = pm_row_find(row, names[i]);
+    if (f < 0) {
+      pm_type_free(r);
+      return pm_fail(err, PAIMON_EINVAL, "column '%s' does not exist", names[i]);
+    }
+    (*idx)[i] = f;
+    pm_type *c = pm_type_clone(row->fields[f].type);
+    if (!c || pm_type_row_add(r, row->fields[f].id, row->fields[f].name, c)) {
+      pm_type_free(c);
+      pm_type_free(r);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  *out = r;
+  return 0;
+}
+
+int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
+                      const paimon_options *opts, paimon_error *err) {
+  *out = NULL;
+  paimon_writer *w = pm_calloc(1, sizeof *w);
+  if (!w) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  w->t = (paimon_table *)t;
+  pm_table_ref(w->t);
+  w->schema = t->schema;
+  w->row = t->schema->row;
+  int rc = 0;
+  char user[37];
+  if (!commit_user) {
+    pm_uuid(user);
+    commit_user = user;
+  }
+  w->commit_user = pm_strdup(commit_user);
+  pm_uuid(w->uuid);
+  if (!w->commit_user) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  if (t->schema->nprimary_keys > 0) {
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                 "%s: writing primary-key tables is not supported yet (issue 6)", t->path);
+    goto fail;
+  }
+  const char *bucket = wopt(w, opts, "bucket", "-1");
+  char *end;
+  long nb = strtol(bucket, &end, 10);
+  if (*end || nb == 0 || nb < -2) {
+    rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid bucket option '%s'", t->path, bucket);
+    goto fail;
+  }
+  if (nb == -2) {
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket=-2 (postpone) is not supported", t->path);
+    goto fail;
+  }
+  const char *bf = wopt(w, opts, "bucket-function.type", "default");
+  if (strcmp(bf, "default") != 0) {
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path, bf);
+    goto fail;
+  }
+  static const char *const refused[] = {"row-tracking.enabled", "data-evolution.enabled",
+                                        "deletion-vectors.enabled"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (strcmp(wopt(w, opts, refused[i], "false"), "true") == 0) {
+      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: writing tables with %s=true is not supported yet",
+                   t->path, refused[i]);
+      goto fail;
+    }
+  w->num_buckets = (int32_t)nb;
+  PM_CHECK(sub_row(w->row, t->schema->partition_keys, t->schema->npartition_keys, &w->part_type,
+                   &w->part_idx, err),
+           fail);
+  if (nb > 0) {
+    const char *bk = wopt(w, opts, "bucket-key", NULL);
+    if (!bk || !*bk) {
+      rc = pm_fail(err, PAIMON_EINVAL, "%s: append tables with bucket=%ld need the bucket-key option",
+                   t->path, nb);
+      goto fail;
+    }
+    char *copy = pm_strdup(bk);
+    char *names[64];
+    int32_t nn = 0;
+    for (char *tok = strtok(copy, ","); tok && nn < 64; tok = strtok(NULL, ",")) {
+      while (*tok == ' ') tok++;
+      names[nn++] = tok;
+    }
+    rc = sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err);
+    pm_free(copy);
+    if (rc) goto fail;
+  }
+  const char *fmt = wopt(w, opts, "file.format", "parquet");
+  PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
+  w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
+  pm_format_write_opts_default(&w->wopts);
+  w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
+  w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
+  w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
+  w->target_file_size = parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
+  const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
+  if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
+  else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;
+  else {
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet", t->path, sm);
+    goto fail;
+  }
+  w->default_part = wopt(w, opts, "partition.default-name", "__DEFAULT_PARTITION__");
+  w->legacy_part = strcmp(wopt(w, opts, "partition.legacy-name", "true"), "false") != 0;
+  w->file_prefix = wopt(w, opts, "data-file.prefix", "data-");
+  if (!pm_path_component_ok(w->file_prefix)) {
+    rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
+    goto fail;
+  }
+  *out = w;
+  return 0;
+fail:
+  paimon_writer_close(w);
+  return rc;
+}
+
+/* Highest sequence number already in (partition, bucket) of the latest snapshot. */
+static int restore_seq(paimon_writer *w, bucket_writer *bw, paimon_error *err) {
+  bw->next_seq = 0;
+  bw->seq_known = true;
+  paimon_scan *s = NULL;
+  paimon_plan *p = NULL;
+  PM_TRY(paimon_scan_new(&s, w->t, err));
+  int rc = paimon_scan_plan(&p, s, err);
+  if (rc == 0) {
+    for (size_t i = 0; i < p->nsplits; i++) {
+      paimon_split *sp = p->splits[i];
+      if (sp->bucket != bw->bucket || sp->partition_len != bw->partition_len ||
+          memcmp(sp->partition, bw->partition, bw->partition_len) != 0)
+        continue;
+      for (size_t f = 0; f < sp->nfiles; f++)
+        if (sp->files[f].max_sequence_number + 1 > bw->next_seq)
+          bw->next_seq = sp->files[f].max_sequence_number + 1;
+    }
+  }
+  paimon_plan_free(p);
+  paimon_scan_free(s);
+  return rc;
+}
+
+static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                  bucket_writer **out, paimon_error *err) {
+  for (size_t i = 0; i < w->nbws; i++) {
+    bucket_writer *bw = w->bws[i];
+    if (bw->bucket == bucket && bw->partition_len == plen && memcmp(bw->partition, part, plen) == 0) {
+      *out = bw;
+      return 0;
+    }
+  }
+  bucket_writer **nb = pm_realloc(w->bws, (w->nbws + 1) * sizeof *nb);
+  if (!nb) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  w->bws = nb;
+  bucket_writer *bw = pm_calloc(1, sizeof *bw);
+  if (!bw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  bw->bucket = bucket;
+  bw->partition = pm_malloc(plen);
+  bw->partition_len = plen;
+  bw->accs = pm_calloc((size_t)(w->row->nfields ? w->row->nfields : 1), sizeof(pm_col_acc));
+  if (!bw->partition || !bw->accs) {
+    bw_free(w, bw, false);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  memcpy(bw->partition, part, plen);
+  pm_binrow prow;
+  int rc = pm_binrow_view(&prow, part, plen, err);
+  if (rc == 0) rc = pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part,
+                                      &bw->part_path, err);
+  if (rc == 0) rc = restore_seq(w, bw, err);
+  if (rc) {
+    bw_free(w, bw, false);
+    return rc;
+  }
+  w->bws[w->nbws++] = bw;
+  *out = bw;
+  return 0;
+}
+
+static int bw_finish_file(paimon_writer *w, bucket_writer *bw, paimon_error *err) {
+  if (!bw->fw) return 0;
+  int64_t size = 0;
+  pm_format_writer *fw = bw->fw;
+  bw->fw = NULL;
+  int rc = fw->ops->finish(fw, &size, err);
+  if (rc) {
+    w->t->fs->remove(w->t->fs, bw->cur_path, NULL);
+    bw_abort_file(w, bw);
+    return pm_fail_ctx(err, rc, "%s", bw->cur_path ? bw->cur_path : "data file");
+  }
+  if (bw->ndone == bw->cap) {
+    size_t nc = bw->cap ? bw->cap * 2 : 8;
+    pm_data_file *nd = pm_realloc(bw->done, nc * sizeof *nd);
+    if (nd) bw->done = nd;
+    char **np = pm_realloc(bw->done_paths, nc * sizeof *np);
+    if (np) bw->done_paths = np;
+    if (!nd || !np) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    bw->cap = nc;
+  }
+  pm_data_file *f = &bw->done[bw->ndone];
+  memset(f, 0, sizeof *f);
+  f->file_name = bw->cur_name;
+  bw->cur_name = NULL;
+  f->file_size = size;
+  f->row_count = bw->cur_rows;
+  rc = pm_empty_row(&f->min_key, &f->min_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->max_key, &f->max_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.min_values, &f->key_stats.min_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.max_values, &f->key_stats.max_len);
+  f->key_stats.nnull_counts = 0;
+  f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
+  if (rc || !f->key_stats.null_counts) {
+    pm_data_file_clear(f);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  rc = pm_stats_build(w->row, bw->accs, w->stats_trunc, &f->value_stats, err);
+  if (rc) {
+    pm_data_file_clear(f);
+    return rc;
+  }
+  f->min_sequence_number = bw->cur_min_seq;
+  f->max_sequence_number = bw->next_seq - 1;
+  f->schema_id = w->schema->id;
+  f->level = 0;
+  f->nextra_files = 0;
+  f->creation_time = pm_local_millis();
+  f->delete_row_count = 0;
+  f->file_source = 0;
+  f->nvalue_stats_cols = -1;
+  f->first_row_id = PM_NULL_I64;
+  f->nwrite_cols = -1;
+  bw->done_paths[bw->ndone] = bw->cur_path;
+  bw->cur_path = NULL;
+  bw->ndone++;
+  for (int32_t i = 0; i < w->row->nfields; i++) pm_col_acc_clear(&bw->accs[i]);
+  return 0;
+}
+
+/* Writes `n` columns (arrays of the table's column types) to a partition-bucket. */
+static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **cols, int64_t len,
+                    paimon_error *err) {
+  if (len == 0) return 0;
+  if (!bw->fw) {
+    bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid, (long long)w->file_counter++,
+                               w->ext);
+    if (!bw->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    PM_TRY(pm_table_data_path(w->t, bw->part_path, bw->bucket, bw->cur_name, NULL, &bw->cur_path, err));
+    PM_TRY(pm_format_create(&bw->fw, w->format, w->t->fs, bw->cur_path, w->row, &w->wopts, err));
+    bw->cur_rows = 0;
+    bw->cur_min_seq = bw->next_seq;
+  }
+  for (int32_t i = 0; i < w->row->nfields; i++)
+    PM_TRY(pm_col_acc_update(&bw->accs[i], w->row->fields[i].type, cols[i], err));
+  /* a borrowed struct view over the columns */
+  const void *nobuf[1] = {NULL};
+  struct ArrowArray view = {.length = len, .null_count = 0, .offset = 0, .n_buffers = 1,
+                            .n_children = w->row->nfields, .buffers = nobuf, .children = cols,
+                            .dictionary = NULL, .release = NULL, .private_data = NULL};
+  int rc = bw->fw->ops->write(bw->fw, &view, err);
+  if (rc) return pm_fail_ctx(err, rc, "%s", bw->cur_path);
+  bw->cur_rows += len;
+  bw->next_seq += len;
+  if (bw->fw->ops->estimated_size(bw->fw) >= w->target_file_size) PM_TRY(bw_finish_file(w, bw, err));
+  return 0;
+}
+
+/* Checks an Arrow field against the column's expected Arrow form (format strings,
+ * recursively). */
+static bool same_arrow_shape(const struct ArrowSchema *a, const struct ArrowSchema *b) {
+  if (strcmp(a->format, b->format) != 0) return false;
+  if (a->n_children != b->n_children) return false;
+  for (int64_t i = 0; i < a->n_children; i++)
+    if (!same_arrow_shape(a->children[i], b->children[i])) return false;
+  return true;
+}
+
+int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
+                        const struct ArrowSchema *schema, paimon_error *err) {
+  if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
+  if (!batch || !schema || strcmp(schema->format, "+s") != 0 || batch->n_children != schema->n_children)
+    return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
+  const pm_type *row = w->row;
+  int32_t n = row->nfields;
+  int64_t len = batch->length;
+  int rc = 0;
+  struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned); /* null columns we made */
+  struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
+  struct ArrowSchema expect;
+  memset(&expect, 0, sizeof expect);
+  if (!owned || !cols) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done;
+  }
+  PM_CHECK(pm_type_to_arrow(row, NULL, &expect, err), done);
+  for (int32_t i = 0; i < n && rc == 0; i++) {
+    const char *name = row->fields[i].name;
+    int64_t j = 0;
+    for (; j < schema->n_children; j++)
+      if (schema->children[j]->name && strcmp(schema->children[j]->name, name) == 0) break;
+    if (j == schema->n_children) {
+      if (!row->fields[i].type->nullable) {
+        rc = pm_fail(err, PAIMON_EINVAL, "column '%s' is NOT NULL but missing from the batch", name);
+        break;
+      }
+      rc = pm_array_make_nulls(row->fields[i].type, len, &owned[i], err);
+      cols[i] = &owned[i];
+      continue;
+    }
+    if (!same_arrow_shape(schema->children[j], expect.children[i])) {
+      rc = pm_fail(err, PAIMON_EINVAL, "column '%s': Arrow type '%s' does not match the table's '%s'",
+                   name, schema->children[j]->format, expect.children[i]->format);
+      break;
+    }
+    cols[i] = batch->children[j];
+    if (batch->offset != 0 || cols[i]->length < len) {
+      rc = pm_fail(err, PAIMON_EINVAL, "column '%s': sliced struct batches are not supported", name);
+      break;
+    }
+    if (!row->fields[i].type->nullable && cols[i]->null_count != 0) {
+      int64_t nulls = 0;
+      for (int64_t r = 0; r < len; r++) nulls += !pm_arr_is_valid(cols[i], r);
+      if (nulls) {
+        rc = pm_fail(err, PAIMON_EINVAL, "column '%s' is NOT NULL but has %lld nulls", name,
+                     (long long)nulls);
+        break;
+      }
+    }
+  }
+  if (rc) goto done;
+  if (w->part_type->nfields == 0 && w->num_buckets <= 1) {
+    bucket_writer *bw;
+    uint8_t *empty;
+    size_t elen;
+    if (pm_empty_row(&empty, &elen)) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done;
+    }
+    rc = get_bw(w, empty, elen, 0, &bw, err);
+    pm_free(empty);
+    if (rc == 0) rc = bw_write(w, bw, cols, len, err);
+    goto done;
+  }
+  {
+    /* route every row: (partition bytes, bucket) -> group */
+    int32_t *group = pm_malloc((size_t)(len ? len : 1) * sizeof(int32_t));
+    bucket_writer **groups = NULL;
+    int32_t ngroups = 0;
+    const struct ArrowArray **pcols = pm_calloc((size_t)w->part_type->nfields + 1, sizeof *pcols);
+    const struct ArrowArray **kcols =
+        pm_calloc((size_t)(w->bkey_type ? w->bkey_type->nfields : 0) + 1, sizeof *kcols);
+    if (!group || !pcols || !kcols) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t k = 0; rc == 0 && k < w->part_type->nfields; k++) pcols[k] = cols[w->part_idx[k]];
+    for (int32_t k = 0; rc == 0 && w->bkey_type && k < w->bkey_type->nfields; k++)
+      kcols[k] = cols[w->bkey_idx[k]];
+    for (int64_t r = 0; rc == 0 && r < len; r++) {
+      rc = pm_binrow_build(w->part_type, pcols, r, true, &w->partbuf, err);
+      if (rc) break;
+      int32_t b = 0;
+      if (w->num_buckets > 0) {
+        rc = pm_binrow_build(w->bkey_type, kcols, r, false, &w->keybuf, err);
+        if (rc) break;
+        b = pm_bucket_of_row(w->keybuf.data, w->keybuf.len, w->num_buckets);
+      }
+      bucket_writer *bw;
+      rc = get_bw(w, w->partbuf.data, w->partbuf.len, b, &bw, err);
+      if (rc) break;
+      int32_t g = 0;
+      while (g < ngroups && groups[g] != bw) g++;
+      if (g == ngroups) {
+        bucket_writer **ng = pm_realloc(groups, (size_t)(ngroups + 1) * sizeof *ng);
+        if (!ng) {
+          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+          break;
+        }
+        groups = ng;
+        groups[ngroups++] = bw;
+      }
+      group[r] = g;
+    }
+    uint8_t *sel = rc == 0 ? pm_malloc((size_t)(len ? len : 1)) : NULL;
+    if (rc == 0 && !sel) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    struct ArrowArray *parts = rc == 0 ? pm_calloc((size_t)n, sizeof *parts) : NULL;
+    struct ArrowArray **pp = rc == 0 ? pm_calloc((size_t)n, sizeof *pp) : NULL;
+    if (rc == 0 && (!parts || !pp)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t g = 0; rc == 0 && g < ngroups; g++) {
+      int64_t cnt = 0;
+      for (int64_t r = 0; r < len; r++) cnt += (sel[r] = group[r] == g);
+      if (ngroups == 1) {
+        rc = bw_write(w, groups[g], cols, len, err);
+        break;
+      }
+      for (int32_t c = 0; rc == 0 && c < n; c++) {
+        rc = pm_array_filter(cols[c], row->fields[c].type, sel, cnt, &parts[c], err);
+        pp[c] = &parts[c];
+      }
+      if (rc == 0) rc = bw_write(w, groups[g], pp, cnt, err);
+      for (int32_t c = 0; c < n; c++) pm_array_release(&parts[c]);
+    }
+    pm_free(parts);
+    pm_free(pp);
+    pm_free(sel);
+    pm_free(group);
+    pm_free(groups);
+    pm_free(pcols);
+    pm_free(kcols);
+  }
+done:
+  for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
+  pm_free(owned);
+  pm_free(cols);
+  pm_schema_release(&expect);
+  if (rc && rc != PAIMON_EINVAL) w->failed = true; /* files may be half written */
+  return rc;
+}
+
+int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
+                                 int64_t commit_identifier, paimon_error *err) {
+  (void)commit_identifier;
+  *out = NULL;
+  if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
+  int rc = 0;
+  for (size_t i = 0; i < w->nbws && rc == 0; i++) rc = bw_finish_file(w, w->bws[i], err);
+  paimon_commit_messages *ms = NULL;
+  if (rc == 0) rc = pm_commit_messages_new(&ms, err);
+  for (size_t i = 0; i < w->nbws && rc == 0; i++) {
+    bucket_writer *bw = w->bws[i];
+    if (bw->ndone == 0) continue;
+    pm_commit_message m;
+    memset(&m, 0, sizeof m);
+    m.partition = pm_malloc(bw->partition_len);
+    if (!m.partition) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    memcpy(m.partition, bw->partition, bw->partition_len);
+    m.partition_len = bw->partition_len;
+    m.bucket = bw->bucket;
+    m.total_buckets = w->num_buckets;
+    m.nnew = bw->ndone;
+    m.new_files = bw->done;
+    bw->done = NULL;
+    for (size_t k = 0; k < bw->ndone; k++) pm_free(bw->done_paths[k]);
+    pm_free(bw->done_paths);
+    bw->done_paths = NULL;
+    bw->ndone = bw->cap = 0;
+    rc = pm_commit_messages_push(ms, &m, err);
+    pm_commit_message_clear(&m);
+  }
+  if (rc) {
+    /* documented: a failed prepare deletes its files and leaves the writer unusable */
+    if (ms) paimon_commit_messages_abort(w->t, ms, NULL);
+    paimon_commit_messages_free(ms);
+    w->failed = true;
+    return rc;
+  }
+  *out = ms;
+  return 0;
+}
+
+/* ---- commit messages -------------------------------------------------------------- */
+
+void pm_commit_message_clear(pm_commit_message *m) {
+  pm_free(m->partition);
+  for (size_t i = 0; i < m->nnew; i++) pm_data_file_clear(&m->new_files[i]);
+  pm_free(m->new_files);
+  for (size_t i = 0; i < m->ncompact_before; i++) pm_data_file_clear(&m->compact_before[i]);
+  pm_free(m->compact_before);
+  for (size_t i = 0; i < m->ncompact_after; i++) pm_data_file_clear(&m->compact_after[i]);
+  pm_free(m->compact_after);
+  memset(m, 0, sizeof *m);
+}
+
+int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err) {
+  *out = pm_calloc(1, sizeof **out);
+  return *out ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+}
+
+int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err) {
+  pm_commit_message *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
+  if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  ms->v = nv;
+  ms->v[ms->n++] = *m;
+  memset(m, 0, sizeof *m);
+  return 0;
+}
+
+size_t paimon_commit_messages_count(const paimon_commit_messages *m) { return m ? m->n : 0; }
+
+int64_t paimon_commit_messages_row_count(const paimon_commit_messages *m) {
+  int64_t n = 0;
+  for (size_t i = 0; m && i < m->n; i++)
+    for (size_t f = 0; f < m->v[i].nnew; f++) n += m->v[i].new_files[f].row_count;
+  return n;
+}
+
+int paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_commit_messages *src,
+                                 paimon_error *err) {
+  int rc = 0;
+  for (size_t i = 0; src && i < src->n && rc == 0; i++) rc = pm_commit_messages_push(dst, &src->v[i], err);
+  paimon_commit_messages_free(src);
+  return rc;
+}
+
+int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_messages *m,
+                                 paimon_error *err) {
+  int rc = 0;
+  pm_type *ptype = NULL;
+  if (!m) return 0;
+  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  for (size_t i = 0; i < m->n && rc == 0; i++) {
+    pm_binrow prow;
+    char *pp = NULL;
+    rc = pm_binrow_view(&prow, m->v[i].partition, m->v[i].partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    for (size_t f = 0; rc == 0 && f < m->v[i].nnew; f++) {
+      char *path = NULL;
+      rc = pm_table_data_path(t, pp, m->v[i].bucket, m->v[i].new_files[f].file_name,
+                              m->v[i].new_files[f].external_path, &path, err);
+      if (rc == 0) {
+        int r2 = t->fs->remove(t->fs, path, NULL);
+        if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
+      }
+      pm_free(path);
+    }
+    pm_free(pp);
+  }
+  pm_type_free(ptype);
+  return rc;
+}
+
+void paimon_commit_messages_free(paimon_commit_messages *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->n; i++) pm_commit_message_clear(&m->v[i]);
+  pm_free(m->v);
+  pm_free(m);
+}

@@ -1,0 +1,55 @@
+/* table/write_internal.h: commit messages and helpers shared by write.c and commit.c. */
+#ifndef PM_TABLE_WRITE_INTERNAL_H
+#define PM_TABLE_WRITE_INTERNAL_H
+
+#include <paimon/commit.h>
+
+#include "table/table_internal.h"
+
+/* New files of one partition-bucket (Java CommitMessageImpl, append part). */
+typedef struct pm_commit_message {
+  uint8_t *partition; /* serialized BinaryRow */
+  size_t partition_len;
+  int32_t bucket;
+  int32_t total_buckets;
+  size_t nnew;
+  pm_data_file *new_files;
+  /* compaction increment (COMPACT commits) */
+  size_t ncompact_before, ncompact_after;
+  pm_data_file *compact_before, *compact_after;
+} pm_commit_message;
+
+struct paimon_commit_messages {
+  size_t n;
+  pm_commit_message *v;
+};
+
+void pm_commit_message_clear(pm_commit_message *m);
+int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err);
+/* Appends (moves) `m`; `m` is zeroed. */
+int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err);
+
+/* ROW type of the partition columns of `schema`. */
+int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err);
+
+/* Writer-side statistics of one column over a file (min/max as 1-row arrays). */
+typedef struct pm_col_acc {
+  bool has;
+  struct ArrowArray min, max;
+  int64_t nulls;
+} pm_col_acc;
+
+/* Folds column `a` (type `t`) into `acc`. Nested/incomparable types only count nulls. */
+int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray *a,
+                      paimon_error *err);
+void pm_col_acc_clear(pm_col_acc *acc);
+/* SimpleStats of `row` (n columns) from accumulators, strings truncated to `trunc`
+ * code points (<= 0: no truncation), as Java's truncate(n) stats mode. */
+int pm_stats_build(const pm_type *row, const pm_col_acc *accs, int32_t trunc, pm_simple_stats *out,
+                   paimon_error *err);
+/* The empty BinaryRow (arity 0), serialized. */
+int pm_empty_row(uint8_t **out, size_t *len);
+/* Writer's wall clock as Java's LocalDateTime.now() in UTC millis. */
+int64_t pm_local_millis(void);
+
+#endif
