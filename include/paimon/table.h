@@ -37,6 +37,28 @@ PAIMON_API int paimon_table_open(paimon_table **out, const char *path, const pai
 PAIMON_API int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
                                     const paimon_options *opts, paimon_error *err);
 
+/** Creates a new, empty table at `path` (local file system) with the columns of the Arrow
+ * struct schema `schema` (field ids assigned in order; Arrow metadata "paimon.type" may
+ * give the exact Paimon type), `partition_keys` and `primary_keys` (NULL-terminated,
+ * nullable) and table options `opts` (nullable). Writes schema/schema-0 atomically.
+ * Errors: PAIMON_EINVAL for an invalid schema (the message says why), PAIMON_ECONFLICT
+ * when a table already exists there. */
+PAIMON_API int paimon_table_create(paimon_table **out, const char *path,
+                                   const struct ArrowSchema *schema,
+                                   const char *const *partition_keys,
+                                   const char *const *primary_keys, const paimon_options *opts,
+                                   paimon_error *err);
+
+/** Creates a table from a Paimon schema JSON document in the form of a schema/schema-N
+ * file ("fields" with id, name and type, "partitionKeys", "primaryKeys", "options";
+ * "id", "highestFieldId", "version", "timeMillis" and field ids may be omitted). */
+PAIMON_API int paimon_table_create_json(paimon_table **out, const char *path, const char *json,
+                                        paimon_error *err);
+
+/** Same as paimon_table_create_json on file system `fs` (borrowed; must outlive the table). */
+PAIMON_API int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *path,
+                                           const char *json, paimon_error *err);
+
 /** Closes a table; objects derived from it keep it alive until they are freed. Accepts NULL. */
 PAIMON_API void paimon_table_close(paimon_table *t);
 

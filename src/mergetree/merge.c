@@ -32,6 +32,12 @@ typedef struct mt_leaf {
   bool done;
 } mt_leaf;
 
+typedef struct mt_span {
+  mt_batch *b;
+  int64_t start; /* batch-relative */
+  int64_t n;
+} mt_span;
+
 typedef struct mt_pop {
   mt_batch *b;
   int64_t row;
@@ -69,9 +75,9 @@ struct pm_mt_merger {
   int32_t ncols; /* value columns (+ kind) */
   pm_col *cols;
   pm_type *kind_type;
-  pm_type *out_type; /* for the schema (ROW of output fields) */
-  mt_batch *span_b;
-  int64_t span_start, span_n;
+  mt_span *spans; /* pending row runs copied at flush, in output order */
+  int32_t nspans, cap_spans;
+  bool dedup_last; /* deduplicate without ignore-delete: the result is the last record */
   int64_t out_rows;
 };
 
@@ -313,81 +319,101 @@ static void copy_bits(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t so
   }
 }
 
-/* Appends rows [start, start+n) (array-relative) of `src` to `c`. */
-static int col_copy_rows(pm_col *c, int vc, const struct ArrowArray *src, int64_t start, int64_t n) {
+/* Copies the pending spans into output column `c` (value class vc, batch column col). */
+static int col_gather(pm_mt_merger *m, pm_col *c, int vc, int32_t col) {
+  const mt_span *sp = m->spans;
+  int32_t ns = m->nspans;
   if (vc == MT_VC_NESTED) {
-    for (int64_t i = 0; i < n; i++) PM_TRY(pm_col_append_from(c, src, start + i));
+    for (int32_t i = 0; i < ns; i++)
+      for (int64_t r = 0; r < sp[i].n; r++)
+        PM_TRY(pm_col_append_from(c, sp[i].b->cols[col], brow(sp[i].b, sp[i].start + r)));
     return 0;
   }
+  int64_t total = 0;
   size_t bytes = 0;
-  const int32_t *so = NULL;
-  int64_t j0 = src->offset + start;
-  if (vc == MT_VC_BYTES) {
-    so = (const int32_t *)src->buffers[1];
-    if (so[j0 + n] < so[j0]) return PAIMON_ECORRUPT;
-    bytes = (size_t)(so[j0 + n] - so[j0]);
-  }
-  PM_TRY(pm_col_reserve(c, n, bytes));
-  int64_t len = c->length;
-  switch (vc) {
-    case MT_VC_BOOL:
-      copy_bits(c->data.data, len, (const uint8_t *)src->buffers[1], j0, n);
-      break;
-    case MT_VC_BYTES: {
-      int32_t base = (int32_t)c->data.len - so[j0];
-      int32_t *dof = (int32_t *)(void *)c->offsets.data;
-      for (int64_t i = 1; i <= n; i++) dof[len + i] = so[j0 + i] + base;
-      if (bytes) memcpy(c->data.data + c->data.len, (const uint8_t *)src->buffers[2] + so[j0], bytes);
-      c->data.len += bytes;
-      c->offsets.len = (size_t)(len + n + 1) * 4;
-      break;
-    }
-    default: {
-      size_t w = (size_t)fixed_width_of(vc);
-      memcpy(c->data.data + (size_t)len * w, (const uint8_t *)src->buffers[1] + (size_t)j0 * w,
-             (size_t)n * w);
-      c->data.len = (size_t)(len + n) * w;
-      break;
+  bool all_valid = true;
+  for (int32_t i = 0; i < ns; i++) {
+    const struct ArrowArray *a = sp[i].b->cols[col];
+    total += sp[i].n;
+    if (a->buffers[0] && a->null_count != 0) all_valid = false;
+    if (vc == MT_VC_BYTES) {
+      const int32_t *so = (const int32_t *)a->buffers[1];
+      int64_t j0 = a->offset + brow(sp[i].b, sp[i].start);
+      if (so[j0 + sp[i].n] < so[j0]) return PAIMON_ECORRUPT;
+      bytes += (size_t)(so[j0 + sp[i].n] - so[j0]);
     }
   }
-  const uint8_t *v = (const uint8_t *)src->buffers[0];
-  if (v == NULL || src->null_count == 0) {
-    pm_col_set_validity(c, len, n, true);
-  } else {
-    copy_bits(c->validity.data, len, v, j0, n);
-    for (int64_t i = 0; i < n; i++)
-      if (!((v[(j0 + i) >> 3] >> ((j0 + i) & 7)) & 1)) c->null_count++;
+  PM_TRY(pm_col_reserve(c, total, bytes));
+  int64_t len = c->length, at = len;
+  int w = fixed_width_of(vc);
+  for (int32_t i = 0; i < ns; i++) {
+    const struct ArrowArray *a = sp[i].b->cols[col];
+    int64_t n = sp[i].n, j0 = a->offset + brow(sp[i].b, sp[i].start);
+    switch (vc) {
+      case MT_VC_BOOL: copy_bits(c->data.data, at, (const uint8_t *)a->buffers[1], j0, n); break;
+      case MT_VC_BYTES: {
+        const int32_t *so = (const int32_t *)a->buffers[1];
+        int32_t base = (int32_t)c->data.len - so[j0];
+        int32_t *dof = (int32_t *)(void *)c->offsets.data;
+        for (int64_t r = 1; r <= n; r++) dof[at + r] = so[j0 + r] + base;
+        size_t nb = (size_t)(so[j0 + n] - so[j0]);
+        if (nb) memcpy(c->data.data + c->data.len, (const uint8_t *)a->buffers[2] + so[j0], nb);
+        c->data.len += nb;
+        break;
+      }
+      default: {
+        const uint8_t *src = (const uint8_t *)a->buffers[1] + (size_t)j0 * (size_t)w;
+        uint8_t *dst = c->data.data + (size_t)at * (size_t)w;
+        if (n == 1 && w == 8) memcpy(dst, src, 8);
+        else if (n == 1 && w == 4) memcpy(dst, src, 4);
+        else memcpy(dst, src, (size_t)n * (size_t)w);
+        break;
+      }
+    }
+    if (!all_valid) {
+      const uint8_t *v = (const uint8_t *)a->buffers[0];
+      if (v == NULL || a->null_count == 0) {
+        pm_col_set_validity(c, at, n, true);
+      } else {
+        copy_bits(c->validity.data, at, v, j0, n);
+        for (int64_t r = 0; r < n; r++)
+          if (!((v[(j0 + r) >> 3] >> ((j0 + r) & 7)) & 1)) c->null_count++;
+      }
+    }
+    at += n;
   }
-  c->length = len + n;
+  if (all_valid) pm_col_set_validity(c, len, total, true);
+  if (vc == MT_VC_BYTES) c->offsets.len = (size_t)(at + 1) * 4;
+  else if (vc != MT_VC_BOOL) c->data.len = (size_t)at * (size_t)w;
+  c->length = at;
   return 0;
 }
 
 static int span_flush(pm_mt_merger *m, paimon_error *err) {
-  if (m->span_n == 0) return 0;
-  mt_batch *b = m->span_b;
-  int64_t start = brow(b, m->span_start);
+  if (m->nspans == 0) return 0;
   const pm_mt_engine *e = m->e;
   for (int32_t k = 0; k < e->nfields; k++) {
-    int rc = col_copy_rows(&m->cols[k], e->f[k].vc, b->cols[m->value_cols[k]], start, m->span_n);
+    int rc = col_gather(m, &m->cols[k], e->f[k].vc, m->value_cols[k]);
     if (rc) return pm_fail(err, rc, "merge: cannot copy output rows");
   }
   if (m->opt.emit_kind) {
-    int rc = col_copy_rows(&m->cols[e->nfields], MT_VC_I8, b->cols[m->lay.kind_col], start, m->span_n);
+    int rc = col_gather(m, &m->cols[e->nfields], MT_VC_I8, m->lay.kind_col);
     if (rc) return pm_fail(err, rc, "merge: cannot copy output rows");
   }
-  m->span_n = 0;
-  m->span_b = NULL;
+  m->nspans = 0;
   return 0;
 }
 
 static inline int span_add(pm_mt_merger *m, mt_batch *b, int64_t row, paimon_error *err) {
-  if (m->span_b == b && m->span_start + m->span_n == row) {
-    m->span_n++;
+  mt_span *t = m->nspans ? &m->spans[m->nspans - 1] : NULL;
+  if (t && t->b == b && t->start + t->n == row) {
+    t->n++;
   } else {
-    PM_TRY(span_flush(m, err));
-    m->span_b = b;
-    m->span_start = row;
-    m->span_n = 1;
+    if (PM_UNLIKELY(m->nspans == m->cap_spans)) PM_TRY(span_flush(m, err));
+    t = &m->spans[m->nspans++];
+    t->b = b;
+    t->start = row;
+    t->n = 1;
   }
   m->out_rows++;
   return 0;
@@ -415,7 +441,8 @@ static inline mt_rec pop_rec(const pm_mt_merger *m, const mt_pop *p) {
 }
 
 static int finish_group(pm_mt_merger *m, paimon_error *err) {
-  if (m->group_n == 1) {
+  if (m->group_n == 1 || m->dedup_last) {
+    if (m->dedup_last) m->hold = m->last;
     m->group_n = 0;
     if (!m->opt.keep_deletes && pm_kind_is_retract(m->hold.kind)) return 0;
     return span_add(m, m->hold.b, m->hold.row, err);
@@ -475,17 +502,23 @@ static int merge_loop(pm_mt_merger *m, paimon_error *err) {
       m->hold = p;
       m->group_n = 1;
     } else if (same_key(m, &m->last, &p)) {
-      if (m->group_n == 1) {
-        pm_mt_state_reset(&m->st);
-        mt_rec h = pop_rec(m, &m->hold);
-        PM_TRY(pm_mt_state_add(&m->st, &h, err));
+      if (m->dedup_last) {
+        m->group_n++;
+      } else {
+        if (m->group_n == 1) {
+          pm_mt_state_reset(&m->st);
+          mt_rec h = pop_rec(m, &m->hold);
+          PM_TRY(pm_mt_state_add(&m->st, &h, err));
+        }
+        mt_rec r = pop_rec(m, &p);
+        PM_TRY(pm_mt_state_add(&m->st, &r, err));
+        m->group_n++;
       }
-      mt_rec r = pop_rec(m, &p);
-      PM_TRY(pm_mt_state_add(&m->st, &r, err));
-      m->group_n++;
     } else {
       PM_TRY(finish_group(m, err));
-      if (m->nretired) {
+      /* Batches retired before this record are unreferenced once the pending spans are
+       * copied; copy early only when many accumulate. */
+      if (PM_UNLIKELY(m->nretired > 0) && (m->nspans == 0 || m->nretired > 2 * m->nruns + 4)) {
         PM_TRY(span_flush(m, err));
         release_retired(m);
       }
@@ -546,9 +579,9 @@ void pm_mt_merger_free(pm_mt_merger *m) {
     for (int32_t i = 0; i < m->ncols; i++) pm_col_free(&m->cols[i]);
   pm_free(m->cols);
   pm_type_free(m->kind_type);
-  pm_type_free(m->out_type);
   pm_mt_state_free(&m->st);
   pm_free(m->retired);
+  pm_free(m->spans);
   pm_free(m->runs);
   pm_free(m->leaves);
   pm_free(m->tree);
@@ -595,6 +628,12 @@ int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine, const pm_ty
   }
   if (opts) m->opt = *opts;
   if (m->opt.batch_size <= 0) m->opt.batch_size = 4096;
+  m->cap_spans = 1024;
+  m->spans = pm_malloc(sizeof(mt_span) * (size_t)m->cap_spans);
+  if (!m->spans) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
   if (m->nkeys <= 0) {
     rc = pm_fail(err, PAIMON_EINVAL, "merge: a primary-key merge needs at least one key column");
     goto fail;
@@ -631,6 +670,7 @@ int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine, const pm_ty
   m->lay.key_cols = m->key_cols;
   m->lay.value_cols = m->value_cols;
   m->key_vc = pm_mt_value_class(key_types[0]);
+  m->dedup_last = engine->kind == PM_MT_DEDUPLICATE && !engine->ignore_delete;
   m->mode = (m->nkeys == 1 && engine->nseq == 0 && m->key_vc >= MT_VC_I8 && m->key_vc <= MT_VC_I64)
                 ? MODE_INT : MODE_GENERIC;
   PM_CHECK(pm_mt_state_init(&m->st, engine, m->value_cols, err), fail);

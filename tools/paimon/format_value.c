@@ -102,7 +102,7 @@ static int paimon_type_precision(const char *t, bool *is_time) {
   return v <= 9 ? v : 9;
 }
 
-static int fail(char *err, size_t n, const char *msg, const char *fmt) {
+static int fmt_fail(char *err, size_t n, const char *msg, const char *fmt) {
   snprintf(err, n, "%s '%s'", msg, fmt);
   return -1;
 }
@@ -111,7 +111,7 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
   memset(f, 0, sizeof *f);
   const char *fmt = s->format ? s->format : "";
   f->name = strdup(s->name ? s->name : "");
-  if (!f->name) return fail(err, errlen, "out of memory for", fmt);
+  if (!f->name) return fmt_fail(err, errlen, "out of memory for", fmt);
   int w = 0;
   switch (fmt[0]) {
     case 'n': f->kind = FV_NA; break;
@@ -133,12 +133,12 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
     case 'w':
       f->kind = FV_FIXBIN;
       w = fmt[1] == ':' ? atoi(fmt + 2) : 0;
-      if (w <= 0) return fail(err, errlen, "bad Arrow format", fmt);
+      if (w <= 0) return fmt_fail(err, errlen, "bad Arrow format", fmt);
       break;
     case 'd': {
       int p = 0, sc = 0, bits = 128;
       if (sscanf(fmt, "d:%d,%d,%d", &p, &sc, &bits) < 2 || bits != 128 || sc < 0 || sc > 76)
-        return fail(err, errlen, "unsupported Arrow decimal format", fmt);
+        return fmt_fail(err, errlen, "unsupported Arrow decimal format", fmt);
       f->kind = FV_DEC128;
       f->dec_precision = p;
       f->dec_scale = sc;
@@ -165,7 +165,7 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
         f->precision = f->unit * 3;
         w = 8;
       } else {
-        return fail(err, errlen, "unsupported Arrow format", fmt);
+        return fmt_fail(err, errlen, "unsupported Arrow format", fmt);
       }
       char ty[128];
       bool is_time;
@@ -179,32 +179,32 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
       if (fmt[1] == 'l' || fmt[1] == 'L') {
         f->kind = FV_LIST;
         w = fmt[1] == 'l' ? 4 : 8;
-        if (s->n_children != 1) return fail(err, errlen, "list without one child:", fmt);
+        if (s->n_children != 1) return fmt_fail(err, errlen, "list without one child:", fmt);
       } else if (fmt[1] == 'm') {
         f->kind = FV_MAP;
         w = 4;
         if (s->n_children != 1 || !s->children[0] || s->children[0]->n_children != 2)
-          return fail(err, errlen, "map without key/value entries:", fmt);
+          return fmt_fail(err, errlen, "map without key/value entries:", fmt);
       } else if (fmt[1] == 's') {
         f->kind = FV_STRUCT;
       } else {
-        return fail(err, errlen, "unsupported Arrow format", fmt);
+        return fmt_fail(err, errlen, "unsupported Arrow format", fmt);
       }
-      if (fmt[2]) return fail(err, errlen, "unsupported Arrow format", fmt);
+      if (fmt[2]) return fmt_fail(err, errlen, "unsupported Arrow format", fmt);
       break;
-    default: return fail(err, errlen, "unsupported Arrow format", fmt);
+    default: return fmt_fail(err, errlen, "unsupported Arrow format", fmt);
   }
-  if (s->dictionary) return fail(err, errlen, "dictionary-encoded arrays are not supported:", fmt);
+  if (s->dictionary) return fmt_fail(err, errlen, "dictionary-encoded arrays are not supported:", fmt);
   f->width = w;
   if (s->n_children > 0 && (f->kind == FV_LIST || f->kind == FV_MAP || f->kind == FV_STRUCT)) {
     f->children = calloc((size_t)s->n_children, sizeof *f->children);
-    if (!f->children) return fail(err, errlen, "out of memory for", fmt);
+    if (!f->children) return fmt_fail(err, errlen, "out of memory for", fmt);
     for (int64_t i = 0; i < s->n_children; i++) {
       f->nchildren = (int)i + 1;
       if (fv_field_init(&f->children[i], s->children[i], err, errlen) != 0) return -1;
     }
     if (f->kind == FV_MAP && f->children[0].kind != FV_STRUCT)
-      return fail(err, errlen, "map entries are not a struct:", fmt);
+      return fmt_fail(err, errlen, "map entries are not a struct:", fmt);
   }
   return 0;
 }

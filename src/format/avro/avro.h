@@ -57,9 +57,13 @@ typedef struct pm_avro_node {
   struct pm_avro_node **child; /* record field types, union branches; ARRAY items and MAP
                                   values in child[0] (borrowed: nodes live in the schema) */
   char **names;                /* record field names or enum symbols */
-  /* Minimum encoded size in bytes (bounds element counts against remaining input). */
+  /* Minimum encoded size in bytes (bounds element counts against remaining input); 0
+   * means the value never occupies bytes (null, fixed(0), records of such). */
   int64_t min_size;
   int8_t min_state; /* 0 not computed, 1 in progress, 2 done */
+  int32_t *nz;      /* RECORD: indices of fields with min_size > 0 (skipping visits only
+                       these, so skip work is bounded by the input bytes) */
+  int32_t nnz;
 } pm_avro_node;
 
 typedef struct pm_avro_schema {
@@ -86,7 +90,7 @@ int pm_avro_node_to_type(const pm_avro_node *n, pm_type **out, paimon_error *err
  * TIMESTAMP/LTZ precision > 6, TIME precision > 3 and VARIANT are PAIMON_EUNSUPPORTED. */
 int pm_avro_schema_json_for_type(const pm_type *row, pm_buf *out, paimon_error *err);
 
-/* Minimum encoded size of a value of `n` (memoised in the node). */
+/* Minimum encoded size of a value of `n` (computed when the schema is parsed). */
 int64_t pm_avro_min_size(pm_avro_node *n);
 
 /* Nesting limit for schemas, values and conversions (hostile input). */

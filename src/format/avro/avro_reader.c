@@ -14,6 +14,12 @@
  * by the block size; a batch may hold at most this many of them. */
 #define PM_AVRO_ZERO_SIZE_BUDGET ((int64_t)1 << 22)
 
+/* Resolution of a schema against a read type may not exceed this many plan nodes, nor
+ * decode more than this many zero-size writer fields per record (each costs work per
+ * row without consuming input). */
+#define PM_AVRO_MAX_PLANS 200000
+#define PM_AVRO_MAX_ZERO_FIELDS 4096
+
 /* ---- resolution plans ------------------------------------------------------------- */
 
 typedef enum op {
@@ -78,6 +84,7 @@ typedef struct avro_reader {
   int64_t pos;        /* file offset of the next block */
   int64_t block_left; /* objects left in the current block */
   int64_t block_off;  /* file offset of the current block (messages) */
+  int64_t zero_fields; /* requested writer fields that occupy no bytes */
   int64_t zero_rows;  /* records of a zero-size schema seen so far */
   int64_t budget;     /* zero-size array/map items the current batch may still hold */
   const uint8_t *p, *end;
@@ -97,6 +104,7 @@ static const char *kind_name(pm_avro_kind k) {
 }
 
 static plan *plan_new(avro_reader *rd, op o, pm_avro_node *w, const pm_type *r) {
+  if (rd->nplans >= PM_AVRO_MAX_PLANS) return NULL;
   if (rd->nplans == rd->capplans) {
     size_t cap = rd->capplans ? rd->capplans * 2 : 32;
     plan **v = pm_realloc(rd->plans, cap * sizeof *v);
@@ -128,6 +136,9 @@ static void plans_free(avro_reader *rd) {
 }
 
 static int nomem(avro_reader *rd) {
+  if (rd->nplans >= PM_AVRO_MAX_PLANS)
+    return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s: avro schema too complex to resolve",
+                   rd->path);
   return pm_fail(&rd->lerr, PAIMON_ENOMEM, "%s: out of memory", rd->path);
 }
 
@@ -178,6 +189,9 @@ static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int 
       continue;
     }
     p->target[hit] = k;
+    if (w->child[hit]->min_size == 0 && ++rd->zero_fields > PM_AVRO_MAX_ZERO_FIELDS)
+      return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s: too many zero-size avro fields",
+                     rd->path);
     PM_TRY(build(rd, w->child[hit], r->fields[k].type, r->fields[k].name, depth + 1,
                  &p->sub[hit]));
   }
@@ -373,6 +387,7 @@ static int rd_block_count(avro_reader *rd, pm_avro_node *list, int64_t *count, i
 }
 
 static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
+  if (w->min_size == 0) return 0; /* occupies no bytes */
   if (PM_UNLIKELY(depth > PM_AVRO_MAX_DEPTH)) return corrupt(rd, "value nested too deeply");
   int64_t v;
   size_t n;
@@ -399,7 +414,7 @@ static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
     rd->p += n;
     return 0;
   case PM_AVRO_RECORD:
-    for (int32_t i = 0; i < w->n; i++) PM_TRY(skip(rd, w->child[i], depth + 1));
+    for (int32_t i = 0; i < w->nnz; i++) PM_TRY(skip(rd, w->child[w->nz[i]], depth + 1));
     return 0;
   case PM_AVRO_UNION:
     PM_TRY(rd_long(rd, &v));
@@ -729,8 +744,9 @@ static int load_block(avro_reader *rd) {
   int64_t m = pm_avro_min_size(rd->schema->root);
   if (m > 0 && count > (int64_t)dlen / m) return corrupt(rd, "object count exceeds block size");
   if (m == 0) { /* zero-size records: bound the whole file's rows instead */
+    int64_t cap = PM_AVRO_ZERO_SIZE_BUDGET * 4 / (int64_t)(rd->nplans + 1);
     rd->zero_rows += count;
-    if (rd->zero_rows > PM_AVRO_ZERO_SIZE_BUDGET) return corrupt(rd, "too many zero-size records");
+    if (rd->zero_rows > (cap < 1024 ? 1024 : cap)) return corrupt(rd, "too many zero-size records");
   }
   rd->p = data;
   rd->end = data + dlen;

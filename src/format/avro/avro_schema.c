@@ -142,6 +142,7 @@ static void apply_logical(pm_avro_node *n, json_t *j) {
 }
 
 static int parse_node(parse_ctx *c, json_t *j, const char *ns, int depth, pm_avro_node **out);
+static int compute_min_sizes(pm_avro_schema *s);
 
 static int parse_record(parse_ctx *c, pm_avro_node *n, json_t *j, const char *ns, int depth) {
   char *rns = NULL;
@@ -329,6 +330,7 @@ void pm_avro_schema_free(pm_avro_schema *s) {
       for (int32_t k = 0; k < n->n; k++) pm_free(n->names[k]);
     pm_free(n->names);
     pm_free(n->child);
+    pm_free(n->nz);
     pm_free(n->name);
     pm_free(n);
   }
@@ -379,7 +381,13 @@ static int compute_min_sizes(pm_avro_schema *s) {
       case PM_AVRO_FIXED: m = n->size; break;
       case PM_AVRO_RECORD:
         m = 0;
+        n->nz = pm_malloc((n->n ? (size_t)n->n : 1) * sizeof *n->nz);
+        if (!n->nz) {
+          pm_free(st);
+          return PAIMON_ENOMEM;
+        }
         for (int32_t k = 0; k < n->n; k++) {
+          if (child_min(n->child[k]) > 0) n->nz[n->nnz++] = k;
           m += child_min(n->child[k]);
           if (m > ((int64_t)1 << 40)) m = (int64_t)1 << 40;
         }
@@ -404,9 +412,12 @@ static int compute_min_sizes(pm_avro_schema *s) {
 
 /* ---- Avro -> Paimon type ---------------------------------------------------------- */
 
-static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type **out,
-                        paimon_error *err) {
+static int node_to_type(const pm_avro_node *n, bool nullable, int depth, int64_t *budget,
+                        pm_type **out, paimon_error *err) {
   *out = NULL;
+  /* shared named types expand into a tree: bound the total size */
+  if (--*budget < 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: too large for a Paimon type");
   if (depth > PM_AVRO_MAX_DEPTH)
     return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: nesting too deep for a Paimon type");
   pm_type *t = NULL;
@@ -422,7 +433,7 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
     if (nonnull != 1)
       return pm_fail(err, PAIMON_EUNSUPPORTED,
                      "avro schema: union of %d non-null types has no Paimon type", nonnull);
-    return node_to_type(only, nullable || nonnull < n->n, depth + 1, out, err);
+    return node_to_type(only, nullable || nonnull < n->n, depth + 1, budget, out, err);
   }
   case PM_AVRO_NULL:
     return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: type \"null\" has no Paimon type");
@@ -467,7 +478,7 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
     if (!(t = pm_type_new_row(nullable))) break;
     for (int32_t i = 0; i < n->n; i++) {
       pm_type *ft;
-      int rc = node_to_type(n->child[i], false, depth + 1, &ft, err);
+      int rc = node_to_type(n->child[i], false, depth + 1, budget, &ft, err);
       if (rc == 0 && pm_type_row_add(t, -1, n->names[i], ft) != 0)
         rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
       if (rc) {
@@ -482,8 +493,8 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
     if (n->logical == PM_AVRO_LT_MAP && it->kind == PM_AVRO_RECORD && it->n == 2 &&
         !strcmp(it->names[0], "key") && !strcmp(it->names[1], "value")) {
       pm_type *k, *v;
-      PM_TRY(node_to_type(it->child[0], false, depth + 1, &k, err));
-      int rc = node_to_type(it->child[1], false, depth + 1, &v, err);
+      PM_TRY(node_to_type(it->child[0], false, depth + 1, budget, &k, err));
+      int rc = node_to_type(it->child[1], false, depth + 1, budget, &v, err);
       if (rc) {
         pm_type_free(k);
         return rc;
@@ -492,7 +503,7 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
       break;
     }
     pm_type *e;
-    PM_TRY(node_to_type(it, false, depth + 1, &e, err));
+    PM_TRY(node_to_type(it, false, depth + 1, budget, &e, err));
     t = pm_type_new_array(e, nullable);
     break;
   }
@@ -500,7 +511,7 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
     pm_type *k = pm_type_new(PM_VARCHAR, false), *v;
     if (!k) break;
     k->length = INT32_MAX;
-    int rc = node_to_type(n->child[0], false, depth + 1, &v, err);
+    int rc = node_to_type(n->child[0], false, depth + 1, budget, &v, err);
     if (rc) {
       pm_type_free(k);
       return rc;
@@ -515,7 +526,8 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, pm_type
 }
 
 int pm_avro_node_to_type(const pm_avro_node *n, pm_type **out, paimon_error *err) {
-  return node_to_type(n, false, 0, out, err);
+  int64_t budget = 100000;
+  return node_to_type(n, false, 0, &budget, out, err);
 }
 
 /* ---- Paimon -> Avro schema JSON (AvroSchemaConverter) ----------------------------- */

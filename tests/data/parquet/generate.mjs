@@ -72,6 +72,11 @@ const files = [
   ['nested_v2_snappy', nested, 'COMPRESSION snappy, PARQUET_VERSION V2', nestedCanon, 'nested'],
 ];
 for (const [name, sql, opts, canon, out] of files) await expect(await write(name, sql, opts), canon, out);
+// Several row groups (DuckDB's smallest is 2048 rows); the test checks the values against
+// this formula: id = i, i32 = NULL when i % 5 = 0 else i % 100, s = 'v' || i % 10, l = [i % 3].
+await write('multi_rg', `SELECT i::BIGINT AS id, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 100 END::INT AS i32,
+  'v' || (i % 10) AS s, [i % 3] AS l FROM range(5000) t(i)`, 'COMPRESSION zstd, ROW_GROUP_SIZE 2048');
+files.push(['multi_rg']);
 // Expected rows of the nested corpus files (read in place from ../shared by the test).
 if (corpus) {
   const r = await con.runAndReadAll(`SELECT file FROM glob('${corpus}/**/*.parquet')`);

@@ -60,7 +60,7 @@ static void walk(const char *dir, const char *suffix, strlist *out) {
     else if (nl > sl && strcmp(e->d_name + nl - sl, suffix) == 0) sl_push(out, p);
   }
   closedir(d);
-  qsort(out->v, out->n, sizeof *out->v, cmp_str);
+  if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_str);
 }
 
 static char *i128_str(const uint8_t *d, int scale) {
