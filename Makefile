@@ -5,7 +5,8 @@
 #   make demo       run the main job on a local warehouse
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
-  libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev
+  libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev zstd \
+  python3-avro python3-zstandard python3-snappy tzdata
 
 .PHONY: all build deps test test-asan test-tsan demo clean
 

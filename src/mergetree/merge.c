@@ -239,13 +239,17 @@ static int cmp_user_seq(const pm_mt_merger *m, const mt_batch *a, int64_t ra, co
   return 0;
 }
 
+/* Branch-free (done, key, seq, retract-first, run) order: merged keys are unpredictable,
+ * so mispredicted branches would dominate the merge. */
 static inline bool less_int(const mt_leaf *L, int32_t a, int32_t b) {
   const mt_leaf *x = &L[a], *y = &L[b];
-  if (PM_UNLIKELY(x->done | y->done)) return x->done ? (y->done && a < b) : true;
-  if (x->key != y->key) return x->key < y->key;
-  if (x->seq != y->seq) return x->seq < y->seq;
-  if (x->is_add != y->is_add) return !x->is_add;
-  return a < b;
+  bool xd = x->done, yd = y->done;
+  bool lt = (x->key < y->key) |
+            ((x->key == y->key) &
+             ((x->seq < y->seq) |
+              ((x->seq == y->seq) & ((x->is_add < y->is_add) | ((x->is_add == y->is_add) & (a < b))))));
+  /* exhausted leaves lose; among them the stale fields still give a total order */
+  return (xd < yd) | ((xd == yd) & lt);
 }
 
 static bool less_gen(const pm_mt_merger *m, int32_t a, int32_t b) {
@@ -268,10 +272,9 @@ static inline void adjust_int(pm_mt_merger *m, int32_t w) {
   const mt_leaf *L = m->leaves;
   for (int32_t p = (w + m->nruns) >> 1; p > 0; p >>= 1) {
     int32_t o = t[p];
-    if (less_int(L, o, w)) {
-      t[p] = w;
-      w = o;
-    }
+    bool l = less_int(L, o, w);
+    t[p] = l ? w : o;
+    w = l ? o : w;
   }
   t[0] = w;
 }
@@ -487,6 +490,56 @@ static int same_key(const pm_mt_merger *m, const mt_pop *a, const mt_pop *b) {
   return cmp_keys(m, a->b, a->row, b->b, b->row) == 0;
 }
 
+/* The hot path: one integer key, deduplicate without ignore-delete. A key's result is its
+ * last record, so grouping is a key change test and output is a run of row copies. */
+static int merge_loop_int_dedup(pm_mt_merger *m, paimon_error *err) {
+  const int64_t limit = m->opt.batch_size;
+  const bool keep = m->opt.keep_deletes;
+  const int vc = m->key_vc;
+  mt_leaf *const leaves = m->leaves;
+  while (m->out_rows < limit) {
+    int32_t w = m->tree[0];
+    mt_leaf *L = &leaves[w];
+    if (PM_UNLIKELY(L->done)) {
+      if (m->group_n) PM_TRY(finish_group(m, err));
+      m->eof = true;
+      return 0;
+    }
+    if (m->group_n && L->key != m->last.key) {
+      if (keep || !pm_kind_is_retract(m->last.kind)) PM_TRY(span_add(m, m->last.b, m->last.row, err));
+      if (PM_UNLIKELY(m->nretired > 0) && (m->nspans == 0 || m->nretired > 2 * m->nruns + 4)) {
+        PM_TRY(span_flush(m, err));
+        release_retired(m);
+      }
+    }
+    m->group_n = 1;
+    mt_batch *b = L->cur;
+    int64_t pos = L->pos, key = L->key;
+    m->last.b = b;
+    m->last.row = pos;
+    m->last.key = key;
+    m->last.kind = L->kind;
+    if (PM_LIKELY(++pos < b->len)) {
+      L->pos = pos;
+      int64_t nk = vc == MT_VC_I64 ? ((const int64_t *)b->key)[pos] : load_int(vc, b->key, pos);
+      int8_t kind = b->kind[pos];
+      L->key = nk;
+      L->seq = b->seq[pos];
+      L->kind = kind;
+      L->is_add = !pm_kind_is_retract(kind);
+      if (PM_UNLIKELY(nk < key || (uint8_t)kind > 3)) {
+        if ((uint8_t)kind > 3) return pm_fail(err, PAIMON_ECORRUPT, "merge: invalid _VALUE_KIND %d", kind);
+        return pm_fail(err, PAIMON_ECORRUPT, "merge run %d: keys are not sorted", w);
+      }
+    } else {
+      mt_pop p = m->last;
+      PM_TRY(advance(m, w, &p, err));
+    }
+    adjust_int(m, w);
+  }
+  return 0;
+}
+
 static int merge_loop(pm_mt_merger *m, paimon_error *err) {
   const int64_t limit = m->opt.batch_size;
   while (m->out_rows < limit) {
@@ -547,7 +600,10 @@ int pm_mt_merger_next(pm_mt_merger *m, struct ArrowArray *out, paimon_error *err
     if (m->nruns == 0) m->eof = true;
     else tree_build(m);
   }
-  if (!m->eof) PM_CHECK(merge_loop(m, err), fail);
+  if (!m->eof) {
+    if (m->mode == MODE_INT && m->dedup_last) PM_CHECK(merge_loop_int_dedup(m, err), fail);
+    else PM_CHECK(merge_loop(m, err), fail);
+  }
   PM_CHECK(span_flush(m, err), fail);
   if (m->eof) release_retired(m);
   if (m->out_rows == 0) return PAIMON_ITEROVER;

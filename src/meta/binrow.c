@@ -527,7 +527,7 @@ double pm_binrow_get_double(const pm_binrow *r, int32_t i, const pm_type *t) {
 
 int pm_binrow_get_bytes(const pm_binrow *r, int32_t i, const uint8_t **p, int32_t *n,
                         paimon_error *err) {
-  int64_t len;
+  int64_t len = 0;
   PM_TRY(var_ref(r->row, r->size, slot_of(r, i), true, p, &len, err));
   *n = (int32_t)len;
   return 0;

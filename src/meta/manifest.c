@@ -185,7 +185,7 @@ static int req_i64(ctx *c, const struct ArrowArray *a, const pm_type *t, int64_t
 
 static int req_i32(ctx *c, const struct ArrowArray *a, const pm_type *t, int64_t i, const char *f,
                    int32_t *out) {
-  int64_t v;
+  int64_t v = 0;
   PM_TRY(req_i64(c, a, t, i, f, &v));
   if (v < INT32_MIN || v > INT32_MAX) return bad(c, f, "is out of int range");
   *out = (int32_t)v;
@@ -481,7 +481,7 @@ static int read_all(paimon_fs *fs, const char *path, pm_type *rt, size_t elem_si
 
 static int check_version(ctx *c, const struct ArrowArray *a, const pm_type *t, int64_t i,
                          int32_t want, const char *what) {
-  int32_t ver;
+  int32_t ver = 0;
   PM_TRY(req_i32(c, a, t, i, "_VERSION", &ver));
   if (ver != want)
     return pm_fail(c->err, PAIMON_EUNSUPPORTED,

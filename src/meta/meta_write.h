@@ -7,17 +7,14 @@
 
 #include "meta/meta.h"
 
-/* Writes `n` manifest entries into one or more manifest files in `manifest_dir`, named
- * "manifest-<uuid>-<k>" with k from *counter (advanced), rolling at `target_size` bytes
- * (manifest.target-file-size), codec from `compression` ("zstd" default, "none", ...).
- * `partition_type` (ROW of the partition columns) is used for _PARTITION_STATS.
- * On success `*metas` (n_metas entries, pm_manifest_file_metas_free) describes the files
- * written (file name, size, added/deleted counts, partition stats, schema id = the
- * highest _SCHEMA_ID of the entries, bucket and level ranges). Files are synced. */
-int pm_manifest_write(paimon_fs *fs, const char *manifest_dir, const char *uuid, int64_t *counter,
-                      const pm_type *partition_type, const pm_manifest_entry *entries, size_t n,
-                      int64_t target_size, const char *compression, pm_manifest_file_meta **metas,
-                      size_t *nmetas, paimon_error *err);
+/* Writes `n` manifest entries into one manifest file at `path` (synced), codec from
+ * `compression` ("zstd" default, "snappy", "deflate"/"gzip", "none"). `partition_stats`
+ * (SimpleStats over the partition columns of the entries) is copied into `*meta`, which
+ * describes the file: name (last path component), size, added/deleted counts, schema id
+ * (highest _SCHEMA_ID of the entries), bucket and level ranges. */
+int pm_manifest_write(paimon_fs *fs, const char *path, const pm_manifest_entry *entries, size_t n,
+                      const pm_simple_stats *partition_stats, const char *compression,
+                      pm_manifest_file_meta *meta, paimon_error *err);
 
 /* Writes a manifest list file at `path` (synced); `*size` receives its size. */
 int pm_manifest_list_write(paimon_fs *fs, const char *path, const pm_manifest_file_meta *metas,

@@ -38,7 +38,10 @@ char *pm_partition_escape(const char *s) {
     pm_buf_free(&b);
     return NULL;
   }
-  if (b.len == 0) return pm_strdup("");
+  if (b.len == 0) {
+    pm_buf_free(&b);
+    return pm_strdup("");
+  }
   return pm_buf_detach(&b);
 }
 
@@ -52,7 +55,9 @@ static int put_java_fp(pm_buf *b, double v, bool is_float) {
   if (v == 0) return pm_buf_append_str(b, signbit(v) ? "-0.0" : "0.0");
   char tmp[64];
   int maxp = is_float ? 9 : 17;
-  for (int p = 1; p <= maxp; p++) {
+  /* From 2 digits: when one digit would do, Java picks the closest decimal of length 1
+   * or 2 (4.9E-324, not 5.0E-324), which is the correctly rounded 2-digit value. */
+  for (int p = 2; p <= maxp; p++) {
     snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
     if (is_float ? (strtof(tmp, NULL) == (float)v) : (strtod(tmp, NULL) == v)) break;
   }
@@ -180,7 +185,7 @@ static int64_t fdiv(int64_t a, int64_t b) {
 
 /* SQL-style fraction: at least `precision` digits, further trailing zeros dropped. */
 static int put_sql_fraction(pm_buf *b, int64_t nano, int32_t precision) {
-  char f[10];
+  char f[24];
   snprintf(f, sizeof f, "%09lld", (long long)nano);
   int n = 9;
   while (n > precision && f[n - 1] == '0') n--;

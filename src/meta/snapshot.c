@@ -294,7 +294,7 @@ static int snapshot_exists(paimon_fs *fs, const char *dir, int64_t id, bool *exi
 static int latest_or_earliest(paimon_fs *fs, const char *dir, bool latest, int64_t *out,
                               paimon_error *err) {
   int64_t h;
-  bool ex;
+  bool ex = false;
   *out = 0;
   if (read_hint(fs, dir, latest ? "LATEST" : "EARLIEST", &h) && h > 0 && h < INT64_MAX) {
     /* LATEST h holds when snapshot-(h+1) is absent; EARLIEST h when snapshot-h exists. */

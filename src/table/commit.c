@@ -198,7 +198,7 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   memset(&snap, 0, sizeof snap);
   const char *kind = "APPEND";
   const char *compression = pm_table_opt(t, "manifest.compression", "zstd");
-  int64_t target = 8LL << 20;
+  int64_t target = pm_table_opt_i64(t, "manifest.target-file-size.bytes", 8LL << 20);
 
   /* this commit's entries (plus DELETEs of the overwritten files) */
   for (size_t i = 0; i < delta_in->n && rc == 0; i++) {
@@ -238,10 +238,39 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   }
   PM_CHECK(pm_schema_partition_type(t->schema, &ptype, err), done_mdir);
   if (delta.n) {
-    PM_CHECK(pm_manifest_write(t->fs, mdir, uuid, &counter, ptype, delta.v, delta.n, target,
-                               compression, &newm, &nnew, err),
-             done_mdir);
-    for (size_t i = 0; i < nnew; i++) remember(af, pm_asprintf("%s/%s", mdir, newm[i].file_name));
+    /* roll manifest files at manifest.target-file-size (estimated per entry) */
+    newm = pm_calloc(delta.n, sizeof *newm);
+    if (!newm) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto done_mdir;
+    }
+    size_t start = 0;
+    while (start < delta.n && rc == 0) {
+      size_t end = start;
+      int64_t bytes = 0;
+      while (end < delta.n && (end == start || bytes < target)) {
+        const pm_data_file *f = &delta.v[end].file;
+        bytes += 96 + (int64_t)strlen(f->file_name) + (int64_t)delta.v[end].partition_len +
+                 (int64_t)(f->value_stats.min_len + f->value_stats.max_len + f->min_key_len + f->max_key_len) / 2;
+        end++;
+      }
+      pm_simple_stats ps;
+      rc = pm_partition_stats(ptype, delta.v + start, end - start, &ps, err);
+      char *mp = rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)counter++) : NULL;
+      if (rc == 0 && !mp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      if (rc == 0) rc = pm_manifest_write(t->fs, mp, delta.v + start, end - start, &ps, compression, &newm[nnew], err);
+      if (rc == 0) {
+        nnew++;
+        remember(af, mp);
+      } else {
+        pm_free(mp);
+      }
+      pm_free(ps.min_values);
+      pm_free(ps.max_values);
+      pm_free(ps.null_counts);
+      start = end;
+    }
+    if (rc) goto done_mdir;
   }
   /* base = everything live before this commit: previous base + previous delta */
   if (latest) {

@@ -171,7 +171,13 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
   pm_schema *s = NULL;
   rc = pm_schema_parse(&s, text, strlen(text), err);
   free(text);
-  if (rc) return pm_fail_ctx(err, rc == PAIMON_ECORRUPT ? PAIMON_EINVAL : rc, "schema JSON");
+  if (rc) {
+    /* a bad document from the user is invalid input, not a corrupt table */
+    int code = rc == PAIMON_ECORRUPT ? PAIMON_EINVAL : rc;
+    pm_fail_ctx(err, code, "schema JSON");
+    if (err) err->code = code;
+    return code;
+  }
   if (rc == 0) rc = validate(s, err);
   size_t plen = strlen(path);
   while (plen > 1 && path[plen - 1] == '/') plen--;

@@ -1304,8 +1304,14 @@ static void read_val(tclass tc, int width, const struct ArrowArray *a, int64_t j
       break;
     case TC_BYTES: {
       const int32_t *off = a->buffers[1];
-      v->bytes = (const uint8_t *)a->buffers[2] + off[k];
-      v->len = (size_t)(off[k + 1] - off[k]);
+      /* producers may omit the data buffer when every value is empty */
+      if (a->buffers[2]) {
+        v->bytes = (const uint8_t *)a->buffers[2] + off[k];
+        v->len = (size_t)(off[k + 1] - off[k]);
+      } else {
+        v->bytes = (const uint8_t *)"";
+        v->len = 0;
+      }
       break;
     }
     default: break;
@@ -1589,9 +1595,7 @@ static int eval_node(pm_pred *b, const bnode *bn, const struct ArrowArray *batch
 static bool child_ok(const bnode *bn, const struct ArrowArray *c, int64_t need) {
   if (!c || c->length < need || c->offset < 0) return false;
   if (bn->kind == PM_PRED_IS_NULL || bn->kind == PM_PRED_IS_NOT_NULL) return true;
-  if (need > 0 && (c->n_buffers < (bn->tc == TC_BYTES ? 3 : 2) || !c->buffers[1] ||
-                   (bn->tc == TC_BYTES && !c->buffers[2])))
-    return false;
+  if (need > 0 && (c->n_buffers < (bn->tc == TC_BYTES ? 3 : 2) || !c->buffers[1])) return false;
   return true;
 }
 
@@ -1645,9 +1649,7 @@ static bool stat_val(const bnode *bn, const struct ArrowArray *a, int64_t row, p
     int64_t j = a->offset + row;
     if (!((vb[j >> 3] >> (j & 7)) & 1)) return false;
   }
-  if (a->n_buffers < (bn->tc == TC_BYTES ? 3 : 2) || !a->buffers[1] ||
-      (bn->tc == TC_BYTES && !a->buffers[2]))
-    return false;
+  if (a->n_buffers < (bn->tc == TC_BYTES ? 3 : 2) || !a->buffers[1]) return false;
   memset(v, 0, sizeof *v);
   read_val(bn->tc, bn->width, a, row, v);
   return true;

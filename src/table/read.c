@@ -114,6 +114,7 @@ struct pm_read_state {
   bool have_dv;
   int64_t dv_pos;       /* cursor into dv.positions */
   pm_pk_reader *pk;     /* current primary-key split reader */
+  pm_evo_reader *evo;   /* current data-evolution split reader */
 
   schema_cache *schemas;
   size_t nschemas;
@@ -153,6 +154,7 @@ void pm_read_state_free(pm_read_state *st) {
   if (!st) return;
   close_file(st);
   pm_pk_reader_free(st->pk);
+  pm_evo_reader_free(st->evo);
   clear_result_schema(st);
   for (size_t i = 0; i < st->nsplits; i++) pm_split_free(st->splits[i]);
   pm_free(st->splits);
@@ -407,11 +409,43 @@ fail:
   return rc;
 }
 
+/* Data-evolution split: some file holds only some columns, or a .blob file. */
+static bool split_is_evo(const pm_read_state *st, const paimon_split *sp) {
+  if (!pm_table_opt_bool(st->t, "data-evolution.enabled", false)) return false;
+  for (size_t i = 0; i < sp->nfiles; i++) {
+    size_t n = strlen(sp->files[i].file_name);
+    if (sp->files[i].nwrite_cols >= 0 || (n > 5 && strcmp(sp->files[i].file_name + n - 5, ".blob") == 0))
+      return true;
+  }
+  return false;
+}
+
 /* Next non-empty output batch, or PAIMON_ITEROVER. */
 static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *err) {
   for (;;) {
     if (st->split_i >= st->nsplits) return PAIMON_ITEROVER;
     paimon_split *sp = st->splits[st->split_i];
+    if (!sp->primary_key && st->file_i == 0 && !st->reader && split_is_evo(st, sp)) {
+      if (!st->evo) {
+        PM_TRY(setup_result_schema(st, sp, err));
+        PM_TRY(pm_evo_reader_open(&st->evo, st, sp, err));
+      }
+      struct ArrowArray work;
+      int rc = pm_evo_reader_next(st->evo, &work, err);
+      if (rc == PAIMON_ITEROVER) {
+        pm_evo_reader_free(st->evo);
+        st->evo = NULL;
+        st->split_i++;
+        continue;
+      }
+      PM_TRY(rc);
+      PM_TRY(pm_read_finish_batch(st, &work, 0, false, out, err));
+      if (out->length == 0) {
+        pm_array_release(out);
+        continue;
+      }
+      return 0;
+    }
     if (sp->primary_key && !sp->raw_convertible) {
       if (!st->pk) {
         PM_TRY(setup_result_schema(st, sp, err));

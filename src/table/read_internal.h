@@ -37,6 +37,13 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
 int pm_pk_reader_next(pm_pk_reader *r, struct ArrowArray *work, paimon_error *err);
 void pm_pk_reader_free(pm_pk_reader *r);
 
+/* Data-evolution split reader: stitches files by first row id. */
+typedef struct pm_evo_reader pm_evo_reader;
+int pm_evo_reader_open(pm_evo_reader **out, pm_read_state *st, const paimon_split *sp,
+                       paimon_error *err);
+int pm_evo_reader_next(pm_evo_reader *r, struct ArrowArray *work, paimon_error *err);
+void pm_evo_reader_free(pm_evo_reader *r);
+
 /* Batch plumbing reused by the primary-key reader. */
 int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,
                     paimon_error *err);

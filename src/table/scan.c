@@ -718,9 +718,11 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   plan->snapshot_id = snap ? snap->id : 0;
   if (snap) PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, plan, err), fail);
 
-  if (t->fallback_branch && s->snapshot_id < 0) {
+  if (t->fallback_branch) {
     /* scan.fallback-branch: partitions absent from this branch are read from the
-     * fallback branch (latest snapshot, its own schemas). */
+     * fallback branch, with its own schemas; time travel applies the same snapshot id
+     * to it when that snapshot exists there (as Java's fallback table passes its scan
+     * options on), else its latest snapshot. */
     char *fdir = pm_table_branch_dir(t, t->fallback_branch);
     int64_t fid = 0;
     pm_snapshot *fsnap = NULL;
@@ -731,7 +733,11 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
       goto fail;
     }
     rc = pm_snapshot_latest_id(t->fs, fdir, &fid, err);
-    if (rc == 0 && fid > 0) rc = pm_snapshot_load(&fsnap, t->fs, fdir, fid, err);
+    if (rc == 0 && s->snapshot_id > 0 && s->snapshot_id <= fid) {
+      rc = pm_snapshot_load(&fsnap, t->fs, fdir, s->snapshot_id, err);
+      if (rc == PAIMON_ENOTFOUND) rc = 0; /* expired there: fall back to latest */
+    }
+    if (rc == 0 && !fsnap && fid > 0) rc = pm_snapshot_load(&fsnap, t->fs, fdir, fid, err);
     int64_t fsid = 0;
     if (rc == 0 && fsnap) rc = pm_schema_latest_id(t->fs, fdir, &fsid, err);
     if (rc == 0 && fsnap) rc = pm_schema_load(&fschema, t->fs, fdir, fsid, err);

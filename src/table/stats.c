@@ -210,3 +210,32 @@ int64_t pm_local_millis(void) {
   return ((days * 86400 + lt.tm_hour * 3600 + lt.tm_min * 60 + lt.tm_sec) * 1000) +
          ts.tv_nsec / 1000000;
 }
+
+int pm_partition_stats(const pm_type *ptype, const pm_manifest_entry *e, size_t n,
+                       pm_simple_stats *out, paimon_error *err) {
+  int32_t nf = ptype->nfields;
+  pm_col *cols = pm_calloc((size_t)(nf ? nf : 1), sizeof *cols);
+  pm_col_acc *accs = pm_calloc((size_t)(nf ? nf : 1), sizeof *accs);
+  int rc = (!cols || !accs) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  int32_t inited = 0;
+  for (; rc == 0 && inited < nf; inited++) rc = pm_col_init(&cols[inited], ptype->fields[inited].type);
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    pm_binrow row;
+    rc = pm_binrow_view(&row, e[i].partition, e[i].partition_len, err);
+    if (rc == 0 && row.arity != nf)
+      rc = pm_fail(err, PAIMON_EINVAL, "partition row has %d fields, expected %d", (int)row.arity, (int)nf);
+    for (int32_t f = 0; rc == 0 && f < nf; f++) rc = pm_binrow_append(&row, f, ptype->fields[f].type, &cols[f], err);
+  }
+  for (int32_t f = 0; rc == 0 && f < nf; f++) {
+    struct ArrowArray a;
+    rc = pm_col_export(&cols[f], &a, err);
+    if (rc == 0) rc = pm_col_acc_update(&accs[f], ptype->fields[f].type, &a, err);
+    pm_array_release(&a);
+  }
+  if (rc == 0) rc = pm_stats_build(ptype, accs, 0, out, err);
+  for (int32_t f = 0; f < inited; f++) pm_col_free(&cols[f]);
+  for (int32_t f = 0; accs && f < nf; f++) pm_col_acc_clear(&accs[f]);
+  pm_free(cols);
+  pm_free(accs);
+  return rc;
+}

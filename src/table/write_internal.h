@@ -47,6 +47,9 @@ void pm_col_acc_clear(pm_col_acc *acc);
  * code points (<= 0: no truncation), as Java's truncate(n) stats mode. */
 int pm_stats_build(const pm_type *row, const pm_col_acc *accs, int32_t trunc, pm_simple_stats *out,
                    paimon_error *err);
+/* SimpleStats over the partition values of `n` manifest entries (untruncated). */
+int pm_partition_stats(const pm_type *ptype, const pm_manifest_entry *e, size_t n,
+                       pm_simple_stats *out, paimon_error *err);
 /* The empty BinaryRow (arity 0), serialized. */
 int pm_empty_row(uint8_t **out, size_t *len);
 /* Writer's wall clock as Java's LocalDateTime.now() in UTC millis. */

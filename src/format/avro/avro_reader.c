@@ -57,9 +57,13 @@ typedef struct plan {
   int32_t n;        /* OP_UNION branches, OP_RECORD writer fields */
   struct plan **sub; /* per union branch / per writer field (NULL = skip) / element etc. */
   int32_t *target;   /* OP_RECORD: reader child per writer field, -1 = skip */
+  int32_t *steps;    /* OP_RECORD: writer fields to decode or skip, in order (fields that
+                        occupy no bytes and are not requested are left out) */
+  int32_t nsteps;
   int32_t *fill;     /* OP_RECORD: reader children absent from the writer */
   int32_t nfill;
   int32_t kidx, vidx; /* OP_KVMAP: key and value field of the item record */
+  int32_t width;      /* fixed byte width of the reader column (0: boolean/var/nested) */
   char *msg;          /* OP_ERROR */
 } plan;
 
@@ -117,6 +121,7 @@ static plan *plan_new(avro_reader *rd, op o, pm_avro_node *w, const pm_type *r) 
   p->op = o;
   p->w = w;
   p->r = r;
+  p->width = pm_type_fixed_width(r);
   rd->plans[rd->nplans++] = p;
   return p;
 }
@@ -126,6 +131,7 @@ static void plans_free(avro_reader *rd) {
     plan *p = rd->plans[i];
     pm_free(p->sub);
     pm_free(p->target);
+    pm_free(p->steps);
     pm_free(p->fill);
     pm_free(p->msg);
     pm_free(p);
@@ -195,6 +201,9 @@ static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int 
     PM_TRY(build(rd, w->child[hit], r->fields[k].type, r->fields[k].name, depth + 1,
                  &p->sub[hit]));
   }
+  if (!(p->steps = pm_malloc((w->n ? (size_t)w->n : 1) * sizeof *p->steps))) return nomem(rd);
+  for (int32_t i = 0; i < w->n; i++)
+    if (p->target[i] >= 0 || w->child[i]->min_size > 0) p->steps[p->nsteps++] = i;
   *out = p;
   return 0;
 }
@@ -340,14 +349,16 @@ static int corrupt(avro_reader *rd, const char *what) {
 }
 
 static inline int rd_long(avro_reader *rd, int64_t *v) {
-  uint64_t u;
+  uint64_t u = 0;
+  *v = 0;
   if (PM_UNLIKELY(pm_varint_dec(&rd->p, rd->end, &u) != 0)) return corrupt(rd, "truncated varint");
   *v = pm_zigzag_dec(u);
   return 0;
 }
 
 static inline int rd_int(avro_reader *rd, int32_t *v) {
-  int64_t x;
+  int64_t x = 0;
+  *v = 0;
   PM_TRY(rd_long(rd, &x));
   if (PM_UNLIKELY(x < INT32_MIN || x > INT32_MAX)) return corrupt(rd, "int out of range");
   *v = (int32_t)x;
@@ -356,7 +367,8 @@ static inline int rd_int(avro_reader *rd, int32_t *v) {
 
 /* Length prefix of bytes/string, checked against the bytes left. */
 static inline int rd_len(avro_reader *rd, size_t *n) {
-  int64_t x;
+  int64_t x = 0;
+  *n = 0;
   PM_TRY(rd_long(rd, &x));
   if (PM_UNLIKELY(x < 0 || x > rd->end - rd->p)) return corrupt(rd, "length exceeds block");
   *n = (size_t)x;
@@ -365,9 +377,10 @@ static inline int rd_len(avro_reader *rd, size_t *n) {
 
 /* Item count of one array/map block; a negative count is followed by a byte size. */
 static int rd_block_count(avro_reader *rd, pm_avro_node *list, int64_t *count, int64_t *bytes) {
-  int64_t c;
-  PM_TRY(rd_long(rd, &c));
+  int64_t c = 0;
+  *count = 0;
   *bytes = -1;
+  PM_TRY(rd_long(rd, &c));
   if (c < 0) {
     if (c == INT64_MIN) return corrupt(rd, "bad block count");
     c = -c;
@@ -389,8 +402,8 @@ static int rd_block_count(avro_reader *rd, pm_avro_node *list, int64_t *count, i
 static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
   if (w->min_size == 0) return 0; /* occupies no bytes */
   if (PM_UNLIKELY(depth > PM_AVRO_MAX_DEPTH)) return corrupt(rd, "value nested too deeply");
-  int64_t v;
-  size_t n;
+  int64_t v = 0;
+  size_t n = 0;
   switch (w->kind) {
   case PM_AVRO_NULL: return 0;
   case PM_AVRO_BOOLEAN:
@@ -448,6 +461,43 @@ static inline int append_null_deep(pm_col *c) { return pm_col_append_null(c); }
 
 static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth);
 
+/* Appends a valid fixed-width value straight into the column's buffers when next() has
+ * reserved room (pm_col_reserve zero-fills the validity bytes it covers); otherwise
+ * falls back to the checked append. */
+static inline int put_fixed(pm_col *c, const void *v, size_t w) {
+  int64_t i = c->length;
+  size_t need = (size_t)(i + 1) * w;
+  if (PM_UNLIKELY(need > c->data.cap || (size_t)(i >> 3) >= c->validity.len)) {
+    switch (w) {
+    case 4: {
+      int32_t x;
+      memcpy(&x, v, 4);
+      return c->type->id == PM_FLOAT ? pm_col_append_f32(c, *(const float *)v) : pm_col_append_int(c, x);
+    }
+    case 8: {
+      int64_t x;
+      memcpy(&x, v, 8);
+      return c->type->id == PM_DOUBLE ? pm_col_append_f64(c, *(const double *)v) : pm_col_append_int(c, x);
+    }
+    default: return pm_col_append_dec128(c, v);
+    }
+  }
+  memcpy(c->data.data + (size_t)i * w, v, w);
+  c->data.len = need;
+  c->validity.data[i >> 3] |= (uint8_t)(1u << (i & 7));
+  c->length = i + 1;
+  return 0;
+}
+
+static inline int put_int(const plan *p, pm_col *c, int64_t v) {
+  if (p->width == 8) return put_fixed(c, &v, 8);
+  if (p->width == 4) {
+    int32_t x = (int32_t)v;
+    return put_fixed(c, &x, 4);
+  }
+  return pm_col_append_int(c, v);
+}
+
 static int decode_dec(avro_reader *rd, const uint8_t *b, size_t n, pm_col *c) {
   uint8_t le[16];
   uint8_t fill = (n > 0 && (b[0] & 0x80)) ? 0xff : 0x00;
@@ -461,7 +511,7 @@ static int decode_dec(avro_reader *rd, const uint8_t *b, size_t n, pm_col *c) {
   }
   memset(le, fill, sizeof le);
   for (size_t i = 0; i < n; i++) le[i] = b[n - 1 - i];
-  return pm_col_append_dec128(c, le);
+  return put_fixed(c, le, 16);
 }
 
 static int decode_list_items(avro_reader *rd, const plan *p, pm_col *c, int depth) {
@@ -478,7 +528,7 @@ static int decode_list_items(avro_reader *rd, const plan *p, pm_col *c, int dept
       }
       pm_col *kc = &child->children[0], *vc = &child->children[1];
       if (p->op == OP_MAP) {
-        size_t n;
+        size_t n = 0;
         PM_TRY(rd_len(rd, &n));
         PM_TRY(pm_col_append_bytes(kc, rd->p, n));
         rd->p += n;
@@ -498,9 +548,9 @@ static int decode_list_items(avro_reader *rd, const plan *p, pm_col *c, int dept
 
 static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
   if (PM_UNLIKELY(depth > PM_AVRO_MAX_DEPTH)) return corrupt(rd, "value nested too deeply");
-  int32_t i32;
-  int64_t i64;
-  size_t n;
+  int32_t i32 = 0;
+  int64_t i64 = 0;
+  size_t n = 0;
   switch (p->op) {
   case OP_NULL: return append_null_deep(c);
   case OP_ERROR: return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s", p->msg);
@@ -513,10 +563,10 @@ static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
     return pm_col_append_bool(c, *rd->p++ != 0);
   case OP_INT:
     PM_TRY(rd_int(rd, &i32));
-    return pm_col_append_int(c, i32);
+    return put_int(p, c, i32);
   case OP_LONG:
     PM_TRY(rd_long(rd, &i64));
-    return pm_col_append_int(c, i64);
+    return put_int(p, c, i64);
   case OP_INT_F32:
     PM_TRY(rd_int(rd, &i32));
     return pm_col_append_f32(c, (float)i32);
@@ -535,14 +585,16 @@ static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
     float f;
     memcpy(&f, rd->p, 4);
     rd->p += 4;
-    return p->op == OP_F32 ? pm_col_append_f32(c, f) : pm_col_append_f64(c, (double)f);
+    if (p->op == OP_F32) return put_fixed(c, &f, 4);
+    double d = (double)f;
+    return put_fixed(c, &d, 8);
   }
   case OP_F64: {
     if (rd->end - rd->p < 8) return corrupt(rd, "truncated double");
     double d;
     memcpy(&d, rd->p, 8);
     rd->p += 8;
-    return pm_col_append_f64(c, d);
+    return put_fixed(c, &d, 8);
   }
   case OP_BYTES:
     PM_TRY(rd_len(rd, &n));
@@ -575,7 +627,7 @@ static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
       if (i64 % p->div < 0) q--; /* floor toward -inf */
       i64 = q;
     }
-    return pm_col_append_i64(c, i64);
+    return put_fixed(c, &i64, 8);
   case OP_TIME_MICROS: {
     PM_TRY(rd_long(rd, &i64));
     int64_t q = i64 / 1000;
@@ -583,7 +635,8 @@ static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
     return pm_col_append_int(c, q);
   }
   case OP_RECORD:
-    for (int32_t f = 0; f < p->n; f++) {
+    for (int32_t s = 0; s < p->nsteps; s++) {
+      int32_t f = p->steps[s];
       if (p->target[f] >= 0) PM_TRY(decode(rd, p->sub[f], &c->children[p->target[f]], depth + 1));
       else PM_TRY(skip(rd, p->w->child[f], depth + 1));
     }
@@ -701,7 +754,7 @@ static int load_block(avro_reader *rd) {
   rd->block_off = rd->pos;
   uint8_t hb[20];
   size_t hn = (size_t)(rd->size - rd->pos < 20 ? rd->size - rd->pos : 20);
-  const uint8_t *h;
+  const uint8_t *h = NULL;
   if (rd->mem) {
     h = rd->mem + rd->pos;
   } else {
@@ -717,7 +770,7 @@ static int load_block(avro_reader *rd) {
   if (count < 0 || len < 0) return corrupt(rd, "negative block count or size");
   if (len > rd->size - rd->pos - hdr - 16) return corrupt(rd, "block size exceeds file size");
   if ((uint64_t)len > PM_MAX_ALLOC) return corrupt(rd, "block too large");
-  const uint8_t *raw;
+  const uint8_t *raw = NULL;
   PM_TRY(src_read(rd, rd->pos + hdr, (size_t)len + 16, &rd->io, &raw));
   if (memcmp(raw + len, rd->sync, 16) != 0) return corrupt(rd, "sync marker mismatch");
   const uint8_t *data = raw;
@@ -772,6 +825,11 @@ static int avro_next(pm_format_reader *base, struct ArrowArray *out, int64_t *fi
   int rc = 0;
   rd->lerr.code = 0;
   rd->budget = PM_AVRO_ZERO_SIZE_BUDGET;
+  /* room for the batch's top-level fixed-width values (see put_fixed) */
+  if (pm_col_reserve(&rd->root, rd->batch_size < 65536 ? rd->batch_size : 65536, 0) != 0) {
+    rc = PAIMON_ENOMEM;
+    goto fail;
+  }
   while (rows < rd->batch_size) {
     if (rd->block_left == 0) {
       /* int32 offsets: stop spanning blocks once a batch holds a lot of data */
@@ -827,7 +885,7 @@ static const pm_format_reader_ops avro_ops = {avro_next, avro_row_count, avro_cl
 static int open_tail(avro_reader *rd, const pm_type *read_type, const pm_format_read_opts *opts) {
   size_t want = rd->size < 65536 ? (size_t)rd->size : 65536, hdr_len = 0;
   for (;;) {
-    const uint8_t *h;
+    const uint8_t *h = NULL;
     PM_TRY(src_read(rd, 0, want, &rd->io, &h));
     int rc = parse_header(rd, h, want, want == (size_t)rd->size, &hdr_len);
     if (rc < 0) return rc;

@@ -809,7 +809,8 @@ static int decode_values(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
 /* ---- levels ------------------------------------------------------------------------ */
 
 static int grow_levels(pq_leaf *L, int64_t n, paimon_error *err) {
-  if ((uint64_t)n > ((uint64_t)1 << 31)) return pq_corrupt(L, "too many values in one batch", err);
+  /* a forged page can announce billions of levels in a few RLE bytes: cap one batch */
+  if ((uint64_t)n > ((uint64_t)1 << 26)) return pq_corrupt(L, "too many values in one batch", err);
   if (L->defs.cap < (size_t)n || L->reps.cap < (size_t)n) {
     size_t want = (size_t)n < 2 * L->defs.cap ? 2 * L->defs.cap : (size_t)n;
     pm_buf_clear(&L->defs);

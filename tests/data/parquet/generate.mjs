@@ -77,6 +77,16 @@ for (const [name, sql, opts, canon, out] of files) await expect(await write(name
 await write('multi_rg', `SELECT i::BIGINT AS id, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 100 END::INT AS i32,
   'v' || (i % 10) AS s, [i % 3] AS l FROM range(5000) t(i)`, 'COMPRESSION zstd, ROW_GROUP_SIZE 2048');
 files.push(['multi_rg']);
+// DELTA_BYTE_ARRAY (DuckDB does not write it): hyparquet-writer, a second independent
+// writer; the expected rows are still DuckDB's reading of the file.
+const { parquetWriteBuffer } = await import(process.cwd() + '/node_modules/hyparquet-writer/src/index.js');
+const dbaStrings = [];
+for (let i = 0; i < 300; i++) dbaStrings.push(i % 7 === 0 ? null : 'prefix-' + Math.floor(i / 10) + '-' + 'x'.repeat(i % 5) + i);
+writeFileSync(`${outDir}/dba_hyparquet.parquet`, Buffer.from(parquetWriteBuffer({ columnData: [
+  { name: 's', data: dbaStrings, type: 'STRING', encoding: 'DELTA_BYTE_ARRAY' },
+  { name: 'n', data: dbaStrings.map((_, i) => BigInt(i * 1000 - 7)), type: 'INT64', encoding: 'DELTA_BINARY_PACKED' }] })));
+await expect(`${outDir}/dba_hyparquet.parquet`, row(['s', 'n']), 'dba');
+files.push(['dba_hyparquet']);
 // Expected rows of the nested corpus files (read in place from ../shared by the test).
 if (corpus) {
   const r = await con.runAndReadAll(`SELECT file FROM glob('${corpus}/**/*.parquet')`);

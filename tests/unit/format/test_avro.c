@@ -462,7 +462,7 @@ static void test_schema_json_matches_java(void **state) {
     const uint8_t *p = find_bytes(raw.data, raw.len, "avro.schema", 11);
     assert_non_null(p);
     p += 11;
-    uint64_t u;
+    uint64_t u = 0;
     assert_int_equal(pm_varint_dec(&p, raw.data + raw.len, &u), 0);
     size_t jl = (size_t)pm_zigzag_dec(u);
     pm_avro_schema *s = NULL;
@@ -600,7 +600,7 @@ static void check_source_vs_oracle(const char *path, const pm_type *t, struct Ar
   for (int b = 0; b < nb; b++)
     for (int64_t i = 0; i < batches[b].length; i++, k++) {
       if (k >= o.n) fail_msg("%s: oracle has only %zu rows", path, o.n);
-      char rp[600];
+      char rp[1200];
       snprintf(rp, sizeof rp, "%s source row %zu", path, k);
       if (!cmp_row_fields(o.v[k], &batches[b], t, i, rp)) fail_msg("%s", g_why);
     }
@@ -787,6 +787,85 @@ static void test_hostile(void **state) {
   pm_type_free(t);
 }
 
+/* Builds a null-codec file with schema `js` and one block of `count` objects. */
+static void make_file(pm_buf *f, const pm_buf *js, int64_t count, const uint8_t *data, size_t n) {
+  pm_buf_append(f, "Obj\x01", 4);
+  put_varlong(f, 1);
+  put_varlong(f, 11);
+  pm_buf_append(f, "avro.schema", 11);
+  put_varlong(f, (int64_t)js->len);
+  pm_buf_append(f, js->data, js->len);
+  put_varlong(f, 0);
+  pm_buf_append(f, "0123456789abcdef", 16);
+  put_varlong(f, count);
+  put_varlong(f, (int64_t)n);
+  pm_buf_append(f, data, n);
+  pm_buf_append(f, "0123456789abcdef", 16);
+}
+
+/* Schemas built to cost exponential or quadratic work must fail or finish fast. */
+static void test_hostile_schemas(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  /* T_i = {a: T_{i-1}, b: T_{i-1}}: 2^i leaves if expanded */
+  pm_buf js = PM_BUF_INIT;
+  pm_buf_append_str(&js, "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"t0\",\"type\":"
+                         "{\"type\":\"record\",\"name\":\"T0\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}}");
+  for (int i = 1; i <= 60; i++)
+    pm_buf_printf(&js, ",{\"name\":\"t%d\",\"type\":{\"type\":\"record\",\"name\":\"T%d\",\"fields\":["
+                  "{\"name\":\"a\",\"type\":\"T%d\"},{\"name\":\"b\",\"type\":\"T%d\"}]}}", i, i, i - 1, i - 1);
+  pm_buf_append_str(&js, "]}");
+  uint8_t zeros[64] = {0};
+  pm_buf f = PM_BUF_INIT;
+  make_file(&f, &js, 1, zeros, sizeof zeros);
+  int rc = open_and_drain(f.data, f.len, NULL, &err);
+  if (rc != PAIMON_EUNSUPPORTED) fail_msg("%d %s", rc, err.message);
+  pm_type *t = parse_type("ROW<`zzz` INT>");
+  assert_int_equal(open_and_drain(f.data, f.len, t, &err), PAIMON_ECORRUPT); /* runs out of bytes */
+  pm_buf_free(&f);
+  pm_buf_free(&js);
+  /* 20000 "null" fields around one int: skipping must not visit them per row */
+  pm_buf_append_str(&js, "{\"type\":\"record\",\"name\":\"R\",\"fields\":[");
+  for (int i = 0; i < 20000; i++) pm_buf_printf(&js, "{\"name\":\"n%d\",\"type\":\"null\"},", i);
+  pm_buf_append_str(&js, "{\"name\":\"x\",\"type\":\"int\"}]}");
+  size_t nrows = 200000;
+  uint8_t *data = malloc(nrows);
+  for (size_t i = 0; i < nrows; i++) data[i] = (uint8_t)((i % 60) * 2);
+  make_file(&f, &js, (int64_t)nrows, data, nrows);
+  pm_type *tx = parse_type("ROW<`x` INT, `zzz` INT>");
+  pm_format_reader *r = NULL;
+  PM_ASSERT_OK(pm_avro_open_mem(&r, f.data, f.len, "nulls.avro", tx, NULL, &err), &err);
+  int64_t seen = 0;
+  for (;;) {
+    struct ArrowArray a;
+    int64_t first;
+    rc = r->ops->next(r, &a, &first, &err);
+    if (rc == PAIMON_ITEROVER) break;
+    PM_ASSERT_OK(rc, &err);
+    for (int64_t i = 0; i < a.length; i++)
+      assert_int_equal(PM_ARR_FIXED(a.children[0], int32_t, i), (int32_t)((seen + i) % 60));
+    seen += a.length;
+    pm_array_release(&a);
+  }
+  assert_int_equal(seen, (int64_t)nrows);
+  pm_format_close(r);
+  /* ... and requesting thousands of zero-size fields is refused */
+  pm_buf rt = PM_BUF_INIT;
+  pm_buf_append_str(&rt, "ROW<");
+  for (int i = 0; i < 5000; i++) pm_buf_printf(&rt, "`n%d` INT, ", i);
+  pm_buf_append_str(&rt, "`x` INT>");
+  pm_buf_append(&rt, "", 1);
+  pm_type *wide = parse_type((const char *)rt.data);
+  assert_int_equal(pm_avro_open_mem(&r, f.data, f.len, "nulls.avro", wide, NULL, &err), PAIMON_EUNSUPPORTED);
+  pm_type_free(wide);
+  pm_buf_free(&rt);
+  free(data);
+  pm_type_free(tx);
+  pm_type_free(t);
+  pm_buf_free(&f);
+  pm_buf_free(&js);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixtures),
@@ -800,6 +879,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip_explicit_schema),
       cmocka_unit_test(test_writer_refusals),
       cmocka_unit_test(test_hostile),
+      cmocka_unit_test(test_hostile_schemas),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

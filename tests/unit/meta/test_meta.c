@@ -38,7 +38,7 @@ static void test_schema_corpus(void **state) {
   mt_walk(tables_root(), "schema", "schema-", &files);
   assert_true(files.n >= 50);
   for (size_t i = 0; i < files.n; i++) {
-    size_t n;
+    size_t n = 0;
     char *text = mt_slurp(files.v[i], &n);
     assert_non_null(text);
     paimon_error err = {0};
@@ -243,7 +243,7 @@ static void test_snapshot_corpus(void **state) {
   mt_walk(tables_root(), "snapshot", "snapshot-", &files);
   assert_true(files.n >= 100);
   for (size_t i = 0; i < files.n; i++) {
-    size_t n;
+    size_t n = 0;
     char *text = mt_slurp(files.v[i], &n);
     paimon_error err = {0};
     pm_snapshot *s = NULL, *s2 = NULL;
