@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table/ext.h"
 #include "table/predicate_internal.h"
 #include "table/read_internal.h"
 
@@ -115,6 +116,8 @@ struct pm_read_state {
   int64_t dv_pos;       /* cursor into dv.positions */
   pm_pk_reader *pk;     /* current primary-key split reader */
   pm_evo_reader *evo;   /* current data-evolution split reader */
+  /* memory rows of the current split (real-time union reads) */
+  pm_mem_streams mem;
 
   schema_cache *schemas;
   size_t nschemas;
@@ -152,6 +155,7 @@ static void clear_result_schema(pm_read_state *st) {
 
 void pm_read_state_free(pm_read_state *st) {
   if (!st) return;
+  pm_mem_streams_clear(&st->mem);
   close_file(st);
   pm_pk_reader_free(st->pk);
   pm_evo_reader_free(st->evo);
@@ -446,7 +450,7 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
       }
       return 0;
     }
-    if (sp->primary_key && !sp->raw_convertible) {
+    if (sp->primary_key && (!sp->raw_convertible || sp->mem)) {
       if (!st->pk) {
         PM_TRY(setup_result_schema(st, sp, err));
         PM_TRY(pm_pk_reader_open(&st->pk, st, sp, err));
@@ -469,6 +473,21 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
     }
     if (!st->reader) {
       if (st->file_i >= sp->nfiles) {
+        if (sp->mem && !st->mem.done) {
+          if (sp->nfiles == 0) PM_TRY(setup_result_schema(st, sp, err));
+          struct ArrowArray work;
+          int rc = pm_mem_streams_next(&st->mem, sp->mem, st->work_type, false, &work, err);
+          if (rc == 0) {
+            PM_TRY(pm_read_finish_batch(st, &work, 0, false, out, err));
+            if (out->length == 0) {
+              pm_array_release(out);
+              continue;
+            }
+            return 0;
+          }
+          if (rc != PAIMON_ITEROVER) return rc;
+        }
+        pm_mem_streams_clear(&st->mem);
         st->split_i++;
         st->file_i = 0;
         continue;
@@ -656,3 +675,112 @@ const pm_schema *pm_read_result_schema(const pm_read_state *st) { return st->res
 const pm_type *pm_read_work_type(const pm_read_state *st) { return st->work_type; }
 paimon_table *pm_read_table(const pm_read_state *st) { return st->t; }
 int64_t pm_read_batch_size(const pm_read_state *st) { return st->batch_size; }
+
+/* ---- memory rows (real-time union reads) -------------------------------------------- */
+
+static int mem_sink(void *payload, struct ArrowArrayStream *stream) {
+  pm_mem_streams *ms = payload;
+  struct ArrowArrayStream *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
+  if (!nv) {
+    stream->release(stream);
+    return PAIMON_ENOMEM;
+  }
+  ms->v = nv;
+  ms->v[ms->n++] = *stream;
+  stream->release = NULL;
+  return 0;
+}
+
+void pm_mem_streams_clear(pm_mem_streams *ms) {
+  for (size_t i = 0; i < ms->n; i++)
+    if (ms->v[i].release) ms->v[i].release(&ms->v[i]);
+  pm_free(ms->v);
+  for (size_t i = 0; i < ms->nschemas; i++) pm_schema_release(&ms->schemas[i]);
+  pm_free(ms->schemas);
+  memset(ms, 0, sizeof *ms);
+}
+
+int pm_mem_streams_open(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want,
+                        paimon_error *err) {
+  pm_mem_streams_clear(ms);
+  const char **cols = pm_calloc((size_t)want->nfields + 1, sizeof(char *));
+  if (!cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < want->nfields; i++) cols[i] = want->fields[i].name;
+  int rc = mp->open_streams(mp, cols, NULL, mem_sink, ms, err);
+  pm_free(cols);
+  if (rc) return pm_fail_ctx(err, rc, "real-time store");
+  ms->schemas = pm_calloc(ms->n + 1, sizeof *ms->schemas);
+  if (!ms->schemas) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < ms->n; i++) {
+    if (ms->v[i].get_schema(&ms->v[i], &ms->schemas[i]))
+      return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+                     ms->v[i].get_last_error ? ms->v[i].get_last_error(&ms->v[i]) : "no schema");
+    ms->nschemas++;
+  }
+  ms->opened = true;
+  return 0;
+}
+
+static int64_t child_index(const struct ArrowSchema *s, const char *name) {
+  for (int64_t i = 0; i < s->n_children; i++)
+    if (s->children[i]->name && strcmp(s->children[i]->name, name) == 0) return i;
+  return -1;
+}
+
+int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b, const pm_mem_part *mp,
+                         const pm_type *want, struct ArrowArray *out, paimon_error *err) {
+  int64_t oc = child_index(sch, "_REALTIME_OFFSET");
+  int64_t len = b->length;
+  if (oc < 0 || b->n_children != sch->n_children) {
+    pm_array_release(b);
+    return pm_fail(err, PAIMON_ECORRUPT, "real-time store batch lacks _REALTIME_OFFSET");
+  }
+  uint8_t *sel = pm_malloc((size_t)(len ? len : 1));
+  struct ArrowArray *kids = pm_calloc((size_t)want->nfields + 1, sizeof *kids);
+  int rc = (!sel || !kids) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  int64_t nsel = 0;
+  const struct ArrowArray *offs = b->children[oc];
+  for (int64_t i = 0; rc == 0 && i < len; i++) {
+    int64_t o = PM_ARR_FIXED(offs, int64_t, i);
+    sel[i] = o >= mp->from_offset && o < mp->end_offset;
+    nsel += sel[i];
+  }
+  for (int32_t w = 0; rc == 0 && w < want->nfields; w++) {
+    int64_t c = child_index(sch, want->fields[w].name);
+    if (c < 0) {
+      rc = pm_array_make_nulls(want->fields[w].type, nsel, &kids[w], err);
+    } else if (nsel != len) {
+      rc = pm_array_filter(b->children[c], want->fields[w].type, sel, nsel, &kids[w], err);
+    } else {
+      pm_array_move(b->children[c], &kids[w]);
+    }
+  }
+  pm_array_release(b);
+  pm_free(sel);
+  if (rc == 0) rc = pm_array_make_struct(kids, want->nfields, nsel, out, err);
+  else if (kids)
+    for (int32_t w = 0; w < want->nfields; w++) pm_array_release(&kids[w]);
+  pm_free(kids);
+  return rc;
+}
+
+int pm_mem_streams_next(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want, bool one,
+                        struct ArrowArray *out, paimon_error *err) {
+  (void)one;
+  if (!ms->opened) PM_TRY(pm_mem_streams_open(ms, mp, want, err));
+  while (ms->cur < ms->n) {
+    struct ArrowArrayStream *s = &ms->v[ms->cur];
+    struct ArrowArray b;
+    memset(&b, 0, sizeof b);
+    if (s->get_next(s, &b))
+      return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+                     s->get_last_error ? s->get_last_error(s) : "read failed");
+    if (!b.release) {
+      ms->cur++;
+      continue;
+    }
+    return pm_mem_batch_convert(&ms->schemas[ms->cur], &b, mp, want, out, err);
+  }
+  ms->done = true;
+  return PAIMON_ITEROVER;
+}

@@ -44,6 +44,27 @@ int pm_evo_reader_open(pm_evo_reader **out, pm_read_state *st, const paimon_spli
 int pm_evo_reader_next(pm_evo_reader *r, struct ArrowArray *work, paimon_error *err);
 void pm_evo_reader_free(pm_evo_reader *r);
 
+/* Memory streams of a pinned real-time part (see table/ext.h). */
+struct pm_mem_part;
+typedef struct pm_mem_streams {
+  struct ArrowArrayStream *v;
+  struct ArrowSchema *schemas;
+  size_t n, nschemas, cur;
+  bool opened, done;
+} pm_mem_streams;
+/* Opens the part's streams asking for the fields of `want` (by name). */
+int pm_mem_streams_open(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want,
+                        paimon_error *err);
+/* Next batch across all streams, converted to `want` (window-filtered). */
+int pm_mem_streams_next(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want, bool one,
+                        struct ArrowArray *out, paimon_error *err);
+/* Converts one store batch (schema `sch`) to `want` columns by name, keeping rows whose
+ * offset lies in the part's window. Consumes `b`. */
+int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b,
+                         const struct pm_mem_part *mp, const pm_type *want, struct ArrowArray *out,
+                         paimon_error *err);
+void pm_mem_streams_clear(pm_mem_streams *ms);
+
 /* Batch plumbing reused by the primary-key reader. */
 int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,
                     paimon_error *err);

@@ -2,17 +2,19 @@
  *
  * The split's files are cut into sections of sorted runs (IntervalPartition); each
  * section is merged by the merge-tree merger with the table's merge engine. Every run
- * reads its files in KeyValue layout (_KEY_* columns, _SEQUENCE_NUMBER, _VALUE_KIND,
- * then the table columns), mapped by field id from the file's schema to the result
- * schema (so renamed and retyped columns line up across files), with each file's
- * deletion vector applied before the merge. */
+ * reads _SEQUENCE_NUMBER, _VALUE_KIND and the table columns of its files (the key is
+ * taken from the table's own key columns, which KeyValue files always hold, so the
+ * _KEY_* copies are not read), mapped by field id from each file's schema to the result
+ * schema (renamed and retyped columns line up across files), with each file's deletion
+ * vector applied before the merge. Pinned real-time memory joins as further sorted runs
+ * carrying the newest sequence numbers. */
 #include <string.h>
 
 #include "mergetree/mergetree.h"
+#include "table/ext.h"
 #include "table/read_internal.h"
 
 /* Java SpecialFields ids. */
-#define KEY_FIELD_ID_START 1073741823
 #define SEQUENCE_NUMBER_ID 2147483646
 #define VALUE_KIND_ID 2147483645
 
@@ -109,14 +111,7 @@ static int run_open_file(pk_run *run, paimon_error *err) {
     const pm_field *have = NULL;
     char *name = NULL;
     int32_t id = want->id;
-    if (c < r->nkeys) {
-      int ff = pm_row_find_id(frow, want->id - KEY_FIELD_ID_START);
-      if (ff < 0)
-        return pm_fail(err, PAIMON_ECORRUPT, "%s: primary-key column id %d missing from schema %lld",
-                       path, (int)(want->id - KEY_FIELD_ID_START), (long long)f->schema_id);
-      have = &frow->fields[ff];
-      name = pm_asprintf("_KEY_%s", have->name);
-    } else if (want->id == SEQUENCE_NUMBER_ID || want->id == VALUE_KIND_ID) {
+    if (want->id == SEQUENCE_NUMBER_ID || want->id == VALUE_KIND_ID) {
       have = want;
       name = pm_strdup(want->name);
     } else {
@@ -271,37 +266,6 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  /* trimmed primary key: primary key minus partition keys */
-  for (int32_t k = 0; k < rs->nprimary_keys; k++) {
-    bool is_part = false;
-    for (int32_t p = 0; p < rs->npartition_keys; p++)
-      if (strcmp(rs->primary_keys[k], rs->partition_keys[p]) == 0) is_part = true;
-    if (is_part) continue;
-    int f = pm_row_find(row, rs->primary_keys[k]);
-    if (f < 0) {
-      rc = pm_fail(err, PAIMON_ECORRUPT, "primary key '%s' is not a column", rs->primary_keys[k]);
-      goto fail;
-    }
-    char *name = pm_asprintf("_KEY_%s", row->fields[f].name);
-    pm_type *kt = pm_type_clone(row->fields[f].type);
-    if (kt) kt->nullable = false;
-    if (!name || !kt || pm_type_row_add(r->kv_type, KEY_FIELD_ID_START + row->fields[f].id, name, kt)) {
-      pm_free(name);
-      pm_type_free(kt);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-    pm_free(name);
-    r->key_cols[r->nkeys] = r->nkeys;
-    r->key_types[r->nkeys] = r->kv_type->fields[r->nkeys].type;
-    r->nkeys++;
-  }
-  if (r->nkeys == 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                 "primary key equals the partition keys: merge-on-read of such tables is not "
-                 "supported yet");
-    goto fail;
-  }
   {
     pm_type *seq = pm_type_new(PM_BIGINT, false);
     pm_type *kind = pm_type_new(PM_TINYINT, false);
@@ -317,15 +281,36 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
       goto fail;
     }
   }
+  /* trimmed primary key: primary key minus partition keys, read from the value columns */
+  for (int32_t k = 0; k < rs->nprimary_keys; k++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < rs->npartition_keys; p++)
+      if (strcmp(rs->primary_keys[k], rs->partition_keys[p]) == 0) is_part = true;
+    if (is_part) continue;
+    int f = pm_row_find(row, rs->primary_keys[k]);
+    if (f < 0) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "primary key '%s' is not a column", rs->primary_keys[k]);
+      goto fail;
+    }
+    r->key_cols[r->nkeys] = 2 + f;
+    r->key_types[r->nkeys] = row->fields[f].type;
+    r->nkeys++;
+  }
+  if (r->nkeys == 0) {
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                 "primary key equals the partition keys: merge-on-read of such tables is not "
+                 "supported yet");
+    goto fail;
+  }
   for (int32_t f = 0; f < row->nfields; f++) {
     PM_CHECK(add_field(r->kv_type, row->fields[f].id, row->fields[f].name, row->fields[f].type, err),
              fail);
-    r->value_cols[f] = r->nkeys + 2 + f;
+    r->value_cols[f] = 2 + f;
   }
   r->layout.nkeys = r->nkeys;
   r->layout.key_cols = r->key_cols;
-  r->layout.seq_col = r->nkeys;
-  r->layout.kind_col = r->nkeys + 1;
+  r->layout.seq_col = 0;
+  r->layout.kind_col = 1;
   r->layout.value_cols = r->value_cols;
   PM_CHECK(pm_mt_engine_new(&r->engine, row, (const char *const *)rs->primary_keys,
                             rs->nprimary_keys, (const char *const *)rs->option_keys,
@@ -366,8 +351,133 @@ fail:
   return rc;
 }
 
+/* ---- memory runs ------------------------------------------------------------------ */
+
+typedef struct mem_run {
+  struct ArrowArrayStream stream;
+  struct ArrowSchema schema;
+  pm_mem_part *mp;
+  const pm_type *kv;
+} mem_run;
+
+static int mem_run_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
+  mem_run *m = ctx;
+  struct ArrowArray b;
+  memset(&b, 0, sizeof b);
+  if (m->stream.get_next(&m->stream, &b))
+    return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+                   m->stream.get_last_error ? m->stream.get_last_error(&m->stream) : "read failed");
+  if (!b.release) return PAIMON_ITEROVER;
+  return pm_mem_batch_convert(&m->schema, &b, m->mp, m->kv, out, err);
+}
+
+static void mem_run_free(void *ctx) {
+  mem_run *m = ctx;
+  if (m->stream.release) m->stream.release(&m->stream);
+  pm_schema_release(&m->schema);
+  pm_free(m);
+}
+
+typedef struct run_list {
+  pm_mt_run *v;
+  int32_t n, cap;
+  const pm_type *kv;
+  pm_mem_part *mp;
+  int rc;
+} run_list;
+
+static int push_run(run_list *l, pm_mt_run run) {
+  if (l->n == l->cap) {
+    int32_t nc = l->cap ? l->cap * 2 : 16;
+    pm_mt_run *nv = pm_realloc(l->v, (size_t)nc * sizeof *nv);
+    if (!nv) return PAIMON_ENOMEM;
+    l->v = nv;
+    l->cap = nc;
+  }
+  l->v[l->n++] = run;
+  return 0;
+}
+
+/* Each memory stream is one sorted run. */
+static int mem_sink_run(void *payload, struct ArrowArrayStream *stream) {
+  run_list *l = payload;
+  mem_run *m = pm_calloc(1, sizeof *m);
+  if (!m) {
+    stream->release(stream);
+    return PAIMON_ENOMEM;
+  }
+  m->stream = *stream;
+  stream->release = NULL;
+  m->mp = l->mp;
+  m->kv = l->kv;
+  if (m->stream.get_schema(&m->stream, &m->schema)) {
+    mem_run_free(m);
+    return PAIMON_EIO;
+  }
+  pm_mt_run run = {mem_run_next, mem_run_free, m};
+  if (push_run(l, run)) {
+    mem_run_free(m);
+    return PAIMON_ENOMEM;
+  }
+  return 0;
+}
+
+static int new_file_run(pm_pk_reader *r, int32_t run_idx, pm_mt_run *out, paimon_error *err) {
+  pk_run *run = pm_calloc(1, sizeof *run);
+  if (!run) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  run->r = r;
+  run->first = run->cur = r->part->run_start[run_idx];
+  run->end = r->part->run_start[run_idx + 1];
+  out->next = run_next;
+  out->close = run_free;
+  out->ctx = run;
+  return 0;
+}
+
+/* With pinned memory, every disk run and every memory run go into one merge: memory
+ * spans all key ranges. */
+static int open_union(pm_pk_reader *r, paimon_error *err) {
+  run_list l = {0};
+  l.kv = r->kv_type;
+  l.mp = r->sp->mem;
+  int rc = 0;
+  for (int32_t k = 0; k < r->part->nruns && rc == 0; k++) {
+    pm_mt_run run;
+    rc = new_file_run(r, k, &run, err);
+    if (rc == 0 && push_run(&l, run)) {
+      run_free(run.ctx);
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  if (rc == 0) {
+    const pm_type *row = r->rs->row;
+    const char **cols = pm_calloc((size_t)row->nfields + 1, sizeof(char *));
+    if (!cols) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t f = 0; rc == 0 && f < row->nfields; f++) cols[f] = row->fields[f].name;
+    /* no predicate reaches memory: a value filter before the merge could expose an
+     * older version of a row */
+    if (rc == 0) rc = r->sp->mem->open_streams(r->sp->mem, cols, NULL, mem_sink_run, &l, err);
+    if (rc && (!err || err->code != rc)) rc = pm_fail(err, rc, "real-time store: cannot open readers");
+    pm_free(cols);
+  }
+  if (rc) {
+    for (int32_t k = 0; k < l.n; k++) l.v[k].close(l.v[k].ctx);
+    pm_free(l.v);
+    return rc;
+  }
+  pm_mt_options mo = {.batch_size = pm_read_batch_size(r->st), .keep_deletes = false, .emit_kind = false};
+  rc = pm_mt_merger_new(&r->merger, r->engine, r->key_types, &r->layout, l.v, l.n, &mo, err);
+  pm_free(l.v);
+  r->section = r->part->nsections + 1; /* one merge covers everything */
+  return rc;
+}
+
 /* Starts the merger of the next section; PAIMON_ITEROVER after the last. */
 static int open_section(pm_pk_reader *r, paimon_error *err) {
+  if (r->sp->mem) {
+    if (r->section > r->part->nsections) return PAIMON_ITEROVER;
+    return open_union(r, err);
+  }
   if (r->section >= r->part->nsections) return PAIMON_ITEROVER;
   int32_t r0 = r->part->section_start[r->section], r1 = r->part->section_start[r->section + 1];
   int32_t nruns = r1 - r0;

@@ -6,13 +6,25 @@
 #include <string.h>
 
 #include "table/predicate_internal.h"
+#include "table/ext.h"
 #include "table/write_internal.h"
 
 struct paimon_scan {
   paimon_table *table;
   int64_t snapshot_id; /* -1 = latest */
   paimon_predicate *filter;
+  bool has_ext;
+  pm_scan_ext ext; /* real-time union reads */
 };
+
+int pm_scan_set_ext(paimon_scan *s, const pm_scan_ext *ext, paimon_error *err) {
+  (void)err;
+  if (s->has_ext) s->ext.unref(s->ext.ctx);
+  s->ext = *ext;
+  s->has_ext = true;
+  ext->ref(ext->ctx);
+  return 0;
+}
 
 int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err) {
   *out = NULL;
@@ -41,6 +53,7 @@ int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_err
 
 void paimon_scan_free(paimon_scan *s) {
   if (!s) return;
+  if (s->has_ext) s->ext.unref(s->ext.ctx);
   paimon_predicate_free(s->filter);
   paimon_table_close(s->table);
   pm_free(s);
@@ -377,6 +390,7 @@ void pm_split_free(paimon_split *s) {
   pm_free(s->partition);
   pm_free(s->partition_str);
   pm_free(s->branch);
+  pm_mem_part_unref(s->mem);
   pm_free(s);
 }
 
@@ -493,7 +507,7 @@ done:
 
 /* Plans snapshot `snap` of table `t`, whose files use schemas of `branch`. */
 static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot *snap,
-                         const pm_schema *schema, const paimon_predicate *filter,
+                         const pm_schema *schema, const paimon_predicate *filter, bool realtime,
                          paimon_plan *plan, paimon_error *err) {
   int rc = 0;
   entry_vec ev = {0};
@@ -530,7 +544,9 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
   const char *dvopt = pm_schema_option(schema, "deletion-vectors.enabled");
   bool first_row = engine && strcmp(engine, "first-row") == 0;
   bool dv_on = dvopt && strcmp(dvopt, "true") == 0;
-  bool skip_level0 = pk && (first_row || dv_on);
+  /* Real-time plans merge level 0 too: rows committed there may already be reclaimed
+   * from memory. */
+  bool skip_level0 = pk && (first_row || dv_on) && !realtime;
 
   for (size_t i = 0; i < ev.n; i++) {
     if (!ev.live[i]) continue;
@@ -701,6 +717,9 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   pm_table_ref(t);
   int rc = 0;
   pm_snapshot *snap = NULL;
+  void *pin = NULL;
+  /* memory views are pinned before the disk snapshot is chosen (no gap) */
+  if (s->has_ext) PM_CHECK(s->ext.pin(s->ext.ctx, &pin, err), fail);
   int64_t id = s->snapshot_id;
   if (id < 0) PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err), fail);
   if (id > 0) {
@@ -716,9 +735,14 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   else
     PM_CHECK(pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err), fail);
   plan->snapshot_id = snap ? snap->id : 0;
-  if (snap) PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, plan, err), fail);
+  if (snap) PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, s->has_ext, plan, err), fail);
+  if (s->has_ext) {
+    PM_CHECK(s->ext.attach(s->ext.ctx, pin, plan, snap, err), fail);
+    s->ext.unpin(pin);
+    pin = NULL;
+  }
 
-  if (t->fallback_branch) {
+  if (t->fallback_branch && !s->has_ext) {
     /* scan.fallback-branch: partitions absent from this branch are read from the
      * fallback branch, with its own schemas; time travel applies the same snapshot id
      * to it when that snapshot exists there (as Java's fallback table passes its scan
@@ -743,7 +767,7 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
     if (rc == 0 && fsnap) rc = pm_schema_load(&fschema, t->fs, fdir, fsid, err);
     if (rc == 0 && fsnap) {
       paimon_plan tmp = {0};
-      rc = plan_snapshot(t, t->fallback_branch, fsnap, fschema, s->filter, &tmp, err);
+      rc = plan_snapshot(t, t->fallback_branch, fsnap, fschema, s->filter, false, &tmp, err);
       for (size_t i = 0; i < tmp.nsplits; i++) {
         paimon_split *sp = tmp.splits[i];
         if (rc == 0 && !plan_has_partition(plan, before, sp->partition_str)) {
@@ -771,9 +795,60 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   *out = plan;
   return 0;
 fail:
+  if (pin) s->ext.unpin(pin);
   pm_snapshot_free(snap);
   paimon_plan_free(plan);
   return rc;
+}
+
+int pm_plan_split_for(paimon_plan *plan, const uint8_t *partition, size_t plen, int32_t bucket,
+                      int32_t total_buckets, bool create, paimon_split **out, paimon_error *err) {
+  *out = NULL;
+  for (size_t i = 0; i < plan->nsplits; i++) {
+    paimon_split *sp = plan->splits[i];
+    if (sp->bucket == bucket && sp->partition_len == plen && memcmp(sp->partition, partition, plen) == 0 &&
+        !sp->branch) {
+      *out = sp;
+      return 0;
+    }
+  }
+  if (!create) return 0;
+  pm_type *ptype = NULL;
+  PM_TRY(pm_schema_partition_type(plan->schema, &ptype, err));
+  paimon_split *sp = pm_calloc(1, sizeof *sp);
+  paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
+  int rc = (!sp || !all) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  if (all) plan->splits = all;
+  if (rc == 0) {
+    sp->snapshot_id = plan->snapshot_id;
+    sp->schema_id = plan->schema->id;
+    sp->partition = pm_malloc(plen ? plen : 1);
+    sp->paths = pm_calloc(1, sizeof(char *));
+    sp->dvs = pm_calloc(1, sizeof(pm_dv_ref));
+    if (!sp->partition || !sp->paths || !sp->dvs) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  if (rc == 0) {
+    memcpy(sp->partition, partition, plen);
+    sp->partition_len = plen;
+    sp->bucket = bucket;
+    sp->total_buckets = total_buckets;
+    sp->primary_key = plan->schema->nprimary_keys > 0;
+    pm_binrow prow;
+    const char *defname = pm_schema_option(plan->schema, "partition.default-name");
+    const char *ln = pm_schema_option(plan->schema, "partition.legacy-name");
+    rc = pm_binrow_view(&prow, partition, plen, err);
+    if (rc == 0)
+      rc = pm_partition_path(ptype, &prow, defname ? defname : "__DEFAULT_PARTITION__",
+                             !(ln && strcmp(ln, "false") == 0), &sp->partition_str, err);
+  }
+  pm_type_free(ptype);
+  if (rc) {
+    pm_split_free(sp);
+    return rc;
+  }
+  plan->splits[plan->nsplits++] = sp;
+  *out = sp;
+  return 0;
 }
 
 int64_t paimon_plan_snapshot_id(const paimon_plan *p) { return p->snapshot_id; }

@@ -9,6 +9,7 @@
  * against the remaining input; hostile input yields PAIMON_ECORRUPT. */
 #include <string.h>
 
+#include "table/ext.h"
 #include "table/read_internal.h"
 
 #define SPLIT_MAGIC "PMSP"
@@ -274,6 +275,9 @@ static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_e
 }
 
 int paimon_split_serialize(const paimon_split *s, uint8_t **bytes, size_t *len, paimon_error *err) {
+  if (s->mem)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "real-time splits pin process-local memory and cannot be serialized");
   pm_buf b;
   if (encode(s, &b)) {
     pm_buf_free(&b);
@@ -298,5 +302,9 @@ int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err)
   }
   int rc = decode(out, b.data, b.len, err);
   pm_buf_free(&b);
+  if (rc == 0 && s->mem) {
+    pm_mem_part_ref(s->mem);
+    (*out)->mem = s->mem;
+  }
   return rc;
 }

@@ -66,6 +66,7 @@ struct paimon_split {
   pm_data_file *files;
   char **paths;   /* resolved path per file */
   pm_dv_ref *dvs; /* per file */
+  struct pm_mem_part *mem; /* pinned real-time memory rows; NULL for disk-only splits */
 };
 
 struct paimon_plan {

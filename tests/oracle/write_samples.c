@@ -340,6 +340,52 @@ static void sample(const char *dir, const char *name, const char *type_sql, int6
   pm_type_free(t);
 }
 
+/* One chunk mixing dictionary and plain pages: repeated values first (the dictionary is
+ * kept), then distinct ones that push it past 1 MiB (parquet-mr falls back mid-chunk). */
+static void sample_dict_overflow(const char *dir) {
+  paimon_error err;
+  pm_type *t = NULL;
+  if (pm_type_parse(&t, "ROW<`mix` STRING NOT NULL, `n` BIGINT>", &err) != 0) die("type", &err);
+  t->fields[0].id = 0;
+  t->fields[1].id = 1;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/dict_overflow.types", dir);
+  FILE *ft = fopen(path, "w");
+  if (!ft) die(path, NULL);
+  fprintf(ft, "mix\tSTRING NOT NULL\nn\tBIGINT\n");
+  fclose(ft);
+  snprintf(path, sizeof path, "%s/dict_overflow.parquet", dir);
+  pm_format_writer *w;
+  if (pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, NULL, &err) != 0) die(path, &err);
+  snprintf(path, sizeof path, "%s/dict_overflow.expected.jsonl", dir);
+  FILE *fe = fopen(path, "w");
+  if (!fe) die(path, NULL);
+  pm_col cols[2];
+  pm_col_init(&cols[0], t->fields[0].type);
+  pm_col_init(&cols[1], t->fields[1].type);
+  const int64_t rows = 80000;
+  for (int64_t r = 0; r < rows; r++) {
+    char s[64];
+    int n = snprintf(s, sizeof s, "%048llu", (unsigned long long)(r < 30000 ? r % 50 : r));
+    pm_col_append_bytes(&cols[0], s, (size_t)n);
+    if (r % 5 == 0) pm_col_append_null(&cols[1]);
+    else pm_col_append_int(&cols[1], r % 1000);
+    if (r % 5 == 0) fprintf(fe, "{\"mix\":\"%s\",\"n\":null}\n", s);
+    else fprintf(fe, "{\"mix\":\"%s\",\"n\":%d}\n", s, (int)(r % 1000));
+  }
+  fclose(fe);
+  struct ArrowArray arr;
+  if (pm_cols_export_struct(cols, 2, rows, &arr, &err) != 0) die("export", &err);
+  if (w->ops->write(w, &arr, &err) != 0) die("write", &err);
+  arr.release(&arr);
+  int64_t size;
+  if (w->ops->finish(w, &size, &err) != 0) die("finish", &err);
+  printf("%s/dict_overflow.parquet %lld rows %lld bytes\n", dir, (long long)rows, (long long)size);
+  pm_col_free(&cols[0]);
+  pm_col_free(&cols[1]);
+  pm_type_free(t);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: write_samples OUT_DIR\n");
@@ -368,5 +414,6 @@ int main(int argc, char **argv) {
       "`ms` MULTISET<STRING>, `an` ARRAY<INT NOT NULL> NOT NULL>";
   sample(dir, "nested", nested, 2000, 700, "zstd", 0, 0);
   sample(dir, "nested_multi_rg", nested, 20000, 4000, "snappy", 96 << 10, 8 << 10);
+  sample_dict_overflow(dir);
   return 0;
 }

@@ -21,6 +21,7 @@ typedef enum eop {
   E_F64,
   E_BYTES,
   E_FIXED,
+  E_ENUM, /* string value -> symbol index */
   E_DEC_BYTES,
   E_DEC_FIXED,
   E_RECORD,
@@ -176,7 +177,8 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
   case PM_DATE:
   case PM_TIME:
   case PM_BIGINT:
-    if (k == PM_AVRO_LONG || (k == PM_AVRO_INT && t->id != PM_BIGINT)) op = E_INT;
+    if (t->id == PM_TIME && k == PM_AVRO_LONG && node->logical == PM_AVRO_LT_TIME_MICROS) op = E_TS;
+    else if (k == PM_AVRO_LONG || (k == PM_AVRO_INT && t->id != PM_BIGINT)) op = E_INT;
     break;
   case PM_TIMESTAMP:
   case PM_TIMESTAMP_LTZ:
@@ -201,6 +203,7 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
   case PM_VARIANT:
     if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) op = E_BYTES;
     else if (k == PM_AVRO_FIXED) op = E_FIXED;
+    else if (k == PM_AVRO_ENUM && pm_type_is_string(t)) op = E_ENUM;
     break;
   case PM_ROW:
     if (k == PM_AVRO_RECORD) op = E_RECORD;
@@ -221,6 +224,11 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
   const pm_type *mv = t->id == PM_MULTISET ? &multiset_count : t->value;
   switch (op) {
   case E_TS: {
+    if (t->id == PM_TIME) { /* millis of day -> time-micros */
+      p->mul = 1000;
+      p->div = 1;
+      return 0;
+    }
     int tu = pm_ts_unit(t->precision), su = ts_unit_of(node->logical);
     if (su < 0) su = tu;
     p->mul = p->div = 1;
@@ -337,6 +345,15 @@ static int enc_value(pm_avro_writer *w, const eplan *p, const struct ArrowArray 
       return pm_fail(err, PAIMON_EINVAL, "avro writer: value of %d bytes for fixed(%d)", (int)n,
                      (int)p->node->size);
     return pm_buf_append(b, v, (size_t)n);
+  }
+  case E_ENUM: {
+    int32_t n;
+    const uint8_t *v = pm_arr_bytes(a, i, &n);
+    for (int32_t k = 0; k < p->node->n; k++)
+      if (strlen(p->node->names[k]) == (size_t)n && !memcmp(p->node->names[k], v, (size_t)n))
+        return put_long(b, k);
+    return pm_fail(err, PAIMON_EINVAL, "avro writer: value is not a symbol of enum %s",
+                   p->node->name);
   }
   case E_DEC_BYTES:
   case E_DEC_FIXED: {

@@ -351,10 +351,10 @@ static void test_nested(void **state) {
 static void test_row_groups_pages_and_dictionary_fallback(void **state) {
   (void)state;
   /* 150k distinct 16-byte strings (2.9 MB of dictionary) plus a low-cardinality column */
-  pm_type *t = parse_type("ROW<`k` BIGINT NOT NULL, `s` VARCHAR(16), `lc` STRING>");
+  pm_type *t = parse_type("ROW<`k` BIGINT NOT NULL, `s` VARCHAR(16), `lc` STRING, `mix` STRING>");
   paimon_error err;
-  pm_col cols[3];
-  for (int f = 0; f < 3; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+  pm_col cols[4];
+  for (int f = 0; f < 4; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
   const int64_t n = 150000;
   for (int64_t r = 0; r < n; r++) {
     char s[32];
@@ -367,14 +367,22 @@ static void test_row_groups_pages_and_dictionary_fallback(void **state) {
       snprintf(s, sizeof s, "v%d", (int)(r % 5));
       pm_col_append_bytes(&cols[2], s, strlen(s));
     }
+    /* repeats first (the dictionary is kept), then distinct values that push it past
+     * 1 MiB: the chunk mixes dictionary and plain pages */
+    char big[64];
+    int bl = snprintf(big, sizeof big, "%048llu", (unsigned long long)(r < 30000 ? r % 50 : r));
+    pm_col_append_bytes(&cols[3], big, (size_t)bl);
   }
   struct ArrowArray batch;
-  PM_ASSERT_OK(pm_cols_export_struct(cols, 3, n, &batch, &err), &err);
-  for (int f = 0; f < 3; f++) pm_col_free(&cols[f]);
+  PM_ASSERT_OK(pm_cols_export_struct(cols, 4, n, &batch, &err), &err);
+  for (int f = 0; f < 4; f++) pm_col_free(&cols[f]);
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);
+  char *p = tmp_path("mix.parquet");
+  roundtrip(p, t, &batch, 1, &o); /* one row group: the dictionary of `mix` overflows */
   o.row_group_bytes = 512 << 10;
-  char *p = tmp_path("rg.parquet");
+  pm_free(p);
+  p = tmp_path("rg.parquet");
   roundtrip(p, t, &batch, 1, &o);
   pm_buf raw = PM_BUF_INIT;
   pq_footer ft;
@@ -475,6 +483,7 @@ static void check_corpus(const corpus_case *cc) {
   assert_true(n > 0);
   struct ArrowArray batch;
   PM_ASSERT_OK(pm_cols_export_struct(cols, t->nfields, n, &batch, &err), &err);
+  for (int32_t f = 0; f < t->nfields; f++) pm_col_free(&cols[f]);
   free(cols);
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);

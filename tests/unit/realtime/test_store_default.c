@@ -102,9 +102,9 @@ static void fx_close(fx *f) {
 }
 
 /* Value rules of the standard table, by offset. */
-static int32_t rule_k(int64_t o) { return (int32_t)((o * 7) % 1000); }
+static int32_t rule_k(int64_t o) { return (int32_t)(((uint64_t)o * 7) % 1000); }
 static bool rule_v_null(int64_t o) { return o % 7 == 3; }
-static int64_t rule_v(int64_t o) { return o * 10; }
+static int64_t rule_v(int64_t o) { return (int64_t)((uint64_t)o * 10); }
 static double rule_d(int64_t o) { return (double)o / 2.0; }
 static int rule_kind(int64_t o) { return o % 5 == 4 ? 3 : 0; }
 
@@ -1089,7 +1089,10 @@ static void *mt_writer(void *arg) {
       PM_ASSERT_OK(write_range(f, o, n, &err), &err);
     }
     o += n;
-    if (++nb % 37 == 0) {
+    /* seal intervals vary so building segments span several chunks / merge levels */
+    static const int every[] = {1, 37, 600, 5, 150};
+    if (++nb >= every[(o / 7919) % 5]) {
+      nb = 0;
       paimon_realtime_segment seg;
       PM_ASSERT_OK(f->st.seal_for_commit(&f->st, &seg, &err), &err);
       assert_non_null(seg.release);
