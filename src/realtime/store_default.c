@@ -10,8 +10,9 @@
  *   A view pins (segment, length) and never sees later slots.
  * - Primary-key mode: a segment is a short array of immutable sorted runs (rt_run). Each
  *   write adds a one-batch run; tail runs are then merged (k-way, by key then sequence,
- *   every row kept) so that run sizes at least double from newest to oldest: a segment
- *   holds O(log batches) runs, never more than PM_RT_MAX_RUNS. Views copy run pointers.
+ *   every row kept), tiered with fan-in 4: a segment holds O(log batches) runs, never
+ *   more than PM_RT_MAX_RUNS, and each row is copied log4(batches) times. Views copy
+ *   run pointers.
  * - The store mutex guards only pointer swaps and copies of small descriptor arrays;
  *   statistics, merges and frees run outside it, so acquire_read_view never waits for a
  *   write, seal or merge.
@@ -35,6 +36,7 @@
 #define RT_CHUNK0 64         /* slots of an append segment's first chunk; chunk k has 64<<k */
 #define RT_NCHUNKS 40
 #define RT_MAX_DEPTH 64
+#define RT_FANIN 4 /* runs of one level merged at once (primary key) */
 
 typedef _Atomic int64_t rt_atomic;
 
@@ -55,6 +57,8 @@ typedef struct rt_shared {
   pm_type *row;              /* ROW of every column, system columns included */
   int32_t ncmp;              /* key columns then _SEQUENCE_NUMBER (primary key) */
   int32_t *cmp_cols;
+  int8_t *cmp_width;         /* per cmp column: 4 or 8 for plain integers, else 0 */
+  bool *stat_cols;           /* columns that get statistics */
   int64_t batch_size;
   bool stats;
   char where[200]; /* "realtime store of partition '...' bucket N" */
@@ -65,6 +69,8 @@ static void sh_unref(rt_shared *sh) {
   pm_schema_release(&sh->schema);
   pm_type_free(sh->row);
   pm_free(sh->cmp_cols);
+  pm_free(sh->cmp_width);
+  pm_free(sh->stat_cols);
   pm_free(sh);
 }
 
@@ -410,7 +416,8 @@ static int batch_prepare(rt_shared *sh, const struct ArrowArray *arr, int64_t by
     b->st[0].nulls = 0;
     for (int32_t c = 1; c < sh->ncols; c++) {
       const struct ArrowArray *ch = arr->children[c];
-      col_stats(sh->row->fields[c].type, ch, ch->offset + b->base, b->rows, &b->st[c]);
+      if (sh->stat_cols[c]) col_stats(sh->row->fields[c].type, ch, ch->offset + b->base, b->rows, &b->st[c]);
+      else b->st[c].min = b->st[c].max = b->st[c].nulls = -1;
     }
   }
   *out = b;
@@ -429,6 +436,7 @@ static void batch_adopt(rt_batch *b, struct ArrowArray *arr) {
 typedef struct rt_run {
   rt_atomic refs;
   int64_t rows, lo, hi;
+  int32_t level; /* merges behind this run: 0 for a written batch */
   int32_t n;
   rt_batch *b[];
 } rt_run;
@@ -774,8 +782,21 @@ static int gather_batch(rt_shared *sh, pm_col *cols, const int32_t *colidx, int3
 static int row_cmp(const rt_shared *sh, const rt_batch *a, int64_t i, const rt_batch *b, int64_t j) {
   for (int32_t k = 0; k < sh->ncmp; k++) {
     int32_t c = sh->cmp_cols[k];
-    int r = pm_mt_cmp_arrow(sh->row->fields[c].type, a->arr.children[c], a->base + i,
-                            b->arr.children[c], b->base + j);
+    const struct ArrowArray *x = a->arr.children[c], *y = b->arr.children[c];
+    int w = sh->cmp_width[k];
+    if (w && !x->buffers[0] && !y->buffers[0]) { /* plain integers without nulls */
+      int64_t u, v;
+      if (w == 8) {
+        u = ((const int64_t *)x->buffers[1])[x->offset + a->base + i];
+        v = ((const int64_t *)y->buffers[1])[y->offset + b->base + j];
+      } else {
+        u = ((const int32_t *)x->buffers[1])[x->offset + a->base + i];
+        v = ((const int32_t *)y->buffers[1])[y->offset + b->base + j];
+      }
+      if (u != v) return u < v ? -1 : 1;
+      continue;
+    }
+    int r = pm_mt_cmp_arrow(sh->row->fields[c].type, x, a->base + i, y, b->base + j);
     if (r) return r;
   }
   return 0;
@@ -878,17 +899,20 @@ static void pk_compact(rt_store *st) {
   for (;;) {
     int32_t n = g->nruns;
     if (n < 2) return;
-    /* Merge the tail while the run before it is no larger than the tail together: run
-     * sizes then at least double towards older runs (O(log) runs, O(log) copies/row). */
-    int32_t i = n - 1;
-    int64_t sum = g->runs[i]->rows;
-    while (i > 0 && g->runs[i - 1]->rows <= sum) sum += g->runs[--i]->rows;
-    if (i == n - 1) {
+    /* Tiered, fan-in RT_FANIN: the last RT_FANIN runs of one level merge into a run of
+     * the next level (a base-RT_FANIN counter): every row is copied log_F(batches) times
+     * and a segment holds at most (F-1) runs per level, PM_RT_MAX_RUNS in all. */
+    int32_t i = n - RT_FANIN, level = g->runs[n - 1]->level;
+    bool tier = i >= 0;
+    for (int32_t j = i; tier && j < n; j++) tier = g->runs[j]->level == level;
+    if (!tier) {
       if (n <= PM_RT_MAX_RUNS) return;
-      i = PM_RT_MAX_RUNS / 2 - 1; /* hard cap (tiny-batch floods): halve the run count */
+      i = PM_RT_MAX_RUNS / 2 - 1; /* hard cap (huge segments): halve the run count */
+      level = g->runs[i]->level;
     }
     rt_run *m = NULL;
     if (merge_runs(st->sh, g->runs + i, n - i, &m, NULL)) return; /* retried on next write */
+    m->level = tier ? level + 1 : level;
     rt_run *old[PM_RT_MAX_RUNS + 2];
     rt_run **oldp = n - i <= PM_RT_MAX_RUNS + 2 ? old : pm_malloc((size_t)(n - i) * sizeof *oldp);
     if (!oldp) {
@@ -1745,13 +1769,22 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
     goto fail;
   }
   sh->ncols = sh->row->nfields;
+  sh->stat_cols = pm_calloc((size_t)sh->ncols, sizeof *sh->stat_cols);
+  if (!sh->stat_cols) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+    goto fail;
+  }
+  /* Primary-key queries get key predicates only (values must not prune before the
+   * merge), so only key columns need statistics there. */
+  for (int32_t c = 1; c < sh->ncols; c++) sh->stat_cols[c] = sh->mode == PAIMON_REALTIME_APPEND;
   if (sh->mode == PAIMON_REALTIME_PRIMARY_KEY) {
     if (req->nkeys < 1 || req->nkeys > sh->ncols || !req->key_columns) {
       rc = pm_fail(err, PAIMON_EINVAL, "%s: primary-key mode needs key columns", sh->where);
       goto fail;
     }
     sh->cmp_cols = pm_malloc((size_t)(req->nkeys + 1) * sizeof *sh->cmp_cols);
-    if (!sh->cmp_cols) {
+    sh->cmp_width = pm_calloc((size_t)(req->nkeys + 1), sizeof *sh->cmp_width);
+    if (!sh->cmp_cols || !sh->cmp_width) {
       rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
       goto fail;
     }
@@ -1763,9 +1796,16 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
         goto fail;
       }
       sh->cmp_cols[k] = c;
+      sh->stat_cols[c] = true;
     }
     sh->cmp_cols[req->nkeys] = 1; /* then _SEQUENCE_NUMBER */
     sh->ncmp = req->nkeys + 1;
+    for (int32_t k = 0; k < sh->ncmp; k++) {
+      pm_type_id id = sh->row->fields[sh->cmp_cols[k]].type->id;
+      sh->cmp_width[k] = (id == PM_INT || id == PM_DATE || id == PM_TIME) ? 4
+                         : (id == PM_BIGINT || id == PM_TIMESTAMP || id == PM_TIMESTAMP_LTZ) ? 8
+                                                                                            : 0;
+    }
   }
   if (req->options) {
     const char *v = paimon_options_get(req->options, "realtime.store.max-memory");

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "meta/meta_write.h"
+#include "meta/offsets.h"
 #include "table/write_internal.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
@@ -185,9 +186,76 @@ static bool partition_in(const entries *delta, const uint8_t *p, size_t n) {
 }
 
 /* One commit attempt; *published is set when the snapshot file was created. */
+/* Real-time progress of the new snapshot: the hook's (a real-time commit), else the
+ * latest snapshot's carried forward, minus overwritten partitions. Returns the offsets
+ * file path relative to the table root in *rel (NULL: no property). */
+static int offsets_property(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
+                            const pm_snapshot *latest, const pm_commit_hook *hook, char **rel,
+                            attempt_files *af, paimon_error *err) {
+  *rel = NULL;
+  pm_offsets offs;
+  memset(&offs, 0, sizeof offs);
+  int rc = 0;
+  bool changed = false;
+  if (hook) {
+    PM_TRY(hook->offsets(hook->ctx, latest, &offs, err));
+    changed = true;
+  } else {
+    const char *prev = latest ? pm_snapshot_property(latest, PM_OFFSETS_PROPERTY) : NULL;
+    if (!prev) return 0;
+    if (o->kind != PAIMON_COMMIT_OVERWRITE) {
+      *rel = pm_strdup(prev); /* compaction and ordinary commits carry progress forward */
+      return *rel ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+    PM_TRY(pm_offsets_load(&offs, t->fs, t->root, latest, t->schema->partition_keys,
+                           t->schema->npartition_keys, err));
+    /* overwrite resets the progress of the partitions it replaces */
+    pm_type *ptype = NULL;
+    rc = pm_schema_partition_type(t->schema, &ptype, err);
+    const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+    bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+    if (rc == 0 && o->overwrite_all) pm_offsets_remove_partition(&offs, NULL);
+    for (size_t i = 0; rc == 0 && !o->overwrite_all && i < delta->n; i++) {
+      pm_binrow prow;
+      char *pp = NULL;
+      rc = pm_binrow_view(&prow, delta->v[i].partition, delta->v[i].partition_len, err);
+      if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+      if (rc == 0) pm_offsets_remove_partition(&offs, pp);
+      pm_free(pp);
+    }
+    pm_type_free(ptype);
+    changed = true;
+  }
+  if (rc == 0 && changed && offs.n > 0) {
+    char *json = pm_offsets_to_json(&offs, t->schema->partition_keys, t->schema->npartition_keys);
+    char uuid[37];
+    pm_uuid(uuid);
+    *rel = pm_asprintf("metadata/%s.offsets", uuid);
+    char *path = *rel ? pm_asprintf("%s/%s", t->meta_dir, *rel) : NULL;
+    if (t->branch && *rel) {
+      /* offsets live under the branch path; the property names them from the table root */
+      char *r2 = pm_asprintf("branch/branch-%s/%s", t->branch, *rel);
+      pm_free(*rel);
+      *rel = r2;
+    }
+    if (!json || !*rel || !path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0) rc = pm_fs_write_all(t->fs, path, json, strlen(json), err);
+    if (rc == 0) remember(af, path);
+    else pm_free(path);
+    pm_free(json);
+    if (rc) {
+      pm_free(*rel);
+      *rel = NULL;
+    }
+  }
+  pm_offsets_clear(&offs);
+  return rc;
+}
+
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
                       const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
-                      int64_t *new_id, attempt_files *af, paimon_error *err) {
+                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af,
+                      paimon_error *err) {
   int rc = 0;
   entries delta = {0};
   pm_type *ptype = NULL;
@@ -323,13 +391,40 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   snap.changelog_record_count = 0;
   snap.watermark = latest ? latest->watermark : PM_NULL_I64;
   snap.statistics = NULL;
-  snap.nproperties = (int32_t)o->nproperties;
-  snap.property_keys = (char **)o->property_keys;
-  snap.property_values = (char **)o->property_values;
+  char *offsets_rel = NULL;
+  char **pkeys = NULL, **pvals = NULL;
+  rc = offsets_property(t, o, &delta, latest, hook, &offsets_rel, af, err);
+  if (rc == 0) {
+    pkeys = pm_calloc(o->nproperties + 2, sizeof(char *));
+    pvals = pm_calloc(o->nproperties + 2, sizeof(char *));
+    if (!pkeys || !pvals) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  if (rc) {
+    pm_free(offsets_rel);
+    pm_free(pkeys);
+    pm_free(pvals);
+    goto done_mdir;
+  }
+  size_t np = 0;
+  for (size_t i = 0; i < o->nproperties; i++) {
+    if (strcmp(o->property_keys[i], PM_OFFSETS_PROPERTY) == 0) continue; /* ours */
+    pkeys[np] = (char *)o->property_keys[i];
+    pvals[np++] = (char *)o->property_values[i];
+  }
+  if (offsets_rel) {
+    pkeys[np] = PM_OFFSETS_PROPERTY;
+    pvals[np++] = offsets_rel;
+  }
+  snap.nproperties = (int32_t)np;
+  snap.property_keys = pkeys;
+  snap.property_values = pvals;
   snap.next_row_id = PM_NULL_I64;
   json = pm_snapshot_to_json(&snap);
   pm_free(base_name);
   pm_free(delta_name);
+  pm_free(offsets_rel);
+  pm_free(pkeys);
+  pm_free(pvals);
   if (!json) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto done_mdir;
@@ -375,6 +470,12 @@ static void write_hint(paimon_table *t, const char *name, int64_t id) {
 int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, paimon_error *err) {
+  return pm_commit_run(snapshot_id_out, ct, commit_user, commit_identifier, msgs, opts, NULL, err);
+}
+
+int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
+                  int64_t commit_identifier, const paimon_commit_messages *msgs,
+                  const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err) {
   paimon_table *t = (paimon_table *)ct;
   *snapshot_id_out = 0;
   paimon_commit_opts defaults;
@@ -401,7 +502,8 @@ int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *
     entries_free(&delta);
     return rc;
   }
-  if (delta.n == 0 && !o->allow_empty && !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
+  if (delta.n == 0 && !o->allow_empty && !hook &&
+      !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
     entries_free(&delta);
     return 0; /* nothing to commit */
   }
@@ -415,13 +517,14 @@ int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *
     if (rc == 0) rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
     if (rc == 0 && found) {
       *snapshot_id_out = found; /* idempotent retry */
+      if (hook && hook->already_committed) rc = hook->already_committed(hook->ctx, found, err);
       break;
     }
     if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
     if (rc) break;
     attempt_files af = {0};
     int64_t new_id = 0;
-    rc = try_commit(t, commit_user, commit_identifier, &delta, o, latest_id, latest, &new_id, &af, err);
+    rc = try_commit(t, commit_user, commit_identifier, &delta, o, latest_id, latest, hook, &new_id, &af, err);
     pm_snapshot_free(latest);
     if (rc == 0) {
       attempt_cleanup(t, &af, false);

@@ -29,6 +29,23 @@ int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err);
 /* Appends (moves) `m`; `m` is zeroed. */
 int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err);
 
+/* Hooks of a real-time commit (see realtime/): the offsets of the new snapshot are
+ * rebuilt on top of every attempt's latest snapshot. */
+struct pm_offsets;
+typedef struct pm_commit_hook {
+  void *ctx;
+  /* Fills `out` with the full committed-offsets map of the new snapshot, given the
+   * latest snapshot (NULL when none); fails (e.g. PAIMON_EINVAL: not contiguous) to
+   * abort the commit. */
+  int (*offsets)(void *ctx, const pm_snapshot *latest, struct pm_offsets *out, paimon_error *err);
+  /* The identifier was committed before (snapshot `id`): verify the ranges agree. */
+  int (*already_committed)(void *ctx, int64_t id, paimon_error *err);
+} pm_commit_hook;
+
+int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *t, const char *commit_user,
+                  int64_t commit_identifier, const paimon_commit_messages *msgs,
+                  const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err);
+
 /* ROW type of the partition columns of `schema`. */
 int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err);
 

@@ -79,10 +79,10 @@ void pm_avro_schema_free(pm_avro_schema *s);
 
 /* Paimon type of an Avro schema node: ["null", T] / [T, "null"] -> nullable T, records
  * -> ROW (field ids -1), arrays -> ARRAY, maps and logicalType "map" arrays -> MAP,
- * enums -> STRING, fixed -> BINARY(n), logical types -> DECIMAL/DATE/TIME/TIMESTAMP(3|6|9)
- * (local-timestamp-* -> TIMESTAMP, timestamp-* -> TIMESTAMP too, following Paimon's
- * naming inversion: see format-data.md). Unions of several non-null types are
- * PAIMON_EUNSUPPORTED. */
+ * enums -> STRING, fixed -> BINARY(n), decimal -> DECIMAL, date -> DATE, time-* -> TIME,
+ * timestamp-* -> TIMESTAMP(3|6|9) and local-timestamp-* -> TIMESTAMP_LTZ(3|6|9) (the
+ * mapping Java Paimon writes; see format-data.md §2.3). The type "null" and unions of
+ * several non-null types are PAIMON_EUNSUPPORTED. */
 int pm_avro_node_to_type(const pm_avro_node *n, pm_type **out, paimon_error *err);
 
 /* Appends the Avro schema JSON for Paimon type `row` as Java Paimon's

@@ -9,6 +9,8 @@
  * is buffered in memory; page, level and compression buffers are reused. */
 #include <strings.h>
 
+#include <zstd.h>
+
 #include "arrow/column.h"
 #include "format/format.h"
 #include "format/parquet/pq_write.h"
@@ -161,6 +163,7 @@ typedef struct pw_writer {
   int32_t nrgs, cap_rgs;
   bool failed;
 
+  ZSTD_CCtx *zctx; /* reused: a fresh context per page costs more than small pages */
   /* scratch reused across pages and batches */
   pm_buf page, cbuf, hdr, tmp, conv;
   pm_buf e_idx[2], e_def[2], e_rep[2], vidx;
@@ -540,8 +543,11 @@ static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
           s->has = true;
           continue;
         }
-        if (cmp_fixed(L, vals + i * 4, s->min) < 0) memcpy(s->min, &v, 4);
-        if (cmp_fixed(L, vals + i * 4, s->max) > 0) memcpy(s->max, &v, 4);
+        float mn, mx;
+        memcpy(&mn, s->min, 4);
+        memcpy(&mx, s->max, 4);
+        if (v < mn) memcpy(s->min, &v, 4);
+        if (v > mx) memcpy(s->max, &v, 4);
       }
       return;
     case ST_F64:
@@ -555,8 +561,11 @@ static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
           s->has = true;
           continue;
         }
-        if (cmp_fixed(L, vals + i * 8, s->min) < 0) memcpy(s->min, &v, 8);
-        if (cmp_fixed(L, vals + i * 8, s->max) > 0) memcpy(s->max, &v, 8);
+        double mn, mx;
+        memcpy(&mn, s->min, 8);
+        memcpy(&mx, s->max, 8);
+        if (v < mn) memcpy(s->min, &v, 8);
+        if (v > mx) memcpy(s->max, &v, 8);
       }
       return;
     default: {
@@ -704,7 +713,9 @@ static int dict_put(pw_leaf *L, const uint8_t *v, size_t n, uint32_t h, uint32_t
           *added = false;
           return 0;
         }
-      } else if (memcmp(L->dvals.data + (size_t)e * n, v, n) == 0) {
+      } else if (n == 4 ? pm_load_le32(L->dvals.data + (size_t)e * 4) == pm_load_le32(v)
+                 : n == 8 ? pm_load_le64(L->dvals.data + (size_t)e * 8) == pm_load_le64(v)
+                 : memcmp(L->dvals.data + (size_t)e * n, v, n) == 0) {
         *id = e;
         *added = false;
         return 0;
@@ -942,7 +953,18 @@ static int emit_page(pw_writer *w, int type, int32_t num_values, int enc, int de
                      paimon_error *err) {
   const uint8_t *body = w->page.data;
   size_t blen = w->page.len;
-  if (w->codec != PM_CODEC_NONE) {
+  if (w->codec == PM_CODEC_ZSTD) {
+    size_t bound = ZSTD_compressBound(w->page.len);
+    w->cbuf.len = 0;
+    if (pm_buf_reserve(&w->cbuf, bound)) return pw_oom(w, err);
+    if (!w->zctx && !(w->zctx = ZSTD_createCCtx())) return pw_oom(w, err);
+    size_t r = ZSTD_compressCCtx(w->zctx, w->cbuf.data, bound, w->page.data, w->page.len, w->level);
+    if (ZSTD_isError(r))
+      return pm_fail(err, PAIMON_EIO, "%s: zstd compression failed: %s", w->path, ZSTD_getErrorName(r));
+    w->cbuf.len = r;
+    body = w->cbuf.data;
+    blen = w->cbuf.len;
+  } else if (w->codec != PM_CODEC_NONE) {
     w->cbuf.len = 0;
     PM_TRY(pm_compress(w->codec, w->level, w->page.data, w->page.len, &w->cbuf, err));
     body = w->cbuf.data;
@@ -1688,6 +1710,7 @@ static void pw_free(pw_writer *w) {
   }
   pm_free(w->rgs);
   pm_free(w->schema);
+  ZSTD_freeCCtx(w->zctx);
   pm_buf_free(&w->page);
   pm_buf_free(&w->cbuf);
   pm_buf_free(&w->hdr);

@@ -352,6 +352,27 @@ static void test_fixtures(void **state) {
   assert_true(files >= 7);
 }
 
+static void test_comparer_not_vacuous(void **state) {
+  (void)state;
+  /* the comparer is not vacuous: row 0 must not match the oracle's row 1 */
+  const char *path = pm_test_shared("compat/tables/avro/data/avro_all_types");
+  rows o;
+  oracle_rows(path, &o);
+  assert_true(o.n >= 2);
+  paimon_error err = {0};
+  pm_format_reader *r = NULL;
+  PM_ASSERT_OK(pm_avro_open(&r, pm_fs_local_shared(), path, NULL, NULL, &err), &err);
+  const pm_type *t = pm_avro_reader_type(r);
+  struct ArrowArray a;
+  int64_t first;
+  PM_ASSERT_OK(r->ops->next(r, &a, &first, &err), &err);
+  assert_true(cmp_row_fields(o.v[0], &a, t, 0, "row0"));
+  assert_false(cmp_row_fields(o.v[1], &a, t, 0, "row0-vs-1"));
+  pm_array_release(&a);
+  pm_format_close(r);
+  rows_free(&o);
+}
+
 /* ---- (2) manifests of corpus tables with the Paimon metadata read types ----------- */
 
 #define STATS_T "ROW<`_MIN_VALUES` BYTES NOT NULL, `_MAX_VALUES` BYTES NOT NULL, `_NULL_COUNTS` ARRAY<BIGINT>> NOT NULL"
@@ -433,8 +454,12 @@ static void test_manifests(void **state) {
 static void test_projection(void **state) {
   (void)state;
   const char *path = pm_test_shared("compat/tables/avro/manifest/avro_manifest_09");
-  pm_type *t = parse_type("ROW<`_FILE` ROW<`_LEVEL` INT NOT NULL, `_FILE_NAME` STRING NOT NULL, "
-                          "`_NOPE` STRING> NOT NULL, `_MISSING` BIGINT, `_KIND` INT NOT NULL>");
+  /* also Avro promotions (int -> long/double, long -> float) and timestamp-millis in
+   * other units */
+  pm_type *t = parse_type("ROW<`_FILE` ROW<`_LEVEL` BIGINT NOT NULL, `_FILE_NAME` STRING NOT NULL, "
+                          "`_NOPE` STRING, `_FILE_SIZE` DOUBLE, `_ROW_COUNT` FLOAT, "
+                          "`_CREATION_TIME` TIMESTAMP_LTZ(9), `_DELETE_ROW_COUNT` DOUBLE> NOT NULL, "
+                          "`_MISSING` BIGINT, `_KIND` INT NOT NULL, `_BUCKET` DOUBLE>");
   pm_format_reader *r = NULL;
   paimon_error err = {0};
   PM_ASSERT_OK(pm_avro_open(&r, pm_fs_local_shared(), path, t, NULL, &err), &err);
@@ -953,6 +978,7 @@ static void test_hostile_schemas(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixtures),
+      cmocka_unit_test(test_comparer_not_vacuous),
       cmocka_unit_test(test_manifests),
       cmocka_unit_test(test_projection),
       cmocka_unit_test(test_schema_json_matches_java),
