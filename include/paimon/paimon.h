@@ -13,5 +13,9 @@
 #include "predicate.h"
 #include "scan.h"
 #include "read.h"
+#include "write.h"
+#include "commit.h"
+#include "realtime.h"
+#include "maintain.h"
 
 #endif

@@ -21,11 +21,9 @@ int pm_format_create(pm_format_writer **out, pm_format_kind kind, paimon_fs *fs,
     return pm_fail(err, PAIMON_EINVAL, "%s: write type must be a ROW", path);
   switch (kind) {
     case PM_FORMAT_PARQUET: return pm_parquet_create(out, fs, path, write_type, opts, err);
+    case PM_FORMAT_AVRO: return pm_avro_create(out, fs, path, write_type, opts, err);
     case PM_FORMAT_ORC:
-    case PM_FORMAT_AVRO:
-      /* the ORC and Avro writers are wired in by their owners */
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: %s writer not available yet", path,
-                     kind == PM_FORMAT_ORC ? "orc" : "avro");
+      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: the ORC writer is not available yet", path);
   }
   return pm_fail(err, PAIMON_EINVAL, "%s: unknown file format kind %d", path, (int)kind);
 }

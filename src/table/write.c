@@ -40,7 +40,7 @@ struct paimon_writer {
   int32_t *bkey_idx;
   int32_t num_buckets;
   pm_format_kind format;
-  const char *ext;
+  const char *file_ext;
   pm_format_write_opts wopts;
   int64_t target_file_size;
   int32_t stats_trunc;
@@ -51,6 +51,8 @@ struct paimon_writer {
   size_t nbws;
   bool failed;
   pm_buf keybuf, partbuf;
+  pm_writer_ext ext; /* real-time writers delegate write/close here */
+  bool pk;           /* primary-key table */
 };
 
 static void bw_abort_file(paimon_writer *w, bucket_writer *bw) {
@@ -82,6 +84,7 @@ static void bw_free(paimon_writer *w, bucket_writer *bw, bool delete_done) {
 
 void paimon_writer_close(paimon_writer *w) {
   if (!w) return;
+  if (w->ext.free) w->ext.free(w->ext.ctx);
   for (size_t i = 0; i < w->nbws; i++) bw_free(w, w->bws[i], true);
   pm_free(w->bws);
   pm_type_free(w->part_type);
@@ -165,11 +168,7 @@ int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *co
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  if (t->schema->nprimary_keys > 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                 "%s: writing primary-key tables is not supported yet (issue 6)", t->path);
-    goto fail;
-  }
+  w->pk = t->schema->nprimary_keys > 0;
   const char *bucket = wopt(w, opts, "bucket", "-1");
   char *end;
   long nb = strtol(bucket, &end, 10);
@@ -200,7 +199,21 @@ int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *co
            fail);
   if (nb > 0) {
     const char *bk = wopt(w, opts, "bucket-key", NULL);
+    char *trimmed = NULL;
+    if ((!bk || !*bk) && w->pk) {
+      /* primary-key tables bucket by the primary key minus the partition keys */
+      pm_buf tb = PM_BUF_INIT;
+      for (int32_t k = 0; k < t->schema->nprimary_keys; k++) {
+        bool part = false;
+        for (int32_t p = 0; p < t->schema->npartition_keys; p++)
+          part |= strcmp(t->schema->primary_keys[k], t->schema->partition_keys[p]) == 0;
+        if (!part) pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", t->schema->primary_keys[k]);
+      }
+      trimmed = pm_buf_detach(&tb);
+      bk = trimmed;
+    }
     if (!bk || !*bk) {
+      pm_free(trimmed);
       rc = pm_fail(err, PAIMON_EINVAL, "%s: append tables with bucket=%ld need the bucket-key option",
                    t->path, nb);
       goto fail;
@@ -214,11 +227,12 @@ int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *co
     }
     rc = sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err);
     pm_free(copy);
+    pm_free(trimmed);
     if (rc) goto fail;
   }
   const char *fmt = wopt(w, opts, "file.format", "parquet");
   PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
-  w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
+  w->file_ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
   pm_format_write_opts_default(&w->wopts);
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
   w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
@@ -371,7 +385,7 @@ static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **col
   if (len == 0) return 0;
   if (!bw->fw) {
     bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid, (long long)w->file_counter++,
-                               w->ext);
+                               w->file_ext);
     if (!bw->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     PM_TRY(pm_table_data_path(w->t, bw->part_path, bw->bucket, bw->cur_name, NULL, &bw->cur_path, err));
     PM_TRY(pm_format_create(&bw->fw, w->format, w->t->fs, bw->cur_path, w->row, &w->wopts, err));
@@ -403,27 +417,22 @@ static bool same_arrow_shape(const struct ArrowSchema *a, const struct ArrowSche
   return true;
 }
 
-int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
-                        const struct ArrowSchema *schema, paimon_error *err) {
-  if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
+int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
+                   const struct ArrowSchema *schema, int64_t first_child, struct ArrowArray **cols,
+                   struct ArrowArray *owned, paimon_error *err) {
   if (!batch || !schema || strcmp(schema->format, "+s") != 0 || batch->n_children != schema->n_children)
     return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
   const pm_type *row = w->row;
   int32_t n = row->nfields;
   int64_t len = batch->length;
   int rc = 0;
-  struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned); /* null columns we made */
-  struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
   struct ArrowSchema expect;
   memset(&expect, 0, sizeof expect);
-  if (!owned || !cols) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto done;
-  }
-  PM_CHECK(pm_type_to_arrow(row, NULL, &expect, err), done);
+  PM_TRY(pm_type_to_arrow(row, NULL, &expect, err));
+  if (batch->offset != 0) rc = pm_fail(err, PAIMON_EINVAL, "sliced struct batches are not supported");
   for (int32_t i = 0; i < n && rc == 0; i++) {
     const char *name = row->fields[i].name;
-    int64_t j = 0;
+    int64_t j = first_child;
     for (; j < schema->n_children; j++)
       if (schema->children[j]->name && strcmp(schema->children[j]->name, name) == 0) break;
     if (j == schema->n_children) {
@@ -441,8 +450,8 @@ int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
       break;
     }
     cols[i] = batch->children[j];
-    if (batch->offset != 0 || cols[i]->length < len) {
-      rc = pm_fail(err, PAIMON_EINVAL, "column '%s': sliced struct batches are not supported", name);
+    if (cols[i]->length < len) {
+      rc = pm_fail(err, PAIMON_EINVAL, "column '%s' is shorter than the batch", name);
       break;
     }
     if (!row->fields[i].type->nullable && cols[i]->null_count != 0) {
@@ -455,90 +464,173 @@ int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
       }
     }
   }
-  if (rc) goto done;
+  pm_schema_release(&expect);
+  return rc;
+}
+
+void pm_route_clear(pm_route *r) {
+  for (int32_t g = 0; g < r->ngroups; g++) pm_free(r->parts[g]);
+  pm_free(r->parts);
+  pm_free(r->plens);
+  pm_free(r->buckets);
+  pm_free(r->group);
+  memset(r, 0, sizeof *r);
+}
+
+int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_route *r,
+                    paimon_error *err) {
+  memset(r, 0, sizeof *r);
+  r->group = pm_calloc((size_t)(len ? len : 1), sizeof(int32_t));
+  const struct ArrowArray **pcols = pm_calloc((size_t)w->part_type->nfields + 1, sizeof *pcols);
+  const struct ArrowArray **kcols =
+      pm_calloc((size_t)(w->bkey_type ? w->bkey_type->nfields : 0) + 1, sizeof *kcols);
+  int rc = (!r->group || !pcols || !kcols) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  for (int32_t k = 0; rc == 0 && k < w->part_type->nfields; k++) pcols[k] = cols[w->part_idx[k]];
+  for (int32_t k = 0; rc == 0 && w->bkey_type && k < w->bkey_type->nfields; k++)
+    kcols[k] = cols[w->bkey_idx[k]];
+  for (int64_t i = 0; rc == 0 && i < len; i++) {
+    rc = pm_binrow_build(w->part_type, pcols, i, true, &w->partbuf, err);
+    if (rc) break;
+    int32_t b = 0;
+    if (w->num_buckets > 0) {
+      rc = pm_binrow_build(w->bkey_type, kcols, i, false, &w->keybuf, err);
+      if (rc) break;
+      b = pm_bucket_of_row(w->keybuf.data, w->keybuf.len, w->num_buckets);
+    }
+    int32_t g = 0;
+    while (g < r->ngroups && !(r->buckets[g] == b && r->plens[g] == w->partbuf.len &&
+                               memcmp(r->parts[g], w->partbuf.data, w->partbuf.len) == 0))
+      g++;
+    if (g == r->ngroups) {
+      uint8_t **np = pm_realloc(r->parts, (size_t)(g + 1) * sizeof *np);
+      if (np) r->parts = np;
+      size_t *nl = pm_realloc(r->plens, (size_t)(g + 1) * sizeof *nl);
+      if (nl) r->plens = nl;
+      int32_t *nb = pm_realloc(r->buckets, (size_t)(g + 1) * sizeof *nb);
+      if (nb) r->buckets = nb;
+      uint8_t *copy = pm_malloc(w->partbuf.len);
+      if (!np || !nl || !nb || !copy) {
+        pm_free(copy);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      memcpy(copy, w->partbuf.data, w->partbuf.len);
+      r->parts[g] = copy;
+      r->plens[g] = w->partbuf.len;
+      r->buckets[g] = b;
+      r->ngroups++;
+    }
+    r->group[i] = g;
+  }
+  pm_free(pcols);
+  pm_free(kcols);
+  if (rc) pm_route_clear(r);
+  return rc;
+}
+
+int pm_writer_write_to(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                       struct ArrowArray **cols, int64_t len, paimon_error *err) {
+  bucket_writer *bw;
+  PM_TRY(get_bw(w, part, plen, bucket, &bw, err));
+  int rc = bw_write(w, bw, cols, len, err);
+  if (rc && rc != PAIMON_EINVAL) w->failed = true;
+  return rc;
+}
+
+int pm_writer_take_bucket(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                          pm_commit_message *m, paimon_error *err) {
+  memset(m, 0, sizeof *m);
+  bucket_writer *bw = NULL;
+  for (size_t i = 0; i < w->nbws; i++)
+    if (w->bws[i]->bucket == bucket && w->bws[i]->partition_len == plen &&
+        memcmp(w->bws[i]->partition, part, plen) == 0)
+      bw = w->bws[i];
+  if (!bw) return 0;
+  PM_TRY(bw_finish_file(w, bw, err));
+  m->partition = pm_malloc(plen ? plen : 1);
+  if (!m->partition) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  memcpy(m->partition, part, plen);
+  m->partition_len = plen;
+  m->bucket = bucket;
+  m->total_buckets = w->num_buckets;
+  m->nnew = bw->ndone;
+  m->new_files = bw->done;
+  bw->done = NULL;
+  for (size_t k = 0; k < bw->ndone; k++) pm_free(bw->done_paths[k]);
+  pm_free(bw->done_paths);
+  bw->done_paths = NULL;
+  bw->ndone = bw->cap = 0;
+  return 0;
+}
+
+const pm_type *pm_writer_row(const paimon_writer *w) { return w->row; }
+paimon_table *pm_writer_table(const paimon_writer *w) { return w->t; }
+void pm_writer_set_ext(paimon_writer *w, const pm_writer_ext *ext) { w->ext = *ext; }
+void *pm_writer_ext_ctx(const paimon_writer *w) { return w->ext.ctx; }
+pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w) { return w->ext.write; }
+bool pm_writer_failed(const paimon_writer *w) { return w->failed; }
+bool pm_writer_is_pk(const paimon_writer *w) { return w->pk; }
+void pm_writer_mark_failed(paimon_writer *w) { w->failed = true; }
+
+int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
+                        const struct ArrowSchema *schema, paimon_error *err) {
+  if (w->ext.write) return w->ext.write(w->ext.ctx, batch, schema, err);
+  if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
+  if (w->pk)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: writing primary-key tables is not supported yet (issue 6)", w->t->path);
+  const pm_type *row = w->row;
+  int32_t n = row->nfields;
+  int64_t len = batch ? batch->length : 0;
+  int rc = 0;
+  struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned); /* null columns we made */
+  struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
+  if (!owned || !cols) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto done;
+  }
+  PM_CHECK(pm_writer_bind(w, batch, schema, 0, cols, owned, err), done);
   if (w->part_type->nfields == 0 && w->num_buckets <= 1) {
-    bucket_writer *bw;
     uint8_t *empty;
     size_t elen;
     if (pm_empty_row(&empty, &elen)) {
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto done;
     }
-    rc = get_bw(w, empty, elen, 0, &bw, err);
+    rc = pm_writer_write_to(w, empty, elen, 0, cols, len, err);
     pm_free(empty);
-    if (rc == 0) rc = bw_write(w, bw, cols, len, err);
     goto done;
   }
   {
-    /* route every row: (partition bytes, bucket) -> group */
-    int32_t *group = pm_malloc((size_t)(len ? len : 1) * sizeof(int32_t));
-    bucket_writer **groups = NULL;
-    int32_t ngroups = 0;
-    const struct ArrowArray **pcols = pm_calloc((size_t)w->part_type->nfields + 1, sizeof *pcols);
-    const struct ArrowArray **kcols =
-        pm_calloc((size_t)(w->bkey_type ? w->bkey_type->nfields : 0) + 1, sizeof *kcols);
-    if (!group || !pcols || !kcols) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    for (int32_t k = 0; rc == 0 && k < w->part_type->nfields; k++) pcols[k] = cols[w->part_idx[k]];
-    for (int32_t k = 0; rc == 0 && w->bkey_type && k < w->bkey_type->nfields; k++)
-      kcols[k] = cols[w->bkey_idx[k]];
-    for (int64_t r = 0; rc == 0 && r < len; r++) {
-      rc = pm_binrow_build(w->part_type, pcols, r, true, &w->partbuf, err);
-      if (rc) break;
-      int32_t b = 0;
-      if (w->num_buckets > 0) {
-        rc = pm_binrow_build(w->bkey_type, kcols, r, false, &w->keybuf, err);
-        if (rc) break;
-        b = pm_bucket_of_row(w->keybuf.data, w->keybuf.len, w->num_buckets);
-      }
-      bucket_writer *bw;
-      rc = get_bw(w, w->partbuf.data, w->partbuf.len, b, &bw, err);
-      if (rc) break;
-      int32_t g = 0;
-      while (g < ngroups && groups[g] != bw) g++;
-      if (g == ngroups) {
-        bucket_writer **ng = pm_realloc(groups, (size_t)(ngroups + 1) * sizeof *ng);
-        if (!ng) {
-          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-          break;
-        }
-        groups = ng;
-        groups[ngroups++] = bw;
-      }
-      group[r] = g;
-    }
-    uint8_t *sel = rc == 0 ? pm_malloc((size_t)(len ? len : 1)) : NULL;
-    if (rc == 0 && !sel) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    struct ArrowArray *parts = rc == 0 ? pm_calloc((size_t)n, sizeof *parts) : NULL;
-    struct ArrowArray **pp = rc == 0 ? pm_calloc((size_t)n, sizeof *pp) : NULL;
-    if (rc == 0 && (!parts || !pp)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    for (int32_t g = 0; rc == 0 && g < ngroups; g++) {
-      int64_t cnt = 0;
-      for (int64_t r = 0; r < len; r++) cnt += (sel[r] = group[r] == g);
-      if (ngroups == 1) {
-        rc = bw_write(w, groups[g], cols, len, err);
+    pm_route r;
+    PM_CHECK(pm_writer_route(w, cols, len, &r, err), done);
+    uint8_t *sel = pm_malloc((size_t)(len ? len : 1));
+    struct ArrowArray *parts = pm_calloc((size_t)n, sizeof *parts);
+    struct ArrowArray **pp = pm_calloc((size_t)n, sizeof *pp);
+    if (!sel || !parts || !pp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
+      if (r.ngroups == 1) {
+        rc = pm_writer_write_to(w, r.parts[g], r.plens[g], r.buckets[g], cols, len, err);
         break;
       }
+      int64_t cnt = 0;
+      for (int64_t i = 0; i < len; i++) cnt += (sel[i] = r.group[i] == g);
       for (int32_t c = 0; rc == 0 && c < n; c++) {
         rc = pm_array_filter(cols[c], row->fields[c].type, sel, cnt, &parts[c], err);
         pp[c] = &parts[c];
       }
-      if (rc == 0) rc = bw_write(w, groups[g], pp, cnt, err);
+      if (rc == 0) rc = pm_writer_write_to(w, r.parts[g], r.plens[g], r.buckets[g], pp, cnt, err);
       for (int32_t c = 0; c < n; c++) pm_array_release(&parts[c]);
     }
+    pm_free(sel);
     pm_free(parts);
     pm_free(pp);
-    pm_free(sel);
-    pm_free(group);
-    pm_free(groups);
-    pm_free(pcols);
-    pm_free(kcols);
+    pm_route_clear(&r);
   }
 done:
   for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
   pm_free(owned);
   pm_free(cols);
-  pm_schema_release(&expect);
-  if (rc && rc != PAIMON_EINVAL) w->failed = true; /* files may be half written */
   return rc;
 }
 
@@ -546,6 +638,8 @@ int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
                                  int64_t commit_identifier, paimon_error *err) {
   (void)commit_identifier;
   *out = NULL;
+  if (w->ext.write)
+    return pm_fail(err, PAIMON_EINVAL, "real-time writers prepare with paimon_realtime_prepare_commit");
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
   int rc = 0;
   for (size_t i = 0; i < w->nbws && rc == 0; i++) rc = bw_finish_file(w, w->bws[i], err);

@@ -46,6 +46,51 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *t, const char *c
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err);
 
+/* ---- writer internals shared with the real-time layer ------------------------------ */
+
+/* A real-time writer is a paimon_writer whose write/close go to these callbacks; it
+ * still uses the writer's routing and bucket file writers to flush sealed rows. */
+typedef int (*pm_writer_ext_write_fn)(void *ctx, const struct ArrowArray *batch,
+                                      const struct ArrowSchema *schema, paimon_error *err);
+typedef struct pm_writer_ext {
+  void *ctx;
+  pm_writer_ext_write_fn write;
+  void (*free)(void *ctx);
+} pm_writer_ext;
+
+/* Rows of a batch grouped by partition-bucket. */
+typedef struct pm_route {
+  int32_t ngroups;
+  uint8_t **parts; /* serialized partition BinaryRow per group */
+  size_t *plens;
+  int32_t *buckets;
+  int32_t *group;  /* per row */
+} pm_route;
+
+/* Maps the batch's children (from index first_child on, by name) to the table columns:
+ * cols[i] borrowed from the batch or pointing at owned[i] (nulls for absent nullable
+ * columns; release owned[] afterwards). Validates Arrow types and NOT NULL. */
+int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
+                   const struct ArrowSchema *schema, int64_t first_child, struct ArrowArray **cols,
+                   struct ArrowArray *owned, paimon_error *err);
+int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_route *r,
+                    paimon_error *err);
+void pm_route_clear(pm_route *r);
+int pm_writer_write_to(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                       struct ArrowArray **cols, int64_t len, paimon_error *err);
+/* Finishes the partition-bucket's open file and moves its finished files into `m`
+ * (m->nnew == 0 when there were none). */
+int pm_writer_take_bucket(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                          pm_commit_message *m, paimon_error *err);
+const pm_type *pm_writer_row(const paimon_writer *w);
+paimon_table *pm_writer_table(const paimon_writer *w);
+void pm_writer_set_ext(paimon_writer *w, const pm_writer_ext *ext);
+void *pm_writer_ext_ctx(const paimon_writer *w);
+pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w);
+bool pm_writer_failed(const paimon_writer *w);
+bool pm_writer_is_pk(const paimon_writer *w);
+void pm_writer_mark_failed(paimon_writer *w);
+
 /* ROW type of the partition columns of `schema`. */
 int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err);
 

@@ -126,4 +126,11 @@ void pm_orcw_irle_put_n(pm_orcw_irle *e, const int64_t *v, int64_t n);
 void pm_orcw_irle_flush(pm_orcw_irle *e);
 int pm_orcw_irle_pos(const pm_orcw_irle *e, uint64_t *pos);
 
+/* ---- writer ------------------------------------------------------------------------- */
+
+struct pm_format_writer;
+/* Sets the row-index stride of a fresh ORC writer (ORC Java's orc.row.index.stride;
+ * default 10000). Ignored once rows were written. For tests. */
+void pm_orc_writer_set_stride(struct pm_format_writer *w, int64_t stride);
+
 #endif

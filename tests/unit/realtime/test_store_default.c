@@ -742,6 +742,31 @@ static void test_pk_runs_bounded(void **state) {
   seg.release(&seg);
   free(key_of);
   fx_close(&f);
+
+  /* very uneven batch sizes reach the run cap; runs stay bounded and correct */
+  fx_init(&f, true, NULL);
+  static const int sizes[] = {1, 1, 1, 2, 3, 40, 64};
+  key_of = malloc((size_t)4000 * 64 * sizeof *key_of);
+  o = 0;
+  seq = 1000;
+  max_streams = 0;
+  for (int b = 0; b < 4000; b++) {
+    pk_write(&f, &o, &seq, sizes[rnd() % 7], 100000, key_of);
+    if (b % 25 == 24) {
+      paimon_realtime_view v;
+      PM_ASSERT_OK(f.st.acquire_read_view(&f.st, &v, &err), &err);
+      PM_ASSERT_OK(f.st.create_query_readers(&f.st, &v, 0, NULL, NULL, collect, &sb, &err), &err);
+      if (sb.n > max_streams) max_streams = sb.n;
+      assert_true(sb.n >= 1 && sb.n <= PM_RT_MAX_RUNS);
+      check_pk_streams(&f, &sb, 0, o, 0, key_of, 1000);
+      sink_free(&sb);
+      v.release(&v);
+    }
+  }
+  print_message("PK uneven: 4000 batches (%lld rows) -> at most %d sorted runs\n", (long long)o,
+                max_streams);
+  free(key_of);
+  fx_close(&f);
 }
 
 static void test_pk_offset_window(void **state) {

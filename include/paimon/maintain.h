@@ -1,0 +1,86 @@
+/* paimon/maintain.h: table maintenance: snapshot expiration, orphan-file cleaning and
+ * append-table compaction, following Java Paimon's rules.
+ *
+ * Thread safety: each call reads the table's metadata afresh and may run while writers
+ * commit. Expiration and orphan cleaning delete files, so at most one of them should run
+ * on a table at a time. */
+#ifndef PAIMON_MAINTAIN_H
+#define PAIMON_MAINTAIN_H
+
+#include "commit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Expires old snapshots of `t` (its own branch's snapshot/ directory).
+ *
+ * Options, from `opts` (nullable: overrides) else the table's options:
+ * - "snapshot.num-retained.min" (10, at least 1): snapshots always kept;
+ * - "snapshot.num-retained.max" (unlimited): more than this many are expired even when
+ *   young;
+ * - "snapshot.time-retained" (1 h): snapshots younger than this are kept; a duration
+ *   such as "1 h", "30min", "10s", "1d", "500 ms" (a bare number is milliseconds);
+ * - "snapshot.expire.limit" (50): at most this many snapshots are expired per call.
+ * The latest snapshot is never expired, nor a snapshot a consumer
+ * (consumer/consumer-<id>, "nextSnapshot") still has to read.
+ *
+ * Files: a data file is deleted when an expired snapshot removed it and no retained
+ * snapshot, no tag (tag/tag-<name>, of this or any branch) and no snapshot of another
+ * branch (branches share the bucket directories) references it. Then the manifests,
+ * manifest lists, index manifests, index files, statistics files and realtime offsets
+ * files (snapshot property "realtime.offsets") that only expired snapshots reference, then
+ * the snapshot files in ascending order, and finally the EARLIEST hint. As in Java, a
+ * tagged snapshot's file is expired like any other while the tag keeps its data readable.
+ *
+ * Crash safety: each step only deletes what the next steps no longer need to find, so an
+ * interruption leaves every retained snapshot readable and calling again finishes the job.
+ * Files outside the table root (external paths) are never deleted.
+ * `*expired_out` (nullable) receives the number of snapshot files expired.
+ * Errors: PAIMON_EINVAL (bad option), PAIMON_EUNSUPPORTED (decoupled changelog lifecycle,
+ * "changelog.num-retained.*" / "changelog.time-retained"), PAIMON_EIO, PAIMON_ECORRUPT. */
+PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_options *opts,
+                                       int64_t *expired_out, paimon_error *err);
+
+/** Deletes files under the table root that no snapshot, tag, long-lived changelog or
+ * consumer-visible metadata of any branch references, and that are older than
+ * `older_than_millis` (-1: one day). Only the directories Paimon writes data into are
+ * listed: manifest/, index/, statistics/, metadata/ (realtime offsets files) and the
+ * partition/bucket directories; schema/, snapshot/, tag/, branch/, consumer/ and
+ * changelog/ are never touched, nor anything outside the root.
+ *
+ * The age of a file comes from its modification time on the local file system. On a
+ * file system that cannot report it (the in-memory one, plugins), unreferenced files are
+ * deleted only when `older_than_millis` is 0. With `dry_run` nothing is deleted.
+ * `*removed_out` (nullable) receives the number of files deleted (or that would be). */
+PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_than_millis,
+                                          int dry_run, int64_t *removed_out, paimon_error *err);
+
+/** Compacts an append table (fixed-bucket or bucket-unaware) and returns the commit
+ * messages to publish with paimon_commit (a COMPACT snapshot); nothing changes before the
+ * commit, and paimon_commit_messages_abort deletes the new files instead.
+ *
+ * Picking, per partition-bucket (files ordered by sequence number), with
+ * "compaction.min.file-num" (5), "compaction.max.file-num" (50) and "target-file-size"
+ * (256 MB):
+ * - fixed bucket, `full` = 0: Java's sliding window: files join a window; it is compacted
+ *   when its size reaches the target with at least min files, or when it holds max files;
+ *   when the size reaches the target without enough files the oldest file leaves it.
+ * - fixed bucket, `full` != 0: leading files of at least the target size are skipped; the
+ *   rest is compacted when it has at least 3 files and more small files than large ones.
+ * - unaware, per partition: files smaller than 70% of the target, smallest first, are
+ *   packed into bins emitted by the same size/count rule; a last bin is compacted when it
+ *   holds at least min files (`full`: at least 2).
+ * Files are rewritten in sequence order with the table's current schema and write
+ * options, rolling at the target size; the outputs take the inputs' sequence numbers.
+ * `commit_user` (nullable) names the compaction job in errors only; commit with the
+ * caller's own user. An empty result (nothing to compact) is a message list of 0 entries.
+ * Errors: PAIMON_EUNSUPPORTED for primary-key, postpone-bucket, deletion-vector and
+ * row-tracking tables. */
+PAIMON_API int paimon_compact_append(const paimon_table *t, const char *commit_user, int full,
+                                     paimon_commit_messages **out, paimon_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

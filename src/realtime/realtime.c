@@ -1,0 +1,1200 @@
+/* realtime/realtime.c: the real-time context (one store per partition-bucket, committed
+ * progress), real-time writers, prepare and commit with progress, refresh, and the scan
+ * hooks that pin memory for union reads (DESIGN.md section 4).
+ *
+ * Locking: `reg_lock` guards only the store list (pinning copies it and takes views
+ * outside the lock, so no table-wide lock is held while stores work); each store's
+ * `wlock` serializes its writer-side calls (write, seal, advance); `progress_lock`
+ * guards the adopted snapshot and offsets. Order: progress_lock -> reg_lock -> wlock. */
+#include <paimon/realtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta/offsets.h"
+#include "mergetree/mergetree.h"
+#include "table/ext.h"
+#include "table/read_internal.h"
+#include "table/write_internal.h"
+
+#define OFFSET_COL "_REALTIME_OFFSET"
+
+typedef struct rt_store {
+  atomic_int refs;
+  uint8_t *partition;
+  size_t plen;
+  char *part_str;
+  int32_t bucket;
+  paimon_realtime_store store;
+  pthread_mutex_t wlock;
+  int64_t seg_begin;    /* begin of the unsealed range */
+  int64_t next_offset;  /* smallest offset a write may carry */
+  int64_t max_seq;      /* highest sequence number used (primary key) */
+  int64_t advanced;     /* last end passed to advance_committed_offset */
+} rt_store;
+
+struct paimon_realtime_context {
+  atomic_int refs;
+  paimon_table *t;
+  paimon_realtime_store_factory factory;
+  bool pk;
+  pm_type *store_type; /* _REALTIME_OFFSET, (_SEQUENCE_NUMBER, _VALUE_KIND), columns */
+  int32_t nsys;
+  int32_t nkeys;
+  int32_t *key_cols; /* indices into store_type */
+  paimon_options *store_opts;
+  pthread_mutex_t reg_lock;
+  rt_store **stores;
+  size_t nstores, cap;
+  pthread_mutex_t progress_lock;
+  pm_offsets committed;
+  int64_t snapshot_id;
+  int64_t schema_id;
+  bool broken; /* overwrite/rollback/schema change seen: rebuild */
+};
+
+static void store_unref(rt_store *s) {
+  if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
+  if (s->store.release) s->store.release(&s->store);
+  pthread_mutex_destroy(&s->wlock);
+  pm_free(s->partition);
+  pm_free(s->part_str);
+  pm_free(s);
+}
+
+static void ctx_ref(void *c) { atomic_fetch_add(&((paimon_realtime_context *)c)->refs, 1); }
+
+void paimon_realtime_context_free(paimon_realtime_context *ctx) {
+  if (!ctx || atomic_fetch_sub(&ctx->refs, 1) != 1) return;
+  for (size_t i = 0; i < ctx->nstores; i++) store_unref(ctx->stores[i]);
+  pm_free(ctx->stores);
+  if (ctx->factory.release) ctx->factory.release(&ctx->factory);
+  pm_type_free(ctx->store_type);
+  pm_free(ctx->key_cols);
+  paimon_options_free(ctx->store_opts);
+  pm_offsets_clear(&ctx->committed);
+  pthread_mutex_destroy(&ctx->reg_lock);
+  pthread_mutex_destroy(&ctx->progress_lock);
+  paimon_table_close(ctx->t);
+  pm_free(ctx);
+}
+
+static void ctx_unref(void *c) { paimon_realtime_context_free(c); }
+
+/* Offsets of the newest snapshot <= `id` carrying them (empty when none does). */
+static int load_progress(paimon_table *t, int64_t id, pm_offsets *out, int64_t *schema_id,
+                         paimon_error *err) {
+  memset(out, 0, sizeof *out);
+  for (int64_t s = id; s > 0; s--) {
+    pm_snapshot *snap = NULL;
+    int rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
+    if (rc == PAIMON_ENOTFOUND) {
+      /* older snapshots expired: if one of them held the progress we cannot know it */
+      return pm_fail(err, PAIMON_ENOTFOUND,
+                     "%s: no snapshot from %lld down carries real-time offsets and snapshot %lld "
+                     "has expired; progress cannot be recovered",
+                     t->path, (long long)id, (long long)s);
+    }
+    PM_TRY(rc);
+    if (s == id && schema_id) *schema_id = snap->schema_id;
+    if (pm_snapshot_property(snap, PM_OFFSETS_PROPERTY)) {
+      rc = pm_offsets_load(out, t->fs, t->root, snap, t->schema->partition_keys,
+                           t->schema->npartition_keys, err);
+      pm_snapshot_free(snap);
+      return rc;
+    }
+    pm_snapshot_free(snap);
+  }
+  return 0;
+}
+
+static int add_type(pm_type *row, int32_t id, const char *name, pm_type *t, paimon_error *err) {
+  if (!t || pm_type_row_add(row, id, name, t)) {
+    pm_type_free(t);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *ct,
+                                const paimon_realtime_store_factory *factory, paimon_error *err) {
+  *out = NULL;
+  paimon_table *t = (paimon_table *)ct;
+  if (!pm_table_opt_bool(t, "realtime.enabled", false))
+    return pm_fail(err, PAIMON_EINVAL, "%s: real-time writes and reads require realtime.enabled=true",
+                   t->path);
+  int64_t nb = pm_table_opt_i64(t, "bucket", -1);
+  if (nb <= 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld", t->path,
+                   (long long)nb);
+  paimon_realtime_context *ctx = pm_calloc(1, sizeof *ctx);
+  if (!ctx) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  atomic_init(&ctx->refs, 1);
+  ctx->t = t;
+  pm_table_ref(t);
+  pthread_mutex_init(&ctx->reg_lock, NULL);
+  pthread_mutex_init(&ctx->progress_lock, NULL);
+  int rc = 0;
+  if (factory) ctx->factory = *factory;
+  else PM_CHECK(paimon_realtime_default_store_factory(&ctx->factory, err), fail);
+  if (ctx->factory.version < 1 || !ctx->factory.create) {
+    rc = pm_fail(err, PAIMON_EINVAL, "real-time store factory has no create function");
+    goto fail;
+  }
+  ctx->pk = t->schema->nprimary_keys > 0;
+  ctx->store_type = pm_type_new_row(false);
+  if (!ctx->store_type) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  PM_CHECK(add_type(ctx->store_type, -1, OFFSET_COL, pm_type_new(PM_BIGINT, false), err), fail);
+  if (ctx->pk) {
+    PM_CHECK(add_type(ctx->store_type, 2147483646, "_SEQUENCE_NUMBER", pm_type_new(PM_BIGINT, false), err), fail);
+    PM_CHECK(add_type(ctx->store_type, 2147483645, "_VALUE_KIND", pm_type_new(PM_TINYINT, false), err), fail);
+  }
+  ctx->nsys = ctx->store_type->nfields;
+  const pm_type *row = t->schema->row;
+  for (int32_t f = 0; f < row->nfields; f++)
+    PM_CHECK(add_type(ctx->store_type, row->fields[f].id, row->fields[f].name, pm_type_clone(row->fields[f].type), err),
+             fail);
+  ctx->key_cols = pm_calloc((size_t)t->schema->nprimary_keys + 1, sizeof(int32_t));
+  if (!ctx->key_cols) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int32_t k = 0; k < t->schema->nprimary_keys; k++) {
+    bool part = false;
+    for (int32_t p = 0; p < t->schema->npartition_keys; p++)
+      part |= strcmp(t->schema->primary_keys[k], t->schema->partition_keys[p]) == 0;
+    if (part) continue;
+    ctx->key_cols[ctx->nkeys++] = ctx->nsys + pm_row_find(row, t->schema->primary_keys[k]);
+  }
+  PM_CHECK(paimon_options_new(&ctx->store_opts), fail);
+  for (int32_t i = 0; i < t->schema->noptions; i++)
+    paimon_options_set(ctx->store_opts, t->schema->option_keys[i], t->schema->option_values[i]);
+  PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
+  ctx->schema_id = t->schema->id;
+  PM_CHECK(load_progress(t, ctx->snapshot_id, &ctx->committed, NULL, err), fail);
+  *out = ctx;
+  return 0;
+fail:
+  paimon_realtime_context_free(ctx);
+  return rc;
+}
+
+int64_t paimon_realtime_committed_offset(const paimon_realtime_context *cctx, const char *partition,
+                                         int32_t bucket) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  pthread_mutex_lock(&ctx->progress_lock);
+  int64_t v = pm_offsets_get(&ctx->committed, partition ? partition : "", bucket);
+  pthread_mutex_unlock(&ctx->progress_lock);
+  return v;
+}
+
+int64_t paimon_realtime_memory_usage(const paimon_realtime_context *cctx) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  pthread_mutex_lock(&ctx->reg_lock);
+  int64_t total = 0;
+  for (size_t i = 0; i < ctx->nstores; i++)
+    if (ctx->stores[i]->store.memory_usage) total += ctx->stores[i]->store.memory_usage(&ctx->stores[i]->store);
+  pthread_mutex_unlock(&ctx->reg_lock);
+  return total;
+}
+
+int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *cctx) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  pthread_mutex_lock(&ctx->progress_lock);
+  int64_t v = ctx->snapshot_id;
+  pthread_mutex_unlock(&ctx->progress_lock);
+  return v;
+}
+
+/* Highest sequence number on disk in (partition, bucket) of the latest snapshot. */
+static int disk_max_seq(paimon_table *t, const uint8_t *part, size_t plen, int32_t bucket,
+                        int64_t *out, paimon_error *err) {
+  *out = -1;
+  paimon_scan *s = NULL;
+  paimon_plan *p = NULL;
+  PM_TRY(paimon_scan_new(&s, t, err));
+  int rc = paimon_scan_plan(&p, s, err);
+  for (size_t i = 0; rc == 0 && i < p->nsplits; i++) {
+    paimon_split *sp = p->splits[i];
+    if (sp->bucket != bucket || sp->partition_len != plen || memcmp(sp->partition, part, plen)) continue;
+    for (size_t f = 0; f < sp->nfiles; f++)
+      if (sp->files[f].max_sequence_number > *out) *out = sp->files[f].max_sequence_number;
+  }
+  paimon_plan_free(p);
+  paimon_scan_free(s);
+  return rc;
+}
+
+/* The store of (partition, bucket), created on first use. Returns a new reference. */
+static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t plen, int32_t bucket,
+                     rt_store **out, paimon_error *err) {
+  *out = NULL;
+  pthread_mutex_lock(&ctx->reg_lock);
+  for (size_t i = 0; i < ctx->nstores; i++) {
+    rt_store *s = ctx->stores[i];
+    if (s->bucket == bucket && s->plen == plen && memcmp(s->partition, part, plen) == 0) {
+      atomic_fetch_add(&s->refs, 1);
+      *out = s;
+      pthread_mutex_unlock(&ctx->reg_lock);
+      return 0;
+    }
+  }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  /* create outside the registry lock (the disk lookups may take a while) */
+  paimon_table *t = ctx->t;
+  rt_store *s = pm_calloc(1, sizeof *s);
+  if (!s) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  atomic_init(&s->refs, 1);
+  pthread_mutex_init(&s->wlock, NULL);
+  s->bucket = bucket;
+  s->plen = plen;
+  s->partition = pm_malloc(plen ? plen : 1);
+  pm_type *ptype = NULL;
+  int rc = !s->partition ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  if (rc == 0) {
+    memcpy(s->partition, part, plen);
+    rc = pm_schema_partition_type(t->schema, &ptype, err);
+  }
+  if (rc == 0) {
+    pm_binrow prow;
+    rc = pm_binrow_view(&prow, part, plen, err);
+    if (rc == 0)
+      rc = pm_partition_path(ptype, &prow, pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__"),
+                             strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0,
+                             &s->part_str, err);
+  }
+  pm_type_free(ptype);
+  if (rc == 0 && ctx->pk) rc = disk_max_seq(t, part, plen, bucket, &s->max_seq, err);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);
+  if (rc == 0) {
+    paimon_realtime_store_request req = {
+        .version = PAIMON_REALTIME_STORE_VERSION, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
+        .write_schema = &schema, .nkeys = ctx->nkeys, .key_columns = ctx->key_cols,
+        .options = ctx->store_opts, .partition = s->part_str, .bucket = bucket};
+    rc = ctx->factory.create(&ctx->factory, &req, &s->store, err);
+    if (rc == 0 && (!s->store.write || !s->store.seal_for_commit || !s->store.acquire_read_view ||
+                    !s->store.create_query_readers || !s->store.create_commit_readers ||
+                    !s->store.advance_committed_offset))
+      rc = pm_fail(err, PAIMON_EINVAL, "real-time store plugin lacks a required function");
+  }
+  pm_schema_release(&schema);
+  if (rc) {
+    store_unref(s);
+    return rc;
+  }
+  pthread_mutex_lock(&ctx->progress_lock);
+  int64_t committed = pm_offsets_get(&ctx->committed, s->part_str, bucket);
+  pthread_mutex_unlock(&ctx->progress_lock);
+  s->seg_begin = committed < 0 ? 0 : committed;
+  s->next_offset = s->seg_begin;
+  s->advanced = s->seg_begin;
+  pthread_mutex_lock(&ctx->reg_lock);
+  /* another writer may have created it meanwhile: keep the first */
+  for (size_t i = 0; i < ctx->nstores; i++) {
+    rt_store *o = ctx->stores[i];
+    if (o->bucket == bucket && o->plen == plen && memcmp(o->partition, part, plen) == 0) {
+      atomic_fetch_add(&o->refs, 1);
+      pthread_mutex_unlock(&ctx->reg_lock);
+      store_unref(s);
+      *out = o;
+      return 0;
+    }
+  }
+  if (ctx->nstores == ctx->cap) {
+    size_t nc = ctx->cap ? ctx->cap * 2 : 16;
+    rt_store **nv = pm_realloc(ctx->stores, nc * sizeof *nv);
+    if (!nv) {
+      pthread_mutex_unlock(&ctx->reg_lock);
+      store_unref(s);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+    ctx->stores = nv;
+    ctx->cap = nc;
+  }
+  ctx->stores[ctx->nstores++] = s;
+  atomic_fetch_add(&s->refs, 1); /* the registry's reference + the caller's */
+  pthread_mutex_unlock(&ctx->reg_lock);
+  *out = s;
+  return 0;
+}
+
+/* ---- writer --------------------------------------------------------------------- */
+
+typedef struct rt_writer {
+  paimon_realtime_context *ctx;
+  paimon_writer *w; /* the public handle (routing + file writers) */
+  rt_store **touched;
+  size_t ntouched;
+  bool failed;
+} rt_writer;
+
+static void rt_writer_free(void *p) {
+  rt_writer *rw = p;
+  for (size_t i = 0; i < rw->ntouched; i++) store_unref(rw->touched[i]);
+  pm_free(rw->touched);
+  paimon_realtime_context_free(rw->ctx);
+  pm_free(rw);
+}
+
+static int touch(rt_writer *rw, rt_store *s) {
+  for (size_t i = 0; i < rw->ntouched; i++)
+    if (rw->touched[i] == s) return 0;
+  rt_store **nv = pm_realloc(rw->touched, (rw->ntouched + 1) * sizeof *nv);
+  if (!nv) return PAIMON_ENOMEM;
+  rw->touched = nv;
+  atomic_fetch_add(&s->refs, 1);
+  rw->touched[rw->ntouched++] = s;
+  return 0;
+}
+
+/* Row kinds from an optional "_VALUE_KIND" column (0..3 or "+I"/"-U"/"+U"/"-D"). */
+static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema, int8_t *kinds,
+                      paimon_error *err) {
+  int64_t len = batch->length;
+  for (int64_t i = 0; i < len; i++) kinds[i] = 0;
+  for (int64_t c = 0; c < schema->n_children; c++) {
+    const struct ArrowSchema *cs = schema->children[c];
+    if (!cs->name || strcmp(cs->name, "_VALUE_KIND") != 0) continue;
+    const struct ArrowArray *a = batch->children[c];
+    for (int64_t i = 0; i < len; i++) {
+      if (!pm_arr_is_valid(a, i)) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
+      int64_t k;
+      if (!strcmp(cs->format, "c")) k = PM_ARR_FIXED(a, int8_t, i);
+      else if (!strcmp(cs->format, "i")) k = PM_ARR_FIXED(a, int32_t, i);
+      else if (!strcmp(cs->format, "l")) k = PM_ARR_FIXED(a, int64_t, i);
+      else if (!strcmp(cs->format, "u")) {
+        int32_t n;
+        const uint8_t *p = pm_arr_bytes(a, i, &n);
+        k = (n == 2 && !memcmp(p, "+I", 2)) ? 0 : (n == 2 && !memcmp(p, "-U", 2)) ? 1
+          : (n == 2 && !memcmp(p, "+U", 2)) ? 2 : (n == 2 && !memcmp(p, "-D", 2)) ? 3 : -1;
+      } else
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND must be an integer or a string column");
+      if (k < 0 || k > 3) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k, (long long)i);
+      kinds[i] = (int8_t)k;
+    }
+  }
+  return 0;
+}
+
+/* Rows of one partition-bucket, as a store batch (moved into the store). */
+typedef struct group_rows {
+  rt_store *store;
+  int64_t *rows; /* row indices, in input order */
+  int64_t n;
+} group_rows;
+
+/* Primary key: order rows by key, then input order (sequence), stably. */
+typedef struct sort_ctx {
+  struct ArrowArray **keys;
+  const pm_type **types;
+  int32_t nkeys;
+} sort_ctx;
+
+static int cmp_rows(const sort_ctx *sc, int64_t a, int64_t b) {
+  for (int32_t k = 0; k < sc->nkeys; k++) {
+    int c = pm_mt_cmp_arrow(sc->types[k], sc->keys[k], a, sc->keys[k], b);
+    if (c) return c;
+  }
+  return (a > b) - (a < b);
+}
+
+static void merge_sort(const sort_ctx *sc, int64_t *v, int64_t *tmp, int64_t n) {
+  if (n < 2) return;
+  if (n <= 16) {
+    for (int64_t i = 1; i < n; i++)
+      for (int64_t j = i; j > 0 && cmp_rows(sc, v[j - 1], v[j]) > 0; j--) {
+        int64_t x = v[j];
+        v[j] = v[j - 1];
+        v[j - 1] = x;
+      }
+    return;
+  }
+  int64_t h = n / 2;
+  merge_sort(sc, v, tmp, h);
+  merge_sort(sc, v + h, tmp, n - h);
+  int64_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = cmp_rows(sc, v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowSchema *schema,
+                    paimon_error *err) {
+  rt_writer *rw = p;
+  paimon_realtime_context *ctx = rw->ctx;
+  paimon_writer *w = rw->w;
+  if (rw->failed) return pm_fail(err, PAIMON_ESTATE, "real-time writer failed earlier: rebuild the context and replay");
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable (table changed underneath): rebuild it");
+  if (!batch || !schema || strcmp(schema->format, "+s") != 0 || schema->n_children < 1 ||
+      batch->n_children != schema->n_children)
+    return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
+  if (!schema->children[0]->name || strcmp(schema->children[0]->name, OFFSET_COL) != 0 ||
+      strcmp(schema->children[0]->format, "l") != 0)
+    return pm_fail(err, PAIMON_EINVAL, "real-time batches must start with a non-null int64 column %s",
+                   OFFSET_COL);
+  int64_t len = batch->length;
+  if (len <= 0) return pm_fail(err, PAIMON_EINVAL, "empty real-time batch");
+  const struct ArrowArray *offs = batch->children[0];
+  for (int64_t i = 0; i < len; i++)
+    if (!pm_arr_is_valid(offs, i)) return pm_fail(err, PAIMON_EINVAL, "%s is null at row %lld", OFFSET_COL, (long long)i);
+  const pm_type *row = pm_writer_row(w);
+  int32_t n = row->nfields;
+  struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned);
+  struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
+  int8_t *kinds = ctx->pk ? pm_malloc((size_t)len) : NULL;
+  pm_route r;
+  memset(&r, 0, sizeof r);
+  group_rows *groups = NULL;
+  int rc = (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  if (rc == 0) rc = pm_writer_bind(w, batch, schema, 1, cols, owned, err);
+  if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
+  if (rc == 0) rc = pm_writer_route(w, cols, len, &r, err);
+  if (rc == 0 && !(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)))
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  /* 1. validate every group before writing anything */
+  for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
+    rc = get_store(ctx, r.parts[g], r.plens[g], r.buckets[g], &groups[g].store, err);
+    if (rc) break;
+    groups[g].rows = pm_malloc((size_t)len * sizeof(int64_t));
+    if (!groups[g].rows) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    for (int64_t i = 0; i < len; i++)
+      if (r.group[i] == g) groups[g].rows[groups[g].n++] = i;
+    rt_store *s = groups[g].store;
+    int64_t prev = s->next_offset - 1;
+    for (int64_t k = 0; k < groups[g].n && rc == 0; k++) {
+      int64_t o = PM_ARR_FIXED(offs, int64_t, groups[g].rows[k]);
+      if (o < 0) rc = pm_fail(err, PAIMON_EINVAL, "%s %lld is negative", OFFSET_COL, (long long)o);
+      else if (o == INT64_MAX) rc = pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
+      else if (o <= prev)
+        rc = pm_fail(err, PAIMON_EINVAL,
+                     "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must be >= %lld)",
+                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1);
+      prev = o;
+    }
+  }
+  /* 2. write each group's rows to its store */
+  for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
+    group_rows *gr = &groups[g];
+    rt_store *s = gr->store;
+    if (ctx->pk) {
+      sort_ctx sc = {pm_calloc((size_t)ctx->nkeys + 1, sizeof(struct ArrowArray *)),
+                     pm_calloc((size_t)ctx->nkeys + 1, sizeof(pm_type *)), ctx->nkeys};
+      int64_t *tmp = pm_malloc((size_t)gr->n * sizeof(int64_t) + 8);
+      if (!sc.keys || !sc.types || !tmp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      for (int32_t k = 0; rc == 0 && k < ctx->nkeys; k++) {
+        int32_t f = ctx->key_cols[k] - ctx->nsys;
+        sc.keys[k] = cols[f];
+        sc.types[k] = row->fields[f].type;
+      }
+      if (rc == 0) merge_sort(&sc, gr->rows, tmp, gr->n);
+      pm_free(sc.keys);
+      pm_free(sc.types);
+      pm_free(tmp);
+      if (rc) break;
+    }
+    pthread_mutex_lock(&s->wlock);
+    int64_t first = PM_ARR_FIXED(offs, int64_t, gr->rows[0]), last = first;
+    /* build the store batch: offsets, (seq, kind), columns */
+    int32_t nc = ctx->store_type->nfields;
+    pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);
+    rc = bc ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    int32_t inited = 0;
+    for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
+    for (int32_t c = 0; rc == 0 && c < nc; c++) rc = pm_col_reserve(&bc[c], gr->n, 0);
+    int64_t seq0 = s->max_seq + 1;
+    for (int64_t k = 0; rc == 0 && k < gr->n; k++) {
+      int64_t i = gr->rows[k];
+      int64_t o = PM_ARR_FIXED(offs, int64_t, i);
+      if (o < first) first = o;
+      if (o > last) last = o;
+      rc = pm_col_append_i64(&bc[0], o);
+      if (rc == 0 && ctx->pk) {
+        /* sequence numbers follow input order: row i of this group got seq0 + its rank */
+        rc = pm_col_append_i64(&bc[1], seq0 + i);
+        if (rc == 0) rc = pm_col_append_i8(&bc[2], kinds[i]);
+      }
+      for (int32_t f = 0; rc == 0 && f < n; f++) rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
+    }
+    struct ArrowArray sb;
+    memset(&sb, 0, sizeof sb);
+    if (rc == 0) rc = pm_cols_export_struct(bc, nc, gr->n, &sb, err);
+    else if (!err || err->code != rc) rc = pm_fail(err, rc, "real-time batch: out of memory");
+    for (int32_t c = 0; c < inited; c++) pm_col_free(&bc[c]);
+    pm_free(bc);
+    if (rc == 0) {
+      paimon_offset_range range = {first, last + 1};
+      rc = s->store.write(&s->store, &sb, range, err);
+      if (rc == 0) {
+        s->next_offset = last + 1;
+        if (ctx->pk) s->max_seq = seq0 + len - 1;
+        rc = touch(rw, s) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+      } else {
+        pm_array_release(&sb); /* a refused batch stays ours */
+        if (rc != PAIMON_EFULL) rw->failed = true;
+      }
+    }
+    pthread_mutex_unlock(&s->wlock);
+  }
+  for (int32_t g = 0; groups && g < r.ngroups; g++) {
+    store_unref(groups[g].store);
+    pm_free(groups[g].rows);
+  }
+  pm_free(groups);
+  pm_route_clear(&r);
+  for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
+  pm_free(owned);
+  pm_free(cols);
+  pm_free(kinds);
+  return rc;
+}
+
+int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
+                               const char *commit_user, const paimon_options *opts, paimon_error *err) {
+  *out = NULL;
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  paimon_writer *w = NULL;
+  PM_TRY(paimon_writer_new(&w, ctx->t, commit_user, opts, err));
+  rt_writer *rw = pm_calloc(1, sizeof *rw);
+  if (!rw) {
+    paimon_writer_close(w);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  rw->ctx = ctx;
+  ctx_ref(ctx);
+  rw->w = w;
+  pm_writer_ext ext = {rw, rt_write, rt_writer_free};
+  pm_writer_set_ext(w, &ext);
+  *out = w;
+  return 0;
+}
+
+/* ---- prepare ------------------------------------------------------------------- */
+
+typedef struct rt_range {
+  uint8_t *partition;
+  size_t plen;
+  char *part_str;
+  int32_t bucket;
+  int64_t begin, end, rows;
+} rt_range;
+
+struct paimon_realtime_progress {
+  paimon_commit_messages *msgs;
+  size_t nranges;
+  rt_range *ranges;
+};
+
+void paimon_realtime_progress_free(paimon_realtime_progress *p) {
+  if (!p) return;
+  paimon_commit_messages_free(p->msgs);
+  for (size_t i = 0; i < p->nranges; i++) {
+    pm_free(p->ranges[i].partition);
+    pm_free(p->ranges[i].part_str);
+  }
+  pm_free(p->ranges);
+  pm_free(p);
+}
+
+typedef struct stream_vec {
+  struct ArrowArrayStream *v;
+  size_t n;
+} stream_vec;
+
+static int collect_stream(void *payload, struct ArrowArrayStream *s) {
+  stream_vec *sv = payload;
+  struct ArrowArrayStream *nv = pm_realloc(sv->v, (sv->n + 1) * sizeof *nv);
+  if (!nv) {
+    s->release(s);
+    return PAIMON_ENOMEM;
+  }
+  sv->v = nv;
+  sv->v[sv->n++] = *s;
+  s->release = NULL;
+  return 0;
+}
+
+static void streams_free(stream_vec *sv) {
+  for (size_t i = 0; i < sv->n; i++)
+    if (sv->v[i].release) sv->v[i].release(&sv->v[i]);
+  pm_free(sv->v);
+  memset(sv, 0, sizeof *sv);
+}
+
+/* Append mode: writes every row of the sealed segment through the ordinary writer. */
+static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
+  const pm_type *row = pm_writer_row(rw->w);
+  int32_t n = row->nfields;
+  struct ArrowArray **cols = pm_calloc((size_t)n + 1, sizeof *cols);
+  if (!cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = 0;
+  for (size_t k = 0; k < sv->n && rc == 0; k++) {
+    struct ArrowArrayStream *st = &sv->v[k];
+    struct ArrowSchema sch;
+    if (st->get_schema(st, &sch)) {
+      rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s", st->get_last_error ? st->get_last_error(st) : "no schema");
+      break;
+    }
+    /* column positions by name */
+    int64_t *pos = pm_calloc((size_t)n + 1, sizeof *pos);
+    for (int32_t f = 0; pos && f < n; f++) {
+      pos[f] = -1;
+      for (int64_t c = 0; c < sch.n_children; c++)
+        if (sch.children[c]->name && strcmp(sch.children[c]->name, row->fields[f].name) == 0) pos[f] = c;
+    }
+    for (int32_t f = 0; pos && f < n && rc == 0; f++)
+      if (pos[f] < 0) rc = pm_fail(err, PAIMON_ECORRUPT, "real-time commit reader lacks column '%s'", row->fields[f].name);
+    if (!pos) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    while (rc == 0) {
+      struct ArrowArray b;
+      memset(&b, 0, sizeof b);
+      if (st->get_next(st, &b)) {
+        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s", st->get_last_error ? st->get_last_error(st) : "read failed");
+        break;
+      }
+      if (!b.release) break;
+      for (int32_t f = 0; f < n; f++) cols[f] = b.children[pos[f]];
+      if (b.length > 0) rc = pm_writer_write_to(rw->w, s->partition, s->plen, s->bucket, cols, b.length, err);
+      *rows += b.length;
+      b.release(&b);
+    }
+    pm_free(pos);
+    pm_schema_release(&sch);
+  }
+  pm_free(cols);
+  return rc;
+}
+
+/* Primary key: merges the segment's sorted runs with the merge engine (deletes kept)
+ * and writes level-0 files. Needs the primary-key writer of issue 6. */
+static int flush_pk(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
+  (void)rw;
+  (void)s;
+  (void)sv;
+  (void)rows;
+  return pm_fail(err, PAIMON_EUNSUPPORTED,
+                 "committing real-time primary-key rows needs the primary-key writer (issue 6)");
+}
+
+int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer *w,
+                                   int64_t commit_identifier, paimon_error *err) {
+  (void)commit_identifier;
+  *out = NULL;
+  if (!w) return pm_fail(err, PAIMON_EINVAL, "no writer");
+  /* the writer's ext context is the rt_writer (set by paimon_realtime_writer_new) */
+  rt_writer *rw = pm_writer_ext_write(w) == rt_write ? pm_writer_ext_ctx(w) : NULL;
+  if (!rw) return pm_fail(err, PAIMON_EINVAL, "not a real-time writer (use paimon_realtime_writer_new)");
+  if (rw->failed) return pm_fail(err, PAIMON_ESTATE, "real-time writer failed earlier: rebuild the context and replay");
+  paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
+  int rc = pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; rc == 0 && i < rw->ntouched; i++) {
+    rt_store *s = rw->touched[i];
+    paimon_realtime_segment seg;
+    memset(&seg, 0, sizeof seg);
+    /* short critical section: the store rotates its building segment */
+    pthread_mutex_lock(&s->wlock);
+    rc = s->store.seal_for_commit(&s->store, &seg, err);
+    int64_t begin = s->seg_begin, end = s->next_offset;
+    if (rc == 0 && seg.release) s->seg_begin = end;
+    pthread_mutex_unlock(&s->wlock);
+    if (rc || !seg.release) continue;
+    stream_vec sv = {0};
+    int64_t rows = 0;
+    rc = s->store.create_commit_readers(&s->store, &seg, collect_stream, &sv, err);
+    if (rc == 0) {
+      if (rw->ctx->pk) {
+        rc = flush_pk(rw, s, &sv, &rows, err);
+      } else {
+        rc = flush_append(rw, s, &sv, &rows, err);
+      }
+    }
+    streams_free(&sv);
+    if (rc == 0 && rows != seg.row_count)
+      rc = pm_fail(err, PAIMON_ECORRUPT, "real-time store returned %lld rows for a segment of %lld",
+                   (long long)rows, (long long)seg.row_count);
+    seg.release(&seg);
+    pm_commit_message m;
+    if (rc == 0) rc = pm_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, &m, err);
+    if (rc == 0) rc = pm_commit_messages_push(pg->msgs, &m, err);
+    if (rc == 0) {
+      rt_range *nr = pm_realloc(pg->ranges, (pg->nranges + 1) * sizeof *nr);
+      if (!nr) {
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      pg->ranges = nr;
+      rt_range *rg = &pg->ranges[pg->nranges++];
+      memset(rg, 0, sizeof *rg);
+      rg->partition = pm_malloc(s->plen ? s->plen : 1);
+      rg->part_str = pm_strdup(s->part_str);
+      if (!rg->partition || !rg->part_str) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      else memcpy(rg->partition, s->partition, s->plen);
+      rg->plen = s->plen;
+      rg->bucket = s->bucket;
+      rg->begin = begin;
+      rg->end = end;
+      rg->rows = rows;
+    }
+  }
+  if (rc) {
+    /* documented: terminal; the files written are deleted, the context must be rebuilt */
+    if (pg && pg->msgs) paimon_commit_messages_abort(rw->ctx->t, pg->msgs, NULL);
+    paimon_realtime_progress_free(pg);
+    rw->failed = true;
+    return rc;
+  }
+  if (pg->nranges == 0) {
+    paimon_realtime_progress_free(pg);
+    return 0;
+  }
+  *out = pg;
+  return 0;
+}
+
+/* ---- commit with progress -------------------------------------------------------- */
+
+typedef struct commit_ctx {
+  paimon_realtime_context *ctx;
+  rt_range *ranges; /* merged per partition-bucket, sorted */
+  size_t n;
+} commit_ctx;
+
+static int cmp_range(const void *a, const void *b) {
+  const rt_range *x = a, *y = b;
+  int c = strcmp(x->part_str, y->part_str);
+  if (c) return c;
+  if (x->bucket != y->bucket) return x->bucket < y->bucket ? -1 : 1;
+  return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, paimon_error *err) {
+  commit_ctx *cc = p;
+  paimon_table *t = cc->ctx->t;
+  memset(out, 0, sizeof *out);
+  /* progress of the newest snapshot carrying it (other engines' snapshots may not) */
+  PM_TRY(load_progress(t, latest ? latest->id : 0, out, NULL, err));
+  for (size_t i = 0; i < cc->n; i++) {
+    const rt_range *r = &cc->ranges[i];
+    int64_t committed = pm_offsets_get(out, r->part_str, r->bucket);
+    int64_t expect = committed < 0 ? 0 : committed;
+    if (r->begin != expect) {
+      int rc = committed >= r->end
+                   ? pm_fail(err, PAIMON_EINVAL,
+                             "offsets [%lld, %lld) of partition '%s' bucket %d were already committed "
+                             "by another commit user or identifier",
+                             (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket)
+                   : pm_fail(err, PAIMON_EINVAL,
+                             "offsets [%lld, %lld) of partition '%s' bucket %d are not contiguous with "
+                             "the committed end %lld",
+                             (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket,
+                             (long long)expect);
+      pm_offsets_clear(out);
+      return rc;
+    }
+    if (pm_offsets_set(out, r->part_str, r->bucket, r->end)) {
+      pm_offsets_clear(out);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  return 0;
+}
+
+static int hook_already(void *p, int64_t id, paimon_error *err) {
+  commit_ctx *cc = p;
+  pm_offsets offs;
+  PM_TRY(load_progress(cc->ctx->t, id, &offs, NULL, err));
+  int rc = 0;
+  for (size_t i = 0; i < cc->n && rc == 0; i++) {
+    int64_t c = pm_offsets_get(&offs, cc->ranges[i].part_str, cc->ranges[i].bucket);
+    if (c < cc->ranges[i].end)
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "commit identifier was already committed (snapshot %lld) with different offset "
+                   "ranges for partition '%s' bucket %d",
+                   (long long)id, cc->ranges[i].part_str, (int)cc->ranges[i].bucket);
+  }
+  pm_offsets_clear(&offs);
+  return rc;
+}
+
+int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
+                           const char *commit_user, const paimon_realtime_progress *const *progress,
+                           size_t n, int64_t commit_identifier, paimon_error *err) {
+  *snapshot_id_out = 0;
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  if (n == 0) return pm_fail(err, PAIMON_EINVAL, "nothing to commit: no progress given");
+  size_t nr = 0, nm = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!progress[i]) continue;
+    nr += progress[i]->nranges;
+    nm += progress[i]->msgs->n;
+  }
+  rt_range *all = pm_calloc(nr + 1, sizeof *all);
+  struct paimon_commit_messages view = {0, pm_calloc(nm + 1, sizeof(pm_commit_message))};
+  if (!all || !view.v) {
+    pm_free(all);
+    pm_free(view.v);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!progress[i]) continue;
+    memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
+    k += progress[i]->nranges;
+    memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
+    view.n += progress[i]->msgs->n;
+  }
+  /* order by partition, bucket and offset; merge each partition-bucket's ranges, which
+   * must be contiguous */
+  qsort(all, nr, sizeof *all, cmp_range);
+  size_t m = 0;
+  int rc = 0;
+  for (size_t i = 0; i < nr && rc == 0; i++) {
+    if (m > 0 && all[m - 1].bucket == all[i].bucket && strcmp(all[m - 1].part_str, all[i].part_str) == 0) {
+      if (all[i].begin != all[m - 1].end)
+        rc = pm_fail(err, PAIMON_EINVAL,
+                     "prepared offsets of partition '%s' bucket %d are not contiguous: [.., %lld) then "
+                     "[%lld, ..)",
+                     all[i].part_str, (int)all[i].bucket, (long long)all[m - 1].end, (long long)all[i].begin);
+      all[m - 1].end = all[i].end;
+      all[m - 1].rows += all[i].rows;
+      continue;
+    }
+    all[m++] = all[i];
+  }
+  if (rc == 0) {
+    commit_ctx cc = {ctx, all, m};
+    pm_commit_hook hook = {&cc, hook_offsets, hook_already};
+    rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook, err);
+  }
+  pm_free(all);
+  pm_free(view.v);
+  return rc;
+}
+
+/* ---- refresh ----------------------------------------------------------------------- */
+
+int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, paimon_error *err) {
+  paimon_table *t = ctx->t;
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  if (snapshot_id <= 0) PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
+  pthread_mutex_lock(&ctx->progress_lock);
+  int64_t cur = ctx->snapshot_id;
+  pthread_mutex_unlock(&ctx->progress_lock);
+  if (snapshot_id < cur)
+    return pm_fail(err, PAIMON_EINVAL, "refresh to snapshot %lld would go back from %lld",
+                   (long long)snapshot_id, (long long)cur);
+  /* detect overwrite, rollback or schema change since the adopted snapshot */
+  int rc = 0;
+  for (int64_t id = cur + 1; id <= snapshot_id && rc == 0; id++) {
+    pm_snapshot *s = NULL;
+    rc = pm_snapshot_load(&s, t->fs, t->meta_dir, id, err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = pm_fail(err, PAIMON_ESTATE, "%s: snapshot %lld vanished (rollback or expiry during refresh)",
+                   t->path, (long long)id);
+      break;
+    }
+    if (rc) break;
+    if (strcmp(s->commit_kind, "OVERWRITE") == 0)
+      rc = pm_fail(err, PAIMON_ESTATE, "%s: snapshot %lld overwrote data: rebuild the context and replay",
+                   t->path, (long long)id);
+    else if (s->schema_id != ctx->schema_id)
+      rc = pm_fail(err, PAIMON_ESTATE, "%s: schema changed to %lld in snapshot %lld: rebuild the context",
+                   t->path, (long long)s->schema_id, (long long)id);
+    pm_snapshot_free(s);
+  }
+  pm_offsets offs;
+  memset(&offs, 0, sizeof offs);
+  if (rc == 0) rc = load_progress(t, snapshot_id, &offs, NULL, err);
+  if (rc == 0) {
+    /* committed progress of our stores may only move forward */
+    pthread_mutex_lock(&ctx->reg_lock);
+    for (size_t i = 0; i < ctx->nstores && rc == 0; i++) {
+      rt_store *s = ctx->stores[i];
+      int64_t before = pm_offsets_get(&ctx->committed, s->part_str, s->bucket);
+      int64_t after = pm_offsets_get(&offs, s->part_str, s->bucket);
+      if (before >= 0 && after < before)
+        rc = pm_fail(err, PAIMON_ESTATE,
+                     "%s: committed offset of partition '%s' bucket %d went from %lld to %lld "
+                     "(rollback, overwrite or partition drop): rebuild the context and replay",
+                     t->path, s->part_str, (int)s->bucket, (long long)before, (long long)after);
+    }
+    pthread_mutex_unlock(&ctx->reg_lock);
+  }
+  if (rc) {
+    pm_offsets_clear(&offs);
+    if (rc == PAIMON_ESTATE) ctx->broken = true; /* memory rows may not reappear */
+    return rc;
+  }
+  pthread_mutex_lock(&ctx->progress_lock);
+  pm_offsets_clear(&ctx->committed);
+  ctx->committed = offs;
+  ctx->snapshot_id = snapshot_id;
+  pthread_mutex_unlock(&ctx->progress_lock);
+  /* notify stores outside the registry lock */
+  pthread_mutex_lock(&ctx->reg_lock);
+  size_t ns = ctx->nstores;
+  rt_store **copy = pm_calloc(ns + 1, sizeof *copy);
+  for (size_t i = 0; copy && i < ns; i++) {
+    copy[i] = ctx->stores[i];
+    atomic_fetch_add(&copy[i]->refs, 1);
+  }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  if (!copy) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < ns; i++) {
+    rt_store *s = copy[i];
+    int64_t end = paimon_realtime_committed_offset(ctx, s->part_str, s->bucket);
+    pthread_mutex_lock(&s->wlock);
+    if (rc == 0 && end > s->advanced) {
+      rc = s->store.advance_committed_offset(&s->store, end, err);
+      if (rc == 0) s->advanced = end;
+    }
+    pthread_mutex_unlock(&s->wlock);
+    store_unref(s);
+  }
+  pm_free(copy);
+  return rc;
+}
+
+/* ---- progress serialization ------------------------------------------------------ */
+
+int paimon_realtime_progress_serialize(const paimon_realtime_progress *p, uint8_t **bytes,
+                                       size_t *len, paimon_error *err) {
+  uint8_t *mb = NULL;
+  size_t ml = 0;
+  PM_TRY(paimon_commit_messages_serialize(p->msgs, &mb, &ml, err));
+  pm_buf b = PM_BUF_INIT;
+  int rc = pm_buf_append(&b, "PMRP\1", 5);
+  uint8_t tmp[8];
+  pm_store_le32(tmp, (uint32_t)p->nranges);
+  if (rc == 0) rc = pm_buf_append(&b, tmp, 4);
+  for (size_t i = 0; rc == 0 && i < p->nranges; i++) {
+    const rt_range *r = &p->ranges[i];
+    pm_store_le32(tmp, (uint32_t)r->plen);
+    rc = pm_buf_append(&b, tmp, 4);
+    if (rc == 0) rc = pm_buf_append(&b, r->partition, r->plen);
+    size_t sl = strlen(r->part_str);
+    pm_store_le32(tmp, (uint32_t)sl);
+    if (rc == 0) rc = pm_buf_append(&b, tmp, 4);
+    if (rc == 0) rc = pm_buf_append(&b, r->part_str, sl);
+    int64_t v[4] = {r->bucket, r->begin, r->end, r->rows};
+    for (int k = 0; k < 4 && rc == 0; k++) {
+      pm_store_le64(tmp, (uint64_t)v[k]);
+      rc = pm_buf_append(&b, tmp, 8);
+    }
+  }
+  pm_store_le32(tmp, (uint32_t)ml);
+  if (rc == 0) rc = pm_buf_append(&b, tmp, 4);
+  if (rc == 0) rc = pm_buf_append(&b, mb, ml);
+  paimon_free(mb);
+  if (rc) {
+    pm_buf_free(&b);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  *len = b.len;
+  *bytes = (uint8_t *)pm_buf_detach(&b);
+  return 0;
+}
+
+int paimon_realtime_progress_deserialize(paimon_realtime_progress **out, const paimon_table *t,
+                                         const uint8_t *bytes, size_t len, paimon_error *err) {
+  *out = NULL;
+  const uint8_t *p = bytes, *end = bytes + len;
+#define NEED(n)                                                                              \
+  do {                                                                                       \
+    if ((size_t)(end - p) < (size_t)(n)) goto bad;                                           \
+  } while (0)
+  paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
+  if (!pg) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  NEED(9);
+  if (memcmp(p, "PMRP\1", 5) != 0) goto bad;
+  p += 5;
+  uint32_t nr = pm_load_le32(p);
+  p += 4;
+  if (nr > (size_t)(end - p) / 40) goto bad;
+  pg->ranges = pm_calloc(nr + 1, sizeof *pg->ranges);
+  if (!pg->ranges) goto oom;
+  for (uint32_t i = 0; i < nr; i++) {
+    rt_range *r = &pg->ranges[i];
+    pg->nranges = i + 1;
+    NEED(4);
+    uint32_t pl = pm_load_le32(p);
+    p += 4;
+    NEED(pl);
+    r->partition = pm_malloc(pl ? pl : 1);
+    if (!r->partition) goto oom;
+    memcpy(r->partition, p, pl);
+    r->plen = pl;
+    p += pl;
+    NEED(4);
+    uint32_t sl = pm_load_le32(p);
+    p += 4;
+    NEED(sl);
+    r->part_str = pm_strndup((const char *)p, sl);
+    if (!r->part_str) goto oom;
+    p += sl;
+    NEED(32);
+    r->bucket = (int32_t)pm_load_le64(p);
+    r->begin = (int64_t)pm_load_le64(p + 8);
+    r->end = (int64_t)pm_load_le64(p + 16);
+    r->rows = (int64_t)pm_load_le64(p + 24);
+    p += 32;
+    if (r->begin < 0 || r->end < r->begin || r->bucket < 0) goto bad;
+  }
+  NEED(4);
+  uint32_t ml = pm_load_le32(p);
+  p += 4;
+  NEED(ml);
+  if (p + ml != end) goto bad;
+  int rc = paimon_commit_messages_deserialize(&pg->msgs, t, p, ml, err);
+  if (rc) {
+    paimon_realtime_progress_free(pg);
+    return rc;
+  }
+  *out = pg;
+  return 0;
+bad:
+  paimon_realtime_progress_free(pg);
+  return pm_fail(err, PAIMON_ECORRUPT, "serialized real-time progress is truncated or malformed");
+oom:
+  paimon_realtime_progress_free(pg);
+  return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+#undef NEED
+}
+
+/* ---- union reads: pinning and attaching memory ------------------------------------ */
+
+typedef struct pin_item {
+  rt_store *store;
+  paimon_realtime_view view;
+} pin_item;
+
+typedef struct pin_set {
+  pin_item *v;
+  size_t n;
+} pin_set;
+
+static int rt_pin(void *c, void **out, paimon_error *err) {
+  paimon_realtime_context *ctx = c;
+  *out = NULL;
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  pthread_mutex_lock(&ctx->reg_lock);
+  size_t n = ctx->nstores;
+  pin_set *ps = pm_calloc(1, sizeof *ps);
+  pin_item *items = pm_calloc(n + 1, sizeof *items);
+  if (!ps || !items) {
+    pthread_mutex_unlock(&ctx->reg_lock);
+    pm_free(ps);
+    pm_free(items);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++) {
+    items[i].store = ctx->stores[i];
+    atomic_fetch_add(&items[i].store->refs, 1);
+  }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  ps->v = items;
+  ps->n = n;
+  int rc = 0;
+  /* views are taken without any context-wide lock held */
+  for (size_t i = 0; i < n && rc == 0; i++)
+    rc = items[i].store->store.acquire_read_view(&items[i].store->store, &items[i].view, err);
+  *out = ps;
+  return rc;
+}
+
+static void rt_unpin(void *p) {
+  pin_set *ps = p;
+  if (!ps) return;
+  for (size_t i = 0; i < ps->n; i++) {
+    if (ps->v[i].view.release) ps->v[i].view.release(&ps->v[i].view);
+    store_unref(ps->v[i].store);
+  }
+  pm_free(ps->v);
+  pm_free(ps);
+}
+
+typedef struct mem_part_impl {
+  pm_mem_part base;
+  rt_store *store;
+  paimon_realtime_view view;
+} mem_part_impl;
+
+static int part_open(pm_mem_part *m, const char *const *columns, const paimon_predicate *filter,
+                     paimon_stream_sink sink, void *payload, paimon_error *err) {
+  mem_part_impl *mp = (mem_part_impl *)m;
+  return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset, columns,
+                                               filter, sink, payload, err);
+}
+
+static void part_destroy(pm_mem_part *m) {
+  mem_part_impl *mp = (mem_part_impl *)m;
+  if (mp->view.release) mp->view.release(&mp->view);
+  store_unref(mp->store);
+  pm_free(mp);
+}
+
+static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *snap, paimon_error *err) {
+  paimon_realtime_context *ctx = c;
+  pin_set *ps = p;
+  pm_offsets offs;
+  PM_TRY(load_progress(ctx->t, snap ? snap->id : 0, &offs, NULL, err));
+  int rc = 0;
+  for (size_t i = 0; i < ps->n && rc == 0; i++) {
+    pin_item *it = &ps->v[i];
+    rt_store *s = it->store;
+    int64_t snap_end = pm_offsets_get(&offs, s->part_str, s->bucket);
+    int64_t ctx_end = paimon_realtime_committed_offset(ctx, s->part_str, s->bucket);
+    if (ctx_end > snap_end) {
+      /* the missing range may already be reclaimed from memory: refuse, never a gap */
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "snapshot %lld is older than the real-time progress of partition '%s' bucket %d "
+                   "(%lld < %lld)",
+                   (long long)(snap ? snap->id : 0), s->part_str, (int)s->bucket, (long long)snap_end,
+                   (long long)ctx_end);
+      break;
+    }
+    int64_t from = snap_end < 0 ? 0 : snap_end;
+    if (it->view.row_count == 0 || it->view.end_offset <= from) continue;
+    mem_part_impl *mp = pm_calloc(1, sizeof *mp);
+    if (!mp) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    atomic_init(&mp->base.refs, 1);
+    mp->base.from_offset = from;
+    mp->base.end_offset = it->view.end_offset;
+    mp->base.primary_key = ctx->pk;
+    mp->base.open_streams = part_open;
+    mp->base.destroy = part_destroy;
+    mp->store = s;
+    atomic_fetch_add(&s->refs, 1);
+    mp->view = it->view; /* the part takes the pin's view */
+    it->view.release = NULL;
+    paimon_split *sp = NULL;
+    rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket, (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1),
+                           true, &sp, err);
+    if (rc) {
+      part_destroy(&mp->base);
+      break;
+    }
+    pm_mem_part_unref(sp->mem);
+    sp->mem = &mp->base;
+  }
+  pm_offsets_clear(&offs);
+  return rc;
+}
+
+int paimon_scan_set_realtime(paimon_scan *s, paimon_realtime_context *ctx, paimon_error *err) {
+  pm_scan_ext ext = {ctx, rt_pin, rt_attach, rt_unpin, ctx_ref, ctx_unref};
+  return pm_scan_set_ext(s, &ext, err);
+}

@@ -1,0 +1,1017 @@
+/* table/expire.c: snapshot expiration (Java's ExpireSnapshotsImpl rules) and the
+ * reference-walking helpers it shares with orphan cleaning.
+ *
+ * Order of deletions, chosen so that an interruption at any point leaves every retained
+ * snapshot intact and a second run can still find everything left to delete:
+ *   1. data files removed by the deltas of the expired range (and changelog files of
+ *      expired snapshots) that nothing protected references;
+ *   2. per expired snapshot, ascending: its manifests, index files, statistics and
+ *      realtime offsets files no protected snapshot references, then its manifest lists
+ *      and index manifest (so a re-run still finds the manifests through the lists);
+ *   3. the snapshot files, ascending (so the remaining ones stay a contiguous range);
+ *   4. the EARLIEST hint.
+ * Step 1 of a re-run reads the deltas of snapshots whose manifests step 2 may already
+ * have deleted; their data files were handled by the interrupted run's step 1, so missing
+ * metadata of an expired snapshot is skipped (never that of a retained one). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "table/maintain_internal.h"
+#include "table/write_internal.h"
+
+#define JSON_FILE_MAX ((size_t)16 << 20) /* snapshot, tag, consumer files */
+
+/* ---- string map --------------------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+static size_t strmap_slot(const pm_strmap *m, const char *key) {
+  size_t j = str_hash(key) & (m->cap - 1);
+  while (m->keys[j] && strcmp(m->keys[j], key) != 0) j = (j + 1) & (m->cap - 1);
+  return j;
+}
+
+static int strmap_grow(pm_strmap *m) {
+  size_t ncap = m->cap ? m->cap * 2 : 64;
+  char **nk = pm_calloc(ncap, sizeof *nk);
+  int *nv = pm_calloc(ncap, sizeof *nv);
+  if (!nk || !nv) {
+    pm_free(nk);
+    pm_free(nv);
+    return PAIMON_ENOMEM;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->keys[i]) continue;
+    size_t j = str_hash(m->keys[i]) & (ncap - 1);
+    while (nk[j]) j = (j + 1) & (ncap - 1);
+    nk[j] = m->keys[i];
+    nv[j] = m->vals[i];
+  }
+  pm_free(m->keys);
+  pm_free(m->vals);
+  m->keys = nk;
+  m->vals = nv;
+  m->cap = ncap;
+  return 0;
+}
+
+int pm_strmap_put(pm_strmap *m, const char *key, int val, paimon_error *err) {
+  if ((m->n + 1) * 2 > m->cap && strmap_grow(m)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  size_t j = strmap_slot(m, key);
+  if (!m->keys[j]) {
+    if (!(m->keys[j] = pm_strdup(key))) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    m->n++;
+  }
+  m->vals[j] = val;
+  return 0;
+}
+
+bool pm_strmap_get(const pm_strmap *m, const char *key, int *val) {
+  if (!m->cap) return false;
+  size_t j = strmap_slot(m, key);
+  if (!m->keys[j]) return false;
+  if (val) *val = m->vals[j];
+  return true;
+}
+
+void pm_strmap_free(pm_strmap *m) {
+  for (size_t i = 0; i < m->cap; i++) pm_free(m->keys[i]);
+  pm_free(m->keys);
+  pm_free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- table context -------------------------------------------------------------------- */
+
+int pm_maint_init(pm_maint *m, const paimon_table *t, paimon_error *err) {
+  memset(m, 0, sizeof *m);
+  m->t = (paimon_table *)t;
+  PM_TRY(pm_schema_partition_type(t->schema, &m->ptype, err));
+  m->defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  m->legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  m->index_in_data_dir = pm_table_opt_bool(t, "index-file-in-data-file-dir", false);
+  return 0;
+}
+
+void pm_maint_reset(pm_maint *m) {
+  pm_type_free(m->ptype);
+  pm_free(m->last_part);
+  pm_free(m->last_path);
+  memset(m, 0, sizeof *m);
+}
+
+/* Rendered partition path of a serialized partition row (borrowed from the cache). */
+static int part_path(pm_maint *m, const uint8_t *part, size_t plen, const char **out,
+                     paimon_error *err) {
+  if (m->last_path && m->last_plen == plen && memcmp(m->last_part, part, plen) == 0) {
+    *out = m->last_path;
+    return 0;
+  }
+  pm_binrow row;
+  PM_TRY(pm_binrow_view(&row, part, plen, err));
+  if (row.arity != m->ptype->nfields)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: partition row has %d fields, expected %d",
+                   m->t->path, (int)row.arity, (int)m->ptype->nfields);
+  char *p = NULL;
+  PM_TRY(pm_partition_path(m->ptype, &row, m->defname, m->legacy, &p, err));
+  uint8_t *copy = pm_malloc(plen ? plen : 1);
+  if (!copy) {
+    pm_free(p);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  memcpy(copy, part, plen);
+  pm_free(m->last_part);
+  pm_free(m->last_path);
+  m->last_part = copy;
+  m->last_plen = plen;
+  m->last_path = p;
+  *out = p;
+  return 0;
+}
+
+static int push_path(char ***paths, size_t *n, char *p, paimon_error *err) {
+  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  char **np = pm_realloc(*paths, (*n + 1) * sizeof *np);
+  if (!np) {
+    pm_free(p);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  *paths = np;
+  np[(*n)++] = p;
+  return 0;
+}
+
+int pm_maint_file_paths(pm_maint *m, const uint8_t *part, size_t plen, int32_t bucket,
+                        const pm_data_file *f, char ***paths, size_t *n, paimon_error *err) {
+  const char *pp;
+  PM_TRY(part_path(m, part, plen, &pp, err));
+  char *dp = NULL;
+  int rc = pm_table_data_path(m->t, pp, bucket, f->file_name, f->external_path, &dp, NULL);
+  if (rc == PAIMON_ENOTFOUND && f->external_path) return 0; /* outside the root: not ours */
+  if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "out of memory");
+  if (rc) return pm_fail(err, rc, "%s: unsafe data file name in manifest", m->t->path);
+  if (!pm_path_is_under(pm_path_strip_scheme(dp), m->t->root)) {
+    pm_free(dp);
+    return 0;
+  }
+  const char *slash = strrchr(dp, '/');
+  size_t dlen = slash ? (size_t)(slash - dp) : 0;
+  PM_TRY(push_path(paths, n, dp, err));
+  for (int32_t i = 0; i < f->nextra_files; i++) {
+    const char *x = f->extra_files[i];
+    if (!x || !pm_path_component_ok(x))
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe extra file name of %s", m->t->path,
+                     f->file_name);
+    PM_TRY(push_path(paths, n, pm_asprintf("%.*s/%s", (int)dlen, (*paths)[*n - 1], x), err));
+  }
+  return 0;
+}
+
+int pm_maint_index_path(pm_maint *m, const pm_index_entry *ie, char **out, paimon_error *err) {
+  *out = NULL;
+  char *p = NULL;
+  if (ie->external_path || m->index_in_data_dir) {
+    const char *pp;
+    PM_TRY(part_path(m, ie->partition, ie->partition_len, &pp, err));
+    int rc = pm_table_data_path(m->t, pp, ie->bucket, ie->file_name, ie->external_path, &p, NULL);
+    if (rc == PAIMON_ENOTFOUND && ie->external_path) return 0;
+    if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "out of memory");
+    if (rc) return pm_fail(err, rc, "%s: unsafe index file name '%s'", m->t->path, ie->file_name);
+  } else {
+    if (!ie->file_name || !pm_path_component_ok(ie->file_name))
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe index file name", m->t->path);
+    if (!(p = pm_asprintf("%s/index/%s", m->t->root, ie->file_name)))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  if (!pm_path_is_under(pm_path_strip_scheme(p), m->t->root)) {
+    pm_free(p);
+    return 0;
+  }
+  *out = p;
+  return 0;
+}
+
+int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, char **out, paimon_error *err) {
+  *out = NULL;
+  const char *v = pm_snapshot_property(s, "realtime.offsets");
+  if (!v || !*v) return 0;
+  char *p;
+  if (!strchr(v, '/')) {
+    if (!pm_path_component_ok(v)) return 0;
+    p = pm_asprintf("%s/metadata/%s", m->t->root, v);
+  } else if (v[0] == '/' || strstr(v, ":/")) {
+    p = pm_strdup(pm_path_strip_scheme(v));
+  } else {
+    p = pm_asprintf("%s/%s", m->t->root, v);
+  }
+  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (!pm_path_is_under(p, m->t->root)) {
+    pm_free(p);
+    return 0;
+  }
+  *out = p;
+  return 0;
+}
+
+/* ---- listing lineages and snapshot-shaped files ------------------------------------- */
+
+typedef struct name_list {
+  char **v;
+  size_t n;
+  bool dirs_only;
+  bool oom;
+} name_list;
+
+static int collect_name(const char *name, int is_dir, void *payload) {
+  name_list *l = payload;
+  if (l->dirs_only && !is_dir) return 0;
+  if (!l->dirs_only && is_dir) return 0;
+  char **nv = pm_realloc(l->v, (l->n + 1) * sizeof *nv);
+  char *c = pm_strdup(name);
+  if (!nv || !c) {
+    if (nv) l->v = nv;
+    pm_free(c);
+    l->oom = true;
+    return 1;
+  }
+  l->v = nv;
+  l->v[l->n++] = c;
+  return 0;
+}
+
+static void name_list_free(name_list *l) {
+  for (size_t i = 0; i < l->n; i++) pm_free(l->v[i]);
+  pm_free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+/* Names in `dir` (files, or directories with dirs_only); a missing directory is empty. */
+static int list_names(paimon_fs *fs, const char *dir, bool dirs_only, name_list *out,
+                      paimon_error *err) {
+  memset(out, 0, sizeof *out);
+  out->dirs_only = dirs_only;
+  int rc = fs->list(fs, dir, collect_name, out, err);
+  if (rc == PAIMON_ENOTFOUND) rc = 0;
+  if (rc == 0 && out->oom) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (rc) name_list_free(out);
+  return rc;
+}
+
+int pm_maint_lineages(const pm_maint *m, char ***dirs, size_t *n, paimon_error *err) {
+  *dirs = NULL;
+  *n = 0;
+  paimon_table *t = m->t;
+  int rc = push_path(dirs, n, pm_strdup(t->root), err);
+  char *bdir = rc == 0 ? pm_asprintf("%s/branch", t->root) : NULL;
+  if (rc == 0 && !bdir) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  name_list l = {0};
+  if (rc == 0) rc = list_names(t->fs, bdir, true, &l, err);
+  for (size_t i = 0; rc == 0 && i < l.n; i++) {
+    if (strncmp(l.v[i], "branch-", 7) != 0 || !l.v[i][7] || !pm_path_component_ok(l.v[i])) continue;
+    rc = push_path(dirs, n, pm_asprintf("%s/%s", bdir, l.v[i]), err);
+  }
+  name_list_free(&l);
+  pm_free(bdir);
+  if (rc) {
+    for (size_t i = 0; i < *n; i++) pm_free((*dirs)[i]);
+    pm_free(*dirs);
+    *dirs = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
+void pm_maint_snapshots_free(pm_snapshot **v, size_t n) {
+  for (size_t i = 0; i < n; i++) pm_snapshot_free(v[i]);
+  pm_free(v);
+}
+
+static bool all_digits(const char *s) {
+  if (!*s) return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return false;
+  return true;
+}
+
+int pm_maint_load_dir(const pm_maint *m, const char *dir, const char *sub, pm_snapshot ***out,
+                      size_t *n, paimon_error *err) {
+  *out = NULL;
+  *n = 0;
+  paimon_table *t = m->t;
+  bool tags = strcmp(sub, "tag") == 0;
+  char *sdir = pm_asprintf("%s/%s", dir, sub);
+  if (!sdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  name_list l = {0};
+  int rc = list_names(t->fs, sdir, false, &l, err);
+  pm_buf b = PM_BUF_INIT;
+  for (size_t i = 0; rc == 0 && i < l.n; i++) {
+    const char *name = l.v[i];
+    if (tags ? (strncmp(name, "tag-", 4) != 0 || !name[4])
+             : (strncmp(name, "changelog-", 10) != 0 || !all_digits(name + 10)))
+      continue;
+    char *p = pm_asprintf("%s/%s", sdir, name);
+    if (!p) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    rc = pm_fs_read_all(t->fs, p, JSON_FILE_MAX, &b, err);
+    if (rc == PAIMON_ENOTFOUND) rc = 0; /* removed meanwhile */
+    else if (rc == 0) {
+      pm_snapshot *s = NULL;
+      rc = pm_snapshot_parse(&s, b.data ? (const char *)b.data : "", b.len, err);
+      if (rc) pm_fail_ctx(err, rc, "%s", p);
+      pm_snapshot **nv = rc == 0 ? pm_realloc(*out, (*n + 1) * sizeof *nv) : NULL;
+      if (rc == 0 && !nv) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      if (rc == 0) {
+        *out = nv;
+        nv[(*n)++] = s;
+      } else {
+        pm_snapshot_free(s);
+      }
+    }
+    pm_free(p);
+  }
+  pm_buf_free(&b);
+  name_list_free(&l);
+  pm_free(sdir);
+  if (rc) {
+    pm_maint_snapshots_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
+/* ---- reading metadata by name --------------------------------------------------------- */
+
+static char *manifest_path(const pm_maint *m, const char *name, paimon_error *err) {
+  if (!name || !pm_path_component_ok(name)) {
+    pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest file name '%s'", m->t->path,
+            name ? name : "(null)");
+    return NULL;
+  }
+  char *p = pm_asprintf("%s/manifest/%s", m->t->root, name);
+  if (!p) pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  return p;
+}
+
+int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out,
+                       size_t *n, paimon_error *err) {
+  *out = NULL;
+  *n = 0;
+  char *p = manifest_path(m, name, err);
+  if (!p) return err ? err->code : PAIMON_ECORRUPT;
+  int rc = pm_manifest_list_read(m->t->fs, p, out, n, err);
+  pm_free(p);
+  return rc;
+}
+
+int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out,
+                           size_t *n, paimon_error *err) {
+  *out = NULL;
+  *n = 0;
+  char *p = manifest_path(m, name, err);
+  if (!p) return err ? err->code : PAIMON_ECORRUPT;
+  int rc = pm_manifest_read(m->t->fs, p, out, n, err);
+  pm_free(p);
+  return rc;
+}
+
+int pm_maint_read_index(const pm_maint *m, const char *name, pm_index_entry **out, size_t *n,
+                        paimon_error *err) {
+  *out = NULL;
+  *n = 0;
+  char *p = manifest_path(m, name, err);
+  if (!p) return err ? err->code : PAIMON_ECORRUPT;
+  int rc = pm_index_manifest_read(m->t->fs, p, out, n, err);
+  pm_free(p);
+  return rc;
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static const char *opt(const paimon_table *t, const paimon_options *o, const char *key) {
+  const char *v = o ? paimon_options_get(o, key) : NULL;
+  return v ? v : pm_table_opt(t, key, NULL);
+}
+
+static int opt_int(const paimon_table *t, const paimon_options *o, const char *key, int64_t def,
+                   int64_t lo, int64_t *out, paimon_error *err) {
+  const char *v = opt(t, o, key);
+  *out = def;
+  if (!v) return 0;
+  char *end;
+  while (*v == ' ') v++;
+  long long x = strtoll(v, &end, 10);
+  while (*end == ' ') end++;
+  if (end == v || *end || x < lo)
+    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not an integer >= %lld", t->path,
+                   key, v, (long long)lo);
+  *out = x;
+  return 0;
+}
+
+/* Flink/Paimon duration text: a number with an optional unit (default milliseconds). */
+static int parse_duration(const char *s, int64_t *ms) {
+  static const struct {
+    const char *name;
+    int64_t mul, div;
+  } units[] = {{"", 1, 1},          {"ms", 1, 1},           {"milli", 1, 1},
+               {"millis", 1, 1},    {"millisecond", 1, 1},  {"milliseconds", 1, 1},
+               {"us", 1, 1000},     {"micro", 1, 1000},     {"micros", 1, 1000},
+               {"microsecond", 1, 1000}, {"microseconds", 1, 1000},
+               {"ns", 1, 1000000},  {"nano", 1, 1000000},   {"nanos", 1, 1000000},
+               {"nanosecond", 1, 1000000}, {"nanoseconds", 1, 1000000},
+               {"s", 1000, 1},      {"sec", 1000, 1},       {"secs", 1000, 1},
+               {"second", 1000, 1}, {"seconds", 1000, 1},   {"m", 60000, 1},
+               {"min", 60000, 1},   {"mins", 60000, 1},     {"minute", 60000, 1},
+               {"minutes", 60000, 1}, {"h", 3600000, 1},    {"hour", 3600000, 1},
+               {"hours", 3600000, 1}, {"d", 86400000, 1},   {"day", 86400000, 1},
+               {"days", 86400000, 1}};
+  while (*s == ' ' || *s == '\t') s++;
+  if (*s < '0' || *s > '9') return PAIMON_EINVAL;
+  int64_t v = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    if (v > (INT64_MAX - 9) / 10) return PAIMON_EINVAL;
+    v = v * 10 + (*s - '0');
+  }
+  while (*s == ' ' || *s == '\t') s++;
+  char unit[16];
+  size_t n = 0;
+  for (; *s && *s != ' ' && *s != '\t'; s++) {
+    if (n + 1 >= sizeof unit) return PAIMON_EINVAL;
+    char c = *s;
+    unit[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  unit[n] = 0;
+  while (*s == ' ' || *s == '\t') s++;
+  if (*s) return PAIMON_EINVAL;
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+    if (strcmp(units[i].name, unit) != 0) continue;
+    if (v > INT64_MAX / units[i].mul) return PAIMON_EINVAL;
+    *ms = v * units[i].mul / units[i].div;
+    return 0;
+  }
+  return PAIMON_EINVAL;
+}
+
+/* ---- expiration ------------------------------------------------------------------------ */
+
+typedef struct expire_ctx {
+  pm_maint m;
+  const char *dir; /* snapshot lineage being expired */
+  pm_strmap keep_data; /* data/extra/changelog file paths still referenced */
+  pm_strmap keep_meta; /* manifest, list, index, statistics, offsets paths still referenced */
+  pm_strmap read_lists; /* manifest lists already folded into keep_meta */
+} expire_ctx;
+
+static int rm_file(paimon_table *t, const char *path, paimon_error *err) {
+  int rc = t->fs->remove(t->fs, path, err);
+  return rc == PAIMON_ENOTFOUND ? 0 : rc;
+}
+
+/* Live data files of `s` (base + delta folded) -> their paths into `set`. */
+typedef struct live_ent {
+  uint8_t *part;
+  size_t plen;
+  int32_t bucket;
+  pm_data_file f;
+  bool live;
+} live_ent;
+
+static char *hex_ident(const pm_manifest_entry *e) {
+  static const char hx[] = "0123456789abcdef";
+  pm_buf b = PM_BUF_INIT;
+  for (size_t i = 0; i < e->partition_len; i++) {
+    char two[2] = {hx[e->partition[i] >> 4], hx[e->partition[i] & 15]};
+    if (pm_buf_append(&b, two, 2)) {
+      pm_buf_free(&b);
+      return NULL;
+    }
+  }
+  if (pm_buf_printf(&b, "|%d|%d|%s|%s", (int)e->bucket, (int)e->file.level, e->file.file_name,
+                    e->file.external_path ? e->file.external_path : "")) {
+    pm_buf_free(&b);
+    return NULL;
+  }
+  return pm_buf_detach(&b);
+}
+
+static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon_error *err) {
+  live_ent *v = NULL;
+  size_t nv = 0, cap = 0;
+  pm_strmap idx = {0};
+  int rc = 0;
+  const char *lists[2] = {only_delta ? NULL : s->base_manifest_list, s->delta_manifest_list};
+  for (int l = 0; l < 2 && rc == 0; l++) {
+    if (!lists[l]) continue;
+    pm_manifest_file_meta *metas = NULL;
+    size_t nm = 0;
+    rc = pm_maint_read_list(&x->m, lists[l], &metas, &nm, err);
+    for (size_t i = 0; i < nm && rc == 0; i++) {
+      pm_manifest_entry *es = NULL;
+      size_t ne = 0;
+      rc = pm_maint_read_manifest(&x->m, metas[i].file_name, &es, &ne, err);
+      for (size_t k = 0; k < ne && rc == 0; k++) {
+        char *id = hex_ident(&es[k]);
+        if (!id) {
+          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+          break;
+        }
+        int at;
+        if (es[k].kind == PM_ENTRY_DELETE) {
+          if (pm_strmap_get(&idx, id, &at)) v[at].live = false;
+        } else {
+          if (nv == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            live_ent *nn = pm_realloc(v, nc * sizeof *nn);
+            if (!nn) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+            else {
+              v = nn;
+              cap = nc;
+            }
+          }
+          if (rc == 0 && nv > (size_t)INT32_MAX)
+            rc = pm_fail(err, PAIMON_ENOMEM, "%s: too many files", x->m.t->path);
+          if (rc == 0) rc = pm_strmap_put(&idx, id, (int)nv, err);
+          if (rc == 0) {
+            live_ent *le = &v[nv++];
+            le->part = es[k].partition; /* moved out of the entry */
+            le->plen = es[k].partition_len;
+            le->bucket = es[k].bucket;
+            le->f = es[k].file;
+            le->live = true;
+            es[k].partition = NULL;
+            memset(&es[k].file, 0, sizeof es[k].file);
+          }
+        }
+        pm_free(id);
+      }
+      pm_manifest_entries_free(es, ne);
+    }
+    pm_manifest_file_metas_free(metas, nm);
+  }
+  for (size_t i = 0; i < nv && rc == 0; i++) {
+    if (!v[i].live) continue;
+    char **paths = NULL;
+    size_t np = 0;
+    rc = pm_maint_file_paths(&x->m, v[i].part, v[i].plen, v[i].bucket, &v[i].f, &paths, &np, err);
+    for (size_t p = 0; p < np; p++) {
+      if (rc == 0) rc = pm_strmap_put(&x->keep_data, paths[p], 1, err);
+      pm_free(paths[p]);
+    }
+    pm_free(paths);
+  }
+  for (size_t i = 0; i < nv; i++) {
+    pm_free(v[i].part);
+    pm_data_file_clear(&v[i].f);
+  }
+  pm_free(v);
+  pm_strmap_free(&idx);
+  return rc;
+}
+
+/* Every metadata file `s` references -> keep_meta. */
+static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
+  paimon_table *t = x->m.t;
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  for (int l = 0; l < 3; l++) {
+    if (!lists[l]) continue;
+    char *lp = manifest_path(&x->m, lists[l], err);
+    if (!lp) return err ? err->code : PAIMON_ECORRUPT;
+    int rc = pm_strmap_put(&x->keep_meta, lp, 1, err);
+    pm_free(lp);
+    PM_TRY(rc);
+    if (pm_strmap_get(&x->read_lists, lists[l], NULL)) continue;
+    PM_TRY(pm_strmap_put(&x->read_lists, lists[l], 1, err));
+    pm_manifest_file_meta *metas = NULL;
+    size_t nm = 0;
+    PM_TRY(pm_maint_read_list(&x->m, lists[l], &metas, &nm, err));
+    for (size_t i = 0; i < nm && rc == 0; i++) {
+      char *mp = manifest_path(&x->m, metas[i].file_name, err);
+      rc = mp ? pm_strmap_put(&x->keep_meta, mp, 1, err) : (err ? err->code : PAIMON_ECORRUPT);
+      pm_free(mp);
+    }
+    pm_manifest_file_metas_free(metas, nm);
+    PM_TRY(rc);
+  }
+  if (s->index_manifest) {
+    char *ip = manifest_path(&x->m, s->index_manifest, err);
+    if (!ip) return err ? err->code : PAIMON_ECORRUPT;
+    bool seen = pm_strmap_get(&x->keep_meta, ip, NULL);
+    int rc = pm_strmap_put(&x->keep_meta, ip, 1, err);
+    pm_free(ip);
+    PM_TRY(rc);
+    if (!seen) {
+      pm_index_entry *ies = NULL;
+      size_t ni = 0;
+      PM_TRY(pm_maint_read_index(&x->m, s->index_manifest, &ies, &ni, err));
+      for (size_t i = 0; i < ni && rc == 0; i++) {
+        char *p = NULL;
+        rc = pm_maint_index_path(&x->m, &ies[i], &p, err);
+        if (rc == 0 && p) rc = pm_strmap_put(&x->keep_meta, p, 1, err);
+        pm_free(p);
+      }
+      pm_index_entries_free(ies, ni);
+      PM_TRY(rc);
+    }
+  }
+  if (s->statistics) {
+    if (!pm_path_component_ok(s->statistics))
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe statistics file name", t->path);
+    char *p = pm_asprintf("%s/statistics/%s", t->root, s->statistics);
+    int rc = p ? pm_strmap_put(&x->keep_meta, p, 1, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(p);
+    PM_TRY(rc);
+  }
+  char *op = NULL;
+  PM_TRY(pm_maint_offsets_path(&x->m, s, &op, err));
+  if (op) {
+    int rc = pm_strmap_put(&x->keep_meta, op, 1, err);
+    pm_free(op);
+    PM_TRY(rc);
+  }
+  return 0;
+}
+
+/* Protects everything another lineage (a branch, or main when this is a branch) or a
+ * tag references. */
+static int protect_lineage(expire_ctx *x, const char *dir, bool other, paimon_error *err) {
+  paimon_table *t = x->m.t;
+  int rc = 0;
+  pm_snapshot **tags = NULL;
+  size_t ntags = 0;
+  PM_TRY(pm_maint_load_dir(&x->m, dir, "tag", &tags, &ntags, err));
+  for (size_t i = 0; i < ntags && rc == 0; i++) {
+    rc = add_live(x, tags[i], false, err);
+    if (rc == 0) rc = add_meta_refs(x, tags[i], err);
+  }
+  pm_maint_snapshots_free(tags, ntags);
+  if (rc || !other) return rc;
+  /* Every snapshot of another lineage: the first one's live files, then each later
+   * delta's additions cover every file live in any of them. */
+  int64_t *ids = NULL;
+  size_t n = 0;
+  PM_TRY(pm_snapshot_list_ids(t->fs, dir, &ids, &n, err));
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    pm_snapshot *s = NULL;
+    rc = pm_snapshot_load(&s, t->fs, dir, ids[i], err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = 0; /* expired meanwhile by its own expiration */
+      continue;
+    }
+    if (rc == 0) rc = add_live(x, s, i > 0, err);
+    if (rc == 0) rc = add_meta_refs(x, s, err);
+    pm_snapshot_free(s);
+  }
+  pm_free(ids);
+  pm_snapshot **cls = NULL;
+  size_t ncl = 0;
+  if (rc == 0) rc = pm_maint_load_dir(&x->m, dir, "changelog", &cls, &ncl, err);
+  for (size_t i = 0; i < ncl && rc == 0; i++) {
+    rc = add_live(x, cls[i], false, err);
+    if (rc == 0) rc = add_meta_refs(x, cls[i], err);
+  }
+  pm_maint_snapshots_free(cls, ncl);
+  return rc;
+}
+
+/* Files the delta of `s` removes (value 1) or adds (value 0), in order; with
+ * `changelog`, the changelog files `s` added. Missing metadata is skipped when
+ * `tolerant`. */
+static int fold_candidates(expire_ctx *x, const pm_snapshot *s, bool changelog, bool tolerant,
+                           pm_strmap *cand, paimon_error *err) {
+  const char *list = changelog ? s->changelog_manifest_list : s->delta_manifest_list;
+  if (!list) return 0;
+  pm_manifest_file_meta *metas = NULL;
+  size_t nm = 0;
+  int rc = pm_maint_read_list(&x->m, list, &metas, &nm, err);
+  if (rc == PAIMON_ENOTFOUND && tolerant) return 0;
+  for (size_t i = 0; i < nm && rc == 0; i++) {
+    pm_manifest_entry *es = NULL;
+    size_t ne = 0;
+    rc = pm_maint_read_manifest(&x->m, metas[i].file_name, &es, &ne, err);
+    if (rc == PAIMON_ENOTFOUND && tolerant) {
+      rc = 0;
+      continue;
+    }
+    for (size_t k = 0; k < ne && rc == 0; k++) {
+      if (changelog && es[k].kind != PM_ENTRY_ADD) continue;
+      char **paths = NULL;
+      size_t np = 0;
+      rc = pm_maint_file_paths(&x->m, es[k].partition, es[k].partition_len, es[k].bucket,
+                               &es[k].file, &paths, &np, err);
+      int val = changelog || es[k].kind == PM_ENTRY_DELETE ? 1 : 0;
+      for (size_t p = 0; p < np; p++) {
+        if (rc == 0) rc = pm_strmap_put(cand, paths[p], val, err);
+        pm_free(paths[p]);
+      }
+      pm_free(paths);
+    }
+    pm_manifest_entries_free(es, ne);
+  }
+  pm_manifest_file_metas_free(metas, nm);
+  return rc;
+}
+
+static int rm_unless_kept(expire_ctx *x, const char *path, paimon_error *err) {
+  if (pm_strmap_get(&x->keep_meta, path, NULL)) return 0;
+  return rm_file(x->m.t, path, err);
+}
+
+/* Step 2 for one expired snapshot. */
+static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
+  paimon_table *t = x->m.t;
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  int rc = 0;
+  for (int l = 0; l < 3 && rc == 0; l++) {
+    if (!lists[l]) continue;
+    pm_manifest_file_meta *metas = NULL;
+    size_t nm = 0;
+    rc = pm_maint_read_list(&x->m, lists[l], &metas, &nm, err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = 0;
+      continue;
+    }
+    for (size_t i = 0; i < nm && rc == 0; i++) {
+      char *mp = manifest_path(&x->m, metas[i].file_name, err);
+      rc = mp ? rm_unless_kept(x, mp, err) : (err ? err->code : PAIMON_ECORRUPT);
+      pm_free(mp);
+    }
+    pm_manifest_file_metas_free(metas, nm);
+  }
+  char *imp = NULL;
+  if (rc == 0 && s->index_manifest) {
+    imp = manifest_path(&x->m, s->index_manifest, err);
+    if (!imp) rc = err ? err->code : PAIMON_ECORRUPT;
+    if (rc == 0 && !pm_strmap_get(&x->keep_meta, imp, NULL)) {
+      pm_index_entry *ies = NULL;
+      size_t ni = 0;
+      rc = pm_maint_read_index(&x->m, s->index_manifest, &ies, &ni, err);
+      if (rc == PAIMON_ENOTFOUND) rc = 0;
+      for (size_t i = 0; i < ni && rc == 0; i++) {
+        char *p = NULL;
+        rc = pm_maint_index_path(&x->m, &ies[i], &p, err);
+        if (rc == 0 && p) rc = rm_unless_kept(x, p, err);
+        pm_free(p);
+      }
+      pm_index_entries_free(ies, ni);
+    }
+  }
+  if (rc == 0 && s->statistics) {
+    if (!pm_path_component_ok(s->statistics)) {
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe statistics file name", t->path);
+    } else {
+      char *p = pm_asprintf("%s/statistics/%s", t->root, s->statistics);
+      rc = p ? rm_unless_kept(x, p, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      pm_free(p);
+    }
+  }
+  if (rc == 0) {
+    char *op = NULL;
+    rc = pm_maint_offsets_path(&x->m, s, &op, err);
+    if (rc == 0 && op) rc = rm_unless_kept(x, op, err);
+    pm_free(op);
+  }
+  /* the lists and the index manifest last: a re-run finds the rest through them */
+  for (int l = 0; l < 3 && rc == 0; l++) {
+    if (!lists[l]) continue;
+    char *lp = manifest_path(&x->m, lists[l], err);
+    rc = lp ? rm_unless_kept(x, lp, err) : (err ? err->code : PAIMON_ECORRUPT);
+    pm_free(lp);
+  }
+  if (rc == 0 && imp) rc = rm_unless_kept(x, imp, err);
+  pm_free(imp);
+  return rc;
+}
+
+/* Smallest "nextSnapshot" of the consumers of `dir` (INT64_MAX when none). */
+static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_error *err) {
+  *out = INT64_MAX;
+  char *cdir = pm_asprintf("%s/consumer", dir);
+  if (!cdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  name_list l = {0};
+  int rc = list_names(t->fs, cdir, false, &l, err);
+  pm_buf b = PM_BUF_INIT;
+  for (size_t i = 0; rc == 0 && i < l.n; i++) {
+    if (strncmp(l.v[i], "consumer-", 9) != 0) continue;
+    char *p = pm_asprintf("%s/%s", cdir, l.v[i]);
+    if (!p) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    rc = pm_fs_read_all(t->fs, p, JSON_FILE_MAX, &b, err);
+    if (rc == PAIMON_ENOTFOUND) rc = 0;
+    else if (rc == 0) {
+      json_error_t je;
+      json_t *root = json_loadb(b.data ? (const char *)b.data : "", b.len, 0, &je);
+      json_t *ns = root && json_is_object(root) ? json_object_get(root, "nextSnapshot") : NULL;
+      if (!ns || !json_is_integer(ns))
+        rc = pm_fail(err, PAIMON_ECORRUPT, "%s: consumer file without an integer nextSnapshot", p);
+      else if (json_integer_value(ns) < *out)
+        *out = json_integer_value(ns);
+      json_decref(root);
+    }
+    pm_free(p);
+  }
+  pm_buf_free(&b);
+  name_list_free(&l);
+  pm_free(cdir);
+  return rc;
+}
+
+static int write_earliest(paimon_table *t, const char *dir, int64_t id, paimon_error *err) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%lld", (long long)id);
+  char *p = pm_asprintf("%s/snapshot/EARLIEST", dir);
+  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_fs_write_all(t->fs, p, buf, (size_t)n, err);
+  pm_free(p);
+  return rc;
+}
+
+static int snapshot_exists(paimon_table *t, const char *dir, int64_t id, paimon_error *err) {
+  char *p = pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)id);
+  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_fs_exists(t->fs, p, err);
+  pm_free(p);
+  return rc;
+}
+
+/* Expires [earliest, end): Java's expireUntil. */
+static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t latest,
+                        int64_t *expired, paimon_error *err) {
+  paimon_table *t = x->m.t;
+  const char *dir = x->dir;
+  *expired = 0;
+  if (end <= earliest) {
+    /* nothing to expire; make the hint exact for the next reader */
+    char *p = pm_asprintf("%s/snapshot/EARLIEST", dir);
+    if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    int ex = pm_fs_exists(t->fs, p, err);
+    pm_free(p);
+    if (ex < 0) return ex;
+    return ex ? 0 : write_earliest(t, dir, earliest, err);
+  }
+  /* snapshot files go in ascending order, so a gap marks what an earlier run finished */
+  int64_t begin = earliest;
+  for (int64_t id = end - 1; id >= earliest; id--) {
+    int ex = snapshot_exists(t, dir, id, err);
+    if (ex < 0) return ex;
+    if (!ex) {
+      begin = id + 1;
+      break;
+    }
+  }
+  int rc = 0;
+  /* what stays referenced: the retained snapshots, tags, other lineages */
+  pm_snapshot *s = NULL;
+  rc = pm_snapshot_load(&s, t->fs, dir, end, err);
+  if (rc == PAIMON_ENOTFOUND)
+    return pm_fail(err, PAIMON_ECONFLICT, "%s: snapshot %lld vanished during expiration", t->path,
+                   (long long)end);
+  PM_TRY(rc);
+  rc = add_live(x, s, false, err);
+  pm_snapshot_free(s);
+  PM_TRY(rc);
+  for (int64_t id = end; id <= latest; id++) {
+    rc = pm_snapshot_load(&s, t->fs, dir, id, err);
+    if (rc == PAIMON_ENOTFOUND)
+      return pm_fail(err, PAIMON_ECONFLICT, "%s: retained snapshot %lld vanished during expiration",
+                     t->path, (long long)id);
+    PM_TRY(rc);
+    rc = add_meta_refs(x, s, err);
+    pm_snapshot_free(s);
+    PM_TRY(rc);
+  }
+  char **dirs = NULL;
+  size_t ndirs = 0;
+  PM_TRY(pm_maint_lineages(&x->m, &dirs, &ndirs, err));
+  for (size_t i = 0; i < ndirs && rc == 0; i++)
+    rc = protect_lineage(x, dirs[i], strcmp(dirs[i], dir) != 0, err);
+  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
+  pm_free(dirs);
+  PM_TRY(rc);
+
+  /* 1. data files: removed by a delta in (begin, end], or changelog files of [begin, end) */
+  pm_strmap cand = {0};
+  for (int64_t id = begin; id <= end && rc == 0; id++) {
+    rc = pm_snapshot_load(&s, t->fs, dir, id, err);
+    if (rc == PAIMON_ENOTFOUND && id < end) {
+      rc = 0;
+      continue;
+    }
+    if (rc) break;
+    if (id > begin) rc = fold_candidates(x, s, false, id < end, &cand, err);
+    if (rc == 0 && id < end) rc = fold_candidates(x, s, true, true, &cand, err);
+    pm_snapshot_free(s);
+  }
+  for (size_t i = 0; i < cand.cap && rc == 0; i++) {
+    if (!cand.keys[i] || cand.vals[i] != 1) continue;
+    if (pm_strmap_get(&x->keep_data, cand.keys[i], NULL)) continue;
+    rc = rm_file(t, cand.keys[i], err);
+  }
+  pm_strmap_free(&cand);
+  PM_TRY(rc);
+
+  /* 2. metadata only expired snapshots reference */
+  for (int64_t id = begin; id < end && rc == 0; id++) {
+    rc = pm_snapshot_load(&s, t->fs, dir, id, err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = 0;
+      continue;
+    }
+    if (rc) break;
+    rc = delete_meta(x, s, err);
+    pm_snapshot_free(s);
+  }
+  PM_TRY(rc);
+
+  /* 3. snapshot files, ascending; 4. the hint */
+  for (int64_t id = begin; id < end && rc == 0; id++) {
+    char *p = pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)id);
+    rc = p ? rm_file(t, p, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(p);
+  }
+  PM_TRY(rc);
+  PM_TRY(write_earliest(t, dir, end, err));
+  *expired = end - begin;
+  return 0;
+}
+
+int paimon_expire_snapshots(const paimon_table *ct, const paimon_options *opts,
+                            int64_t *expired_out, paimon_error *err) {
+  paimon_table *t = (paimon_table *)ct;
+  if (expired_out) *expired_out = 0;
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_expire_snapshots: NULL table");
+  int64_t retain_min, retain_max, limit, time_ms = 3600000;
+  PM_TRY(opt_int(t, opts, "snapshot.num-retained.min", 10, 1, &retain_min, err));
+  PM_TRY(opt_int(t, opts, "snapshot.num-retained.max", INT32_MAX, 1, &retain_max, err));
+  PM_TRY(opt_int(t, opts, "snapshot.expire.limit", 50, 1, &limit, err));
+  const char *tr = opt(t, opts, "snapshot.time-retained");
+  if (tr && parse_duration(tr, &time_ms) != 0)
+    return pm_fail(err, PAIMON_EINVAL, "%s: option snapshot.time-retained='%s' is not a duration",
+                   t->path, tr);
+  if (retain_max < retain_min)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: snapshot.num-retained.max (%lld) is smaller than snapshot.num-retained.min "
+                   "(%lld)",
+                   t->path, (long long)retain_max, (long long)retain_min);
+  static const char *const decoupled[] = {"changelog.num-retained.min", "changelog.num-retained.max",
+                                          "changelog.time-retained"};
+  for (size_t i = 0; i < sizeof decoupled / sizeof *decoupled; i++)
+    if (opt(t, opts, decoupled[i]))
+      return pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: %s is set (changelog kept longer than snapshots); expiring such tables "
+                     "is not supported yet",
+                     t->path, decoupled[i]);
+
+  const char *dir = t->meta_dir;
+  int64_t latest = 0, earliest = 0;
+  PM_TRY(pm_snapshot_latest_id(t->fs, dir, &latest, err));
+  if (latest <= 0) return 0;
+  PM_TRY(pm_snapshot_earliest_id(t->fs, dir, &earliest, err));
+  if (earliest <= 0) return 0;
+
+  int64_t lo = latest - retain_max + 1;
+  if (lo < earliest) lo = earliest;
+  int64_t max_excl = latest - retain_min + 1; /* retain_min >= 1 keeps the latest */
+  int64_t consumer;
+  PM_TRY(min_consumer(t, dir, &consumer, err));
+  if (consumer < max_excl) max_excl = consumer;
+  if (earliest <= INT64_MAX - limit && earliest + limit < max_excl) max_excl = earliest + limit;
+  int64_t end = max_excl;
+  int64_t older_than = pm_now_millis() - time_ms;
+  for (int64_t id = lo; id < max_excl; id++) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_load(&s, t->fs, dir, id, err);
+    if (rc == PAIMON_ENOTFOUND) continue;
+    PM_TRY(rc);
+    bool young = older_than <= s->time_millis;
+    pm_snapshot_free(s);
+    if (young) {
+      end = id;
+      break;
+    }
+  }
+
+  expire_ctx x;
+  memset(&x, 0, sizeof x);
+  x.dir = dir;
+  PM_TRY(pm_maint_init(&x.m, t, err));
+  int64_t expired = 0;
+  int rc = expire_until(&x, earliest, end, latest, &expired, err);
+  pm_strmap_free(&x.keep_data);
+  pm_strmap_free(&x.keep_meta);
+  pm_strmap_free(&x.read_lists);
+  pm_maint_reset(&x.m);
+  if (rc == 0 && expired_out) *expired_out = expired;
+  return rc;
+}

@@ -1,0 +1,306 @@
+/* table/orphan.c: removing files nothing references (Java's OrphanFilesClean).
+ *
+ * The referenced set is built from every snapshot, tag and long-lived changelog of every
+ * lineage (main and branches): manifest lists, every entry (ADD or DELETE) of every
+ * manifest they name, index manifests and their index files, statistics files and
+ * realtime offsets files. Then only the directories Paimon writes into are listed, and
+ * an unreferenced file is deleted when it is older than the threshold, which protects
+ * files of writers and committers still at work. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "table/maintain_internal.h"
+
+#define DEFAULT_OLDER_THAN_MS 86400000LL
+
+typedef struct orphan_ctx {
+  pm_maint m;
+  pm_strmap used;  /* referenced file names */
+  pm_strmap read;  /* manifest lists, manifests and index manifests already walked */
+  int64_t now, older_than;
+  bool local;      /* ages are known */
+  bool dry_run;
+  int64_t removed;
+} orphan_ctx;
+
+static int use(orphan_ctx *o, const char *name, paimon_error *err) {
+  return pm_strmap_put(&o->used, name, 1, err);
+}
+
+/* Marks `name` as walked; *first tells whether it was new. */
+static int first_visit(orphan_ctx *o, const char *kind, const char *name, bool *first,
+                       paimon_error *err) {
+  char *k = pm_asprintf("%s:%s", kind, name);
+  if (!k) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  *first = !pm_strmap_get(&o->read, k, NULL);
+  int rc = *first ? pm_strmap_put(&o->read, k, 1, err) : 0;
+  pm_free(k);
+  return rc;
+}
+
+static int use_data_file(orphan_ctx *o, const pm_data_file *f, paimon_error *err) {
+  PM_TRY(use(o, f->file_name, err));
+  for (int32_t i = 0; i < f->nextra_files; i++)
+    if (f->extra_files[i]) PM_TRY(use(o, f->extra_files[i], err));
+  return 0;
+}
+
+static int walk_list(orphan_ctx *o, const char *list, paimon_error *err) {
+  bool first;
+  PM_TRY(use(o, list, err));
+  PM_TRY(first_visit(o, "L", list, &first, err));
+  if (!first) return 0;
+  pm_manifest_file_meta *metas = NULL;
+  size_t nm = 0;
+  PM_TRY(pm_maint_read_list(&o->m, list, &metas, &nm, err));
+  int rc = 0;
+  for (size_t i = 0; i < nm && rc == 0; i++) {
+    const char *name = metas[i].file_name;
+    rc = use(o, name, err);
+    if (rc == 0) rc = first_visit(o, "M", name, &first, err);
+    if (rc || !first) continue;
+    pm_manifest_entry *es = NULL;
+    size_t ne = 0;
+    rc = pm_maint_read_manifest(&o->m, name, &es, &ne, err);
+    for (size_t k = 0; k < ne && rc == 0; k++) rc = use_data_file(o, &es[k].file, err);
+    pm_manifest_entries_free(es, ne);
+  }
+  pm_manifest_file_metas_free(metas, nm);
+  return rc;
+}
+
+static int walk_snapshot(orphan_ctx *o, const pm_snapshot *s, paimon_error *err) {
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  for (int l = 0; l < 3; l++)
+    if (lists[l]) PM_TRY(walk_list(o, lists[l], err));
+  if (s->index_manifest) {
+    bool first;
+    PM_TRY(use(o, s->index_manifest, err));
+    PM_TRY(first_visit(o, "I", s->index_manifest, &first, err));
+    if (first) {
+      pm_index_entry *ies = NULL;
+      size_t ni = 0;
+      PM_TRY(pm_maint_read_index(&o->m, s->index_manifest, &ies, &ni, err));
+      int rc = 0;
+      for (size_t i = 0; i < ni && rc == 0; i++)
+        if (ies[i].file_name) rc = use(o, ies[i].file_name, err);
+      pm_index_entries_free(ies, ni);
+      PM_TRY(rc);
+    }
+  }
+  if (s->statistics) PM_TRY(use(o, s->statistics, err));
+  char *op = NULL;
+  PM_TRY(pm_maint_offsets_path(&o->m, s, &op, err));
+  if (op) {
+    const char *slash = strrchr(op, '/');
+    int rc = use(o, slash ? slash + 1 : op, err);
+    pm_free(op);
+    PM_TRY(rc);
+  }
+  return 0;
+}
+
+static int walk_lineage(orphan_ctx *o, const char *dir, paimon_error *err) {
+  paimon_table *t = o->m.t;
+  int64_t *ids = NULL;
+  size_t n = 0;
+  PM_TRY(pm_snapshot_list_ids(t->fs, dir, &ids, &n, err));
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    pm_snapshot *s = NULL;
+    rc = pm_snapshot_load(&s, t->fs, dir, ids[i], err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = 0; /* expired meanwhile */
+      continue;
+    }
+    if (rc == 0) rc = walk_snapshot(o, s, err);
+    pm_snapshot_free(s);
+    if (rc == PAIMON_ENOTFOUND) {
+      /* its metadata went away: fine only when expiration removed the snapshot itself */
+      char *p = pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)ids[i]);
+      int ex = p ? pm_fs_exists(t->fs, p, NULL) : PAIMON_ENOMEM;
+      pm_free(p);
+      if (ex == 0) rc = 0;
+    }
+  }
+  pm_free(ids);
+  static const char *const subs[2] = {"tag", "changelog"};
+  for (int k = 0; k < 2 && rc == 0; k++) {
+    pm_snapshot **v = NULL;
+    size_t nv = 0;
+    rc = pm_maint_load_dir(&o->m, dir, subs[k], &v, &nv, err);
+    for (size_t i = 0; i < nv && rc == 0; i++) rc = walk_snapshot(o, v[i], err);
+    pm_maint_snapshots_free(v, nv);
+  }
+  return rc;
+}
+
+/* ---- listing candidates ----------------------------------------------------------------- */
+
+typedef struct dir_entries {
+  char **names;
+  int *is_dir;
+  size_t n;
+  bool oom;
+} dir_entries;
+
+static int collect(const char *name, int is_dir, void *payload) {
+  dir_entries *d = payload;
+  char **nn = pm_realloc(d->names, (d->n + 1) * sizeof *nn);
+  if (nn) d->names = nn;
+  int *nd = nn ? pm_realloc(d->is_dir, (d->n + 1) * sizeof *nd) : NULL;
+  if (nd) d->is_dir = nd;
+  char *c = nd ? pm_strdup(name) : NULL;
+  if (!c) {
+    d->oom = true;
+    return 1;
+  }
+  d->names[d->n] = c;
+  d->is_dir[d->n++] = is_dir;
+  return 0;
+}
+
+static void dir_entries_free(dir_entries *d) {
+  for (size_t i = 0; i < d->n; i++) pm_free(d->names[i]);
+  pm_free(d->names);
+  pm_free(d->is_dir);
+  memset(d, 0, sizeof *d);
+}
+
+static int list_dir(paimon_fs *fs, const char *dir, dir_entries *out, paimon_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = fs->list(fs, dir, collect, out, err);
+  if (rc == PAIMON_ENOTFOUND) rc = 0;
+  if (rc == 0 && out->oom) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (rc) dir_entries_free(out);
+  return rc;
+}
+
+/* Modification time of a local file in epoch millis; -1 when unknown. */
+static int64_t local_mtime(const char *path) {
+  struct stat st;
+  if (stat(pm_path_strip_scheme(path), &st) != 0) return -1;
+  return (int64_t)st.st_mtim.tv_sec * 1000 + (int64_t)st.st_mtim.tv_nsec / 1000000;
+}
+
+/* Considers every file of `dir` (only those ending in `suffix`, when given). */
+static int clean_files(orphan_ctx *o, const char *dir, const char *suffix, paimon_error *err) {
+  paimon_table *t = o->m.t;
+  dir_entries d;
+  PM_TRY(list_dir(t->fs, dir, &d, err));
+  int rc = 0;
+  for (size_t i = 0; i < d.n && rc == 0; i++) {
+    const char *name = d.names[i];
+    if (d.is_dir[i] || !pm_path_component_ok(name)) continue;
+    if (suffix) {
+      size_t ln = strlen(name), ls = strlen(suffix);
+      if (ln < ls || strcmp(name + ln - ls, suffix) != 0) continue;
+    }
+    if (pm_strmap_get(&o->used, name, NULL)) continue;
+    char *p = pm_asprintf("%s/%s", dir, name);
+    if (!p) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    bool old;
+    if (o->older_than == 0) {
+      old = true;
+    } else if (o->local) {
+      int64_t mt = local_mtime(p);
+      old = mt >= 0 && o->now - mt > o->older_than;
+    } else {
+      old = false; /* age unknown: keep */
+    }
+    if (old && pm_path_is_under(pm_path_strip_scheme(p), t->root)) {
+      if (!o->dry_run) {
+        rc = t->fs->remove(t->fs, p, err);
+        if (rc == PAIMON_ENOTFOUND) rc = 0;
+      }
+      if (rc == 0) o->removed++;
+    }
+    pm_free(p);
+  }
+  dir_entries_free(&d);
+  return rc;
+}
+
+static bool bucket_dir_name(const char *n) {
+  if (strcmp(n, "bucket-postpone") == 0) return true;
+  if (strncmp(n, "bucket-", 7) != 0 || !n[7]) return false;
+  for (const char *p = n + 7; *p; p++)
+    if (*p < '0' || *p > '9') return false;
+  return true;
+}
+
+/* Walks partition directories level by level, then the bucket directories. */
+static int clean_data_dirs(orphan_ctx *o, const char *dir, int32_t level, paimon_error *err) {
+  paimon_table *t = o->m.t;
+  const pm_schema *sc = t->schema;
+  dir_entries d;
+  PM_TRY(list_dir(t->fs, dir, &d, err));
+  int rc = 0;
+  char *prefix = NULL;
+  if (level < sc->npartition_keys) {
+    char *k = pm_partition_escape(sc->partition_keys[level]);
+    prefix = k ? pm_asprintf("%s=", k) : NULL;
+    pm_free(k);
+    if (!prefix) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < d.n && rc == 0; i++) {
+    const char *name = d.names[i];
+    if (!d.is_dir[i] || !pm_path_component_ok(name)) continue;
+    bool match = prefix ? strncmp(name, prefix, strlen(prefix)) == 0 : bucket_dir_name(name);
+    if (!match) continue;
+    char *sub = pm_asprintf("%s/%s", dir, name);
+    if (!sub) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    rc = prefix ? clean_data_dirs(o, sub, level + 1, err) : clean_files(o, sub, NULL, err);
+    pm_free(sub);
+  }
+  pm_free(prefix);
+  dir_entries_free(&d);
+  return rc;
+}
+
+int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis, int dry_run,
+                               int64_t *removed_out, paimon_error *err) {
+  paimon_table *t = (paimon_table *)ct;
+  if (removed_out) *removed_out = 0;
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_remove_orphan_files: NULL table");
+  if (older_than_millis < -1)
+    return pm_fail(err, PAIMON_EINVAL, "older_than_millis must be -1 or >= 0, got %lld",
+                   (long long)older_than_millis);
+  orphan_ctx o;
+  memset(&o, 0, sizeof o);
+  o.now = pm_now_millis();
+  o.older_than = older_than_millis < 0 ? DEFAULT_OLDER_THAN_MS : older_than_millis;
+  o.local = t->fs->stat == pm_fs_local_shared()->stat;
+  o.dry_run = dry_run != 0;
+  PM_TRY(pm_maint_init(&o.m, t, err));
+  char **dirs = NULL;
+  size_t ndirs = 0;
+  int rc = pm_maint_lineages(&o.m, &dirs, &ndirs, err);
+  for (size_t i = 0; i < ndirs && rc == 0; i++) rc = walk_lineage(&o, dirs[i], err);
+  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
+  pm_free(dirs);
+  static const char *const meta_dirs[3] = {"manifest", "index", "statistics"};
+  for (int k = 0; k < 3 && rc == 0; k++) {
+    char *d = pm_asprintf("%s/%s", t->root, meta_dirs[k]);
+    rc = d ? clean_files(&o, d, NULL, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(d);
+  }
+  if (rc == 0) {
+    char *d = pm_asprintf("%s/metadata", t->root);
+    rc = d ? clean_files(&o, d, ".offsets", err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(d);
+  }
+  if (rc == 0) rc = clean_data_dirs(&o, t->root, 0, err);
+  if (removed_out) *removed_out = o.removed;
+  pm_strmap_free(&o.used);
+  pm_strmap_free(&o.read);
+  pm_maint_reset(&o.m);
+  return rc;
+}
