@@ -57,6 +57,9 @@ PAIMON_API int64_t paimon_realtime_memory_usage(const paimon_realtime_context *c
 PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ctx);
 
 /** Creates a real-time writer (batches carry the leading _REALTIME_OFFSET column).
+ * Writer option "realtime.write.skip-committed" = "true" (replay mode) silently drops
+ * rows whose offset lies below their partition-bucket's committed end, so a source can
+ * be replayed from its start after a crash.
  * Write errors that leave nothing written: PAIMON_EINVAL (bad offsets: null, empty batch,
  * backward or duplicate, non-increasing, INT64_MAX; bad columns), PAIMON_EFULL
  * (retryable: store at its memory budget; prepare and commit, then retry). */

@@ -17,8 +17,9 @@
  * A file or index list is int32 count + count x (int32 size + BinaryRow bytes without arity;
  * the arity comes from the version).
  * DataFileMeta rows: v1-2 15 fields (to _EMBEDDED_FILE_INDEX), v3 +_FILE_SOURCE, v4-5
- * +_VALUE_STATS_COLS, v6-7 +_EXTERNAL_PATH, v8-12 +_FIRST_ROW_ID +_WRITE_COLS (v8 writes
- * null there), v13 +_WRITE_COLS_SEQUENCES. Stats are nested rows (min BINARY, max BINARY,
+ * +_VALUE_STATS_COLS, v6-7 +_EXTERNAL_PATH, v8 +_FIRST_ROW_ID (19 fields as written by the
+ * 1.3 snapshots that wrote v8, checked on real bytes; Java master reads v8 with 20), v9-12
+ * +_WRITE_COLS, v13 +_WRITE_COLS_SEQUENCES. Stats are nested rows (min BINARY, max BINARY,
  * null counts as a BinaryArray of BIGINT).
  * IndexFileMeta rows: type, name, size, row count, DV ranges (ARRAY<ROW<name, offset,
  * length[, cardinality v5+]>>); v9+ +external path; v11+ +global index ROW<start, end,
@@ -35,7 +36,7 @@
 /* ---- per-version row shapes ---------------------------------------------------- */
 
 static int32_t df_arity(int32_t v) {
-  return v <= 2 ? 15 : v == 3 ? 16 : v <= 5 ? 17 : v <= 7 ? 18 : v <= 12 ? 20 : 21;
+  return v <= 2 ? 15 : v == 3 ? 16 : v <= 5 ? 17 : v <= 7 ? 18 : v == 8 ? 19 : v <= 12 ? 20 : 21;
 }
 static int32_t ix_arity(int32_t v) { return v <= 8 ? 5 : v <= 10 ? 6 : 7; }
 static int32_t dv_arity(int32_t v) { return v <= 4 ? 3 : 4; }
@@ -340,8 +341,6 @@ static int dec_file(dec *d, const uint8_t *b, uint32_t size, pm_data_file *f) {
   if (v >= 6) PM_TRY(get_str(d, &r, 17, true, &f->external_path));
   if (v >= 8) PM_TRY(get_i64(d, &r, 18, true, &f->first_row_id));
   if (v >= 9) PM_TRY(get_strs(d, &r, 19, true, &f->nwrite_cols, &f->write_cols));
-  if (v == 8 && !rec_null(&r, 19)) /* v8 writers leave it null; Java ignores it */
-    return dfail(d, PAIMON_ECORRUPT, "version 8 file carries write columns");
   if (v >= 13 && !rec_null(&r, 20))
     return dfail(d, PAIMON_EUNSUPPORTED, "per-column max sequence numbers are not supported");
   return rec_done(d, &r);
@@ -828,8 +827,6 @@ static int enc_file(enc *e, const pm_data_file *f) {
   if (v >= 8) wopt(w, 18, f->first_row_id);
   if (v >= 9)
     PM_TRY(wstrs(e, w, 19, f->write_cols, f->nwrite_cols, "write column"));
-  else if (v == 8)
-    wnull(w, 19);
   if (v >= 13) wnull(w, 20);
   return put_rec(e, w);
 }

@@ -32,6 +32,7 @@ typedef struct rt_store {
   int64_t next_offset;  /* smallest offset a write may carry */
   int64_t max_seq;      /* highest sequence number used (primary key) */
   int64_t advanced;     /* last end passed to advance_committed_offset */
+  int64_t floor;        /* committed end when the store was created (replay skips below) */
 } rt_store;
 
 struct paimon_realtime_context {
@@ -295,6 +296,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   s->seg_begin = committed < 0 ? 0 : committed;
   s->next_offset = s->seg_begin;
   s->advanced = s->seg_begin;
+  s->floor = s->seg_begin;
   pthread_mutex_lock(&ctx->reg_lock);
   /* another writer may have created it meanwhile: keep the first */
   for (size_t i = 0; i < ctx->nstores; i++) {
@@ -333,6 +335,7 @@ typedef struct rt_writer {
   rt_store **touched;
   size_t ntouched;
   bool failed;
+  bool replay; /* realtime.write.skip-committed: drop rows already committed */
 } rt_writer;
 
 static void rt_writer_free(void *p) {
@@ -468,9 +471,10 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    for (int64_t i = 0; i < len; i++)
-      if (r.group[i] == g) groups[g].rows[groups[g].n++] = i;
     rt_store *s = groups[g].store;
+    for (int64_t i = 0; i < len; i++)
+      if (r.group[i] == g && !(rw->replay && PM_ARR_FIXED(offs, int64_t, i) < s->floor))
+        groups[g].rows[groups[g].n++] = i;
     int64_t prev = s->next_offset - 1;
     for (int64_t k = 0; k < groups[g].n && rc == 0; k++) {
       int64_t o = PM_ARR_FIXED(offs, int64_t, groups[g].rows[k]);
@@ -487,6 +491,7 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
     group_rows *gr = &groups[g];
     rt_store *s = gr->store;
+    if (gr->n == 0) continue; /* every row was already committed (replay) */
     if (ctx->pk) {
       sort_ctx sc = {pm_calloc((size_t)ctx->nkeys + 1, sizeof(struct ArrowArray *)),
                      pm_calloc((size_t)ctx->nkeys + 1, sizeof(pm_type *)), ctx->nkeys};
@@ -573,6 +578,8 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->ctx = ctx;
   ctx_ref(ctx);
   rw->w = w;
+  const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
+  rw->replay = rp && strcmp(rp, "true") == 0;
   pm_writer_ext ext = {rw, rt_write, rt_writer_free};
   pm_writer_set_ext(w, &ext);
   *out = w;

@@ -55,8 +55,8 @@ typedef struct rt_shared {
   pm_type *row;              /* ROW of every column, system columns included */
   int32_t ncmp;              /* key columns then _SEQUENCE_NUMBER (primary key) */
   int32_t *cmp_cols;
-  int8_t *cmp_width;         /* per cmp column: 4 or 8 for plain integers, else 0 */
-  bool *stat_cols;           /* columns that get statistics */
+  int8_t *cmp_width; /* per cmp column: 4 or 8 for plain integers, else 0 */
+  bool *stat_cols;   /* columns that get statistics */
   int64_t batch_size;
   bool stats;
   char where[200]; /* "realtime store of partition '...' bucket N" */
@@ -255,30 +255,30 @@ static inline int bytes_cmp(const uint8_t *x, int32_t xl, const uint8_t *y, int3
 }
 
 /* Arg-min/arg-max over the valid values of v[0..n) mapped through KEY. */
-#define RT_MINMAX(T, KEY)                                                                   \
-  do {                                                                                     \
-    const T *v = (const T *)a->buffers[1] + j0;                                            \
-    int64_t i = 0;                                                                         \
-    if (vb)                                                                                \
-      while (i < n && !bit_get(vb, j0 + i)) i++;                                           \
-    if (i == n) break;                                                                     \
-    int64_t lo = KEY(v[i]), hi = lo, mi = i, ma = i;                                       \
-    if (!vb) {                                                                             \
-      for (i++; i < n; i++) {                                                              \
-        int64_t x = KEY(v[i]);                                                             \
-        if (x < lo) lo = x, mi = i;                                                        \
-        if (x > hi) hi = x, ma = i;                                                        \
-      }                                                                                    \
-    } else {                                                                               \
-      for (i++; i < n; i++) {                                                              \
-        if (!bit_get(vb, j0 + i)) continue;                                                \
-        int64_t x = KEY(v[i]);                                                             \
-        if (x < lo) lo = x, mi = i;                                                        \
-        if (x > hi) hi = x, ma = i;                                                        \
-      }                                                                                    \
-    }                                                                                      \
-    st->min = mi;                                                                          \
-    st->max = ma;                                                                          \
+#define RT_MINMAX(T, KEY)                            \
+  do {                                               \
+    const T *v = (const T *)a->buffers[1] + j0;      \
+    int64_t i = 0;                                   \
+    if (vb)                                          \
+      while (i < n && !bit_get(vb, j0 + i)) i++;     \
+    if (i == n) break;                               \
+    int64_t lo = KEY(v[i]), hi = lo, mi = i, ma = i; \
+    if (!vb) {                                       \
+      for (i++; i < n; i++) {                        \
+        int64_t x = KEY(v[i]);                       \
+        if (x < lo) lo = x, mi = i;                  \
+        if (x > hi) hi = x, ma = i;                  \
+      }                                              \
+    } else {                                         \
+      for (i++; i < n; i++) {                        \
+        if (!bit_get(vb, j0 + i)) continue;          \
+        int64_t x = KEY(v[i]);                       \
+        if (x < lo) lo = x, mi = i;                  \
+        if (x > hi) hi = x, ma = i;                  \
+      }                                              \
+    }                                                \
+    st->min = mi;                                    \
+    st->max = ma;                                    \
   } while (0)
 
 #define RT_ID(x) ((int64_t)(x))
@@ -357,8 +357,8 @@ static void col_stats(const pm_type *t, const struct ArrowArray *a, int64_t j0, 
 
 /* Min/max of the offset column over [j0, j0 + n); -1 when a value is null or, with
  * `sorted`, not strictly increasing. */
-static int scan_offsets(const struct ArrowArray *a, int64_t j0, int64_t n, bool sorted,
-                        int64_t *lo, int64_t *hi, int64_t *imin, int64_t *imax) {
+static int scan_offsets(const struct ArrowArray *a, int64_t j0, int64_t n, bool sorted, int64_t *lo,
+                        int64_t *hi, int64_t *imin, int64_t *imax) {
   if (nulls_in(a, j0, n) != 0) return -1;
   const int64_t *v = (const int64_t *)a->buffers[1] + j0;
   if (sorted) {
@@ -414,8 +414,10 @@ static int batch_prepare(rt_shared *sh, const struct ArrowArray *arr, int64_t by
     b->st[0].nulls = 0;
     for (int32_t c = 1; c < sh->ncols; c++) {
       const struct ArrowArray *ch = arr->children[c];
-      if (sh->stat_cols[c]) col_stats(sh->row->fields[c].type, ch, ch->offset + b->base, b->rows, &b->st[c]);
-      else b->st[c].min = b->st[c].max = b->st[c].nulls = -1;
+      if (sh->stat_cols[c])
+        col_stats(sh->row->fields[c].type, ch, ch->offset + b->base, b->rows, &b->st[c]);
+      else
+        b->st[c].min = b->st[c].max = b->st[c].nulls = -1;
     }
   }
   *out = b;
@@ -577,7 +579,7 @@ typedef struct rt_store {
   rt_seg **sealed;  /* under mu; offsets ascending */
   int32_t nsealed, capsealed;
   int64_t max_mem;
-  int64_t next_min;  /* writer: every new offset must be >= this */
+  int64_t next_min; /* writer: every new offset must be >= this */
   bool any_written;
   rt_atomic committed;
 } rt_store;
@@ -591,10 +593,9 @@ static int rt_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_o
   rt_shared *sh = st->sh;
   if (!batch || !batch->release)
     return pm_fail(err, PAIMON_EINVAL, "%s: write of a released batch", sh->where);
-  if (batch->length < 0 || batch->offset < 0 || batch->n_children != sh->ncols ||
-      !batch->children)
-    return pm_fail(err, PAIMON_EINVAL, "%s: batch has %lld columns, the write schema %d",
-                   sh->where, (long long)batch->n_children, (int)sh->ncols);
+  if (batch->length < 0 || batch->offset < 0 || batch->n_children != sh->ncols || !batch->children)
+    return pm_fail(err, PAIMON_EINVAL, "%s: batch has %lld columns, the write schema %d", sh->where,
+                   (long long)batch->n_children, (int)sh->ncols);
   if (batch->length == 0) {
     batch->release(batch);
     return PAIMON_OK;
@@ -771,12 +772,14 @@ static int gather_batch(rt_shared *sh, pm_col *cols, const int32_t *colidx, int3
   for (int32_t c = 0; c < ncols; c++) {
     int32_t f = colidx ? colidx[c] : c;
     int rc = gather_col(&cols[c], sh->row->fields[f].type, f, src, n);
-    if (rc) return pm_fail(err, rc, "%s: cannot copy column '%s'", sh->where, sh->row->fields[f].name);
+    if (rc)
+      return pm_fail(err, rc, "%s: cannot copy column '%s'", sh->where, sh->row->fields[f].name);
   }
   return pm_cols_export_struct(cols, ncols, n, out, err);
 }
 
-static int row_cmp(const rt_shared *sh, const rt_batch *a, int64_t i, const rt_batch *b, int64_t j) {
+static int row_cmp(const rt_shared *sh, const rt_batch *a, int64_t i, const rt_batch *b,
+                   int64_t j) {
   for (int32_t k = 0; k < sh->ncmp; k++) {
     int32_t c = sh->cmp_cols[k];
     const struct ArrowArray *x = a->arr.children[c], *y = b->arr.children[c];
@@ -835,7 +838,8 @@ static int merge_runs(rt_shared *sh, rt_run *const *in, int32_t k, rt_run **out,
   merge_cur *h = pm_malloc((size_t)k * sizeof *h);
   rt_src *src = pm_malloc((size_t)(chunk > 0 ? chunk : 1) * sizeof *src);
   pm_col *cols = pm_calloc((size_t)sh->ncols, sizeof *cols);
-  int rc = (!r || !h || !src || !cols) ? pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where) : 0;
+  int rc =
+      (!r || !h || !src || !cols) ? pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where) : 0;
   int32_t ninit = 0;
   for (; rc == 0 && ninit < sh->ncols; ninit++)
     if (pm_col_init(&cols[ninit], sh->row->fields[ninit].type))
@@ -908,7 +912,8 @@ static void pk_compact(rt_store *st) {
       /* Cap (very uneven batch sizes): merge the adjacent pair with the fewest rows. */
       i = 0;
       for (int32_t p = 1; p + 1 < n; p++)
-        if (g->runs[p]->rows + g->runs[p + 1]->rows < g->runs[i]->rows + g->runs[i + 1]->rows) i = p;
+        if (g->runs[p]->rows + g->runs[p + 1]->rows < g->runs[i]->rows + g->runs[i + 1]->rows)
+          i = p;
       j = i + 2;
     }
     int32_t k = j - i;
@@ -1012,8 +1017,10 @@ static int rt_advance(paimon_realtime_store *s, int64_t end, paimon_error *err) 
     rt_seg *g = st->sealed[i];
     int64_t rows, lo, e;
     seg_summary(g, st->sh->mode, &rows, &lo, &e);
-    if (e <= end) drop[nd++] = g;
-    else st->sealed[nk++] = g;
+    if (e <= end)
+      drop[nd++] = g;
+    else
+      st->sealed[nk++] = g;
   }
   st->nsealed = nk;
   pthread_mutex_unlock(&st->mu);
@@ -1363,8 +1370,10 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
           int64_t l = 0, h = b->rows;
           while (l < h) {
             int64_t m = l + (h - l) / 2;
-            if (off[m] < st->from) l = m + 1;
-            else h = m;
+            if (off[m] < st->from)
+              l = m + 1;
+            else
+              h = m;
           }
           st->row = l;
         } else {
@@ -1390,7 +1399,8 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
     if (!st->builders) {
       st->builders = pm_calloc((size_t)st->ncols, sizeof *st->builders);
       st->src = pm_malloc((size_t)bs * sizeof *st->src);
-      if (!st->builders || !st->src) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+      if (!st->builders || !st->src)
+        return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
       for (int32_t i = 0; i < st->ncols; i++)
         if (pm_col_init(&st->builders[i], sh->row->fields[st->cols[i]].type))
           return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
@@ -1427,8 +1437,10 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
   int rc = sch_node(out, "+s", "", NULL, 0, st->ncols);
   for (int32_t i = 0; rc == 0 && i < st->ncols; i++) {
     rc = sch_copy(out->children[i], st->sh->schema.children[st->cols[i]], 1);
-    if (rc == 0) out->n_children = i + 1;
-    else sch_release(out);
+    if (rc == 0)
+      out->n_children = i + 1;
+    else
+      sch_release(out);
   }
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s: cannot build the stream schema", st->sh->where);
@@ -1573,7 +1585,8 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
   if (!view || !view->release || !view->private_data)
     return pm_fail(err, PAIMON_EINVAL, "%s: query on a released view", sh->where);
   rt_snap *v = view->private_data;
-  if (v->sh != sh) return pm_fail(err, PAIMON_EINVAL, "%s: view belongs to another store", sh->where);
+  if (v->sh != sh)
+    return pm_fail(err, PAIMON_EINVAL, "%s: view belongs to another store", sh->where);
   int32_t nreq = 0;
   if (columns)
     while (columns[nreq]) nreq++;
@@ -1593,7 +1606,8 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
       for (int32_t c = sh->nsys; c < sh->ncols; c++)
         if (strcmp(sh->row->fields[c].name, columns[i]) == 0) idx = c;
       if (idx < 0) {
-        rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: column '%s' does not exist", sh->where, columns[i]);
+        rc =
+            pm_fail(err, PAIMON_ENOTFOUND, "%s: column '%s' does not exist", sh->where, columns[i]);
         goto done;
       }
       for (int32_t j = sh->nsys; j < ncols; j++)
@@ -1647,7 +1661,8 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
       }
       int64_t n = 0;
       for (int32_t i = 0; i < run->n; i++)
-        if (run->b[i]->hi >= from_offset && batch_may_match(&f, sh, run->b[i])) list[n++] = run->b[i];
+        if (run->b[i]->hi >= from_offset && batch_may_match(&f, sh, run->b[i]))
+          list[n++] = run->b[i];
       if (n == 0) {
         pm_free(list);
         continue;
@@ -1703,11 +1718,11 @@ int pm_rt_parse_memory_size(const char *text, int64_t *out) {
   static const struct {
     const char *name;
     int shift;
-  } units[] = {{"", 0},          {"b", 0},          {"bytes", 0},      {"k", 10},
-               {"kb", 10},       {"kib", 10},       {"kibibytes", 10}, {"m", 20},
-               {"mb", 20},       {"mib", 20},       {"mebibytes", 20}, {"g", 30},
-               {"gb", 30},       {"gib", 30},       {"gibibytes", 30}, {"t", 40},
-               {"tb", 40},       {"tib", 40},       {"tebibytes", 40}};
+  } units[] = {{"", 0},    {"b", 0},    {"bytes", 0},      {"k", 10},
+               {"kb", 10}, {"kib", 10}, {"kibibytes", 10}, {"m", 20},
+               {"mb", 20}, {"mib", 20}, {"mebibytes", 20}, {"g", 30},
+               {"gb", 30}, {"gib", 30}, {"gibibytes", 30}, {"t", 40},
+               {"tb", 40}, {"tib", 40}, {"tebibytes", 40}};
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
     if (strcmp(unit, units[i].name) != 0) continue;
     if (v == 0 || v > ((uint64_t)INT64_MAX >> units[i].shift)) return PAIMON_EINVAL;
@@ -1804,9 +1819,9 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
     sh->ncmp = req->nkeys + 1;
     for (int32_t k = 0; k < sh->ncmp; k++) {
       pm_type_id id = sh->row->fields[sh->cmp_cols[k]].type->id;
-      sh->cmp_width[k] = (id == PM_INT || id == PM_DATE || id == PM_TIME) ? 4
+      sh->cmp_width[k] = (id == PM_INT || id == PM_DATE || id == PM_TIME)                    ? 4
                          : (id == PM_BIGINT || id == PM_TIMESTAMP || id == PM_TIMESTAMP_LTZ) ? 8
-                                                                                            : 0;
+                                                                                             : 0;
     }
   }
   if (req->options) {
@@ -1833,8 +1848,8 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
       if (strcmp(v, "none") == 0) {
         sh->stats = false;
       } else if (strcmp(v, "full") != 0) {
-        rc = pm_fail(err, PAIMON_EINVAL, "%s: realtime.store.stats-mode must be none or full, got '%s'",
-                     sh->where, v);
+        rc = pm_fail(err, PAIMON_EINVAL,
+                     "%s: realtime.store.stats-mode must be none or full, got '%s'", sh->where, v);
         goto fail;
       }
     }

@@ -284,19 +284,20 @@ int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis
   size_t ndirs = 0;
   int rc = pm_maint_lineages(&o.m, &dirs, &ndirs, err);
   for (size_t i = 0; i < ndirs && rc == 0; i++) rc = walk_lineage(&o, dirs[i], err);
-  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
-  pm_free(dirs);
   static const char *const meta_dirs[3] = {"manifest", "index", "statistics"};
   for (int k = 0; k < 3 && rc == 0; k++) {
     char *d = pm_asprintf("%s/%s", t->root, meta_dirs[k]);
     rc = d ? clean_files(&o, d, NULL, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(d);
   }
-  if (rc == 0) {
-    char *d = pm_asprintf("%s/metadata", t->root);
+  /* realtime offsets files live under each lineage's metadata/ */
+  for (size_t i = 0; i < ndirs && rc == 0; i++) {
+    char *d = pm_asprintf("%s/metadata", dirs[i]);
     rc = d ? clean_files(&o, d, ".offsets", err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(d);
   }
+  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
+  pm_free(dirs);
   if (rc == 0) rc = clean_data_dirs(&o, t->root, 0, err);
   if (removed_out) *removed_out = o.removed;
   pm_strmap_free(&o.used);

@@ -125,10 +125,15 @@ void pm_orcw_stream_write(pm_orcw_stream *s, const void *p, size_t n) {
 }
 
 void pm_orcw_stream_flush(pm_orcw_stream *s) {
-  if (s->limit == SIZE_MAX) { /* move the bytes into `out` without copying */
-    pm_buf t = s->out;
-    s->out = s->cur;
-    s->cur = t;
+  if (s->limit == SIZE_MAX) { /* move the bytes into `out`, without copying when it is empty */
+    if (s->cur.len == 0) return;
+    if (s->out.len == 0) {
+      pm_buf t = s->out;
+      s->out = s->cur;
+      s->cur = t;
+    } else if (pm_buf_append(&s->out, s->cur.data, s->cur.len) != 0) {
+      ctx_fail(s->ctx, PAIMON_ENOMEM, "out of memory");
+    }
     pm_buf_clear(&s->cur);
     return;
   }

@@ -120,15 +120,19 @@ static void std_batch(const fx *f, const int64_t *offs, const int32_t *keys, con
   for (int64_t i = 0; i < n; i++) {
     int64_t o = offs[i];
     int c = 0;
-    if (i == 0 && g_null_offset) pm_col_append_null(&cols[c++]);
-    else pm_col_append_i64(&cols[c++], o);
+    if (i == 0 && g_null_offset)
+      pm_col_append_null(&cols[c++]);
+    else
+      pm_col_append_i64(&cols[c++], o);
     if (f->pk) {
       pm_col_append_i64(&cols[c++], seqs[i]);
       pm_col_append_i8(&cols[c++], (int8_t)rule_kind(o));
     }
     pm_col_append_i32(&cols[c++], keys ? keys[i] : rule_k(o));
-    if (rule_v_null(o)) pm_col_append_null(&cols[c++]);
-    else pm_col_append_i64(&cols[c++], rule_v(o));
+    if (rule_v_null(o))
+      pm_col_append_null(&cols[c++]);
+    else
+      pm_col_append_i64(&cols[c++], rule_v(o));
     char s[32];
     snprintf(s, sizeof s, "s%lld", (long long)o);
     pm_col_append_bytes(&cols[c++], s, strlen(s));
@@ -230,10 +234,14 @@ static void read_stream(const fx *f, struct ArrowArrayStream *s, const char *con
         const struct ArrowArray *ch = a.children[c];
         assert_int_equal(ch->length, a.length);
         const char *nm = f->row->fields[idx[c]].name;
-        if (!strcmp(nm, "_REALTIME_OFFSET")) r.off = PM_ARR_FIXED(ch, int64_t, i);
-        else if (!strcmp(nm, "_SEQUENCE_NUMBER")) r.seq = PM_ARR_FIXED(ch, int64_t, i);
-        else if (!strcmp(nm, "_VALUE_KIND")) r.kind = PM_ARR_FIXED(ch, int8_t, i);
-        else if (!strcmp(nm, "k")) r.k = PM_ARR_FIXED(ch, int32_t, i);
+        if (!strcmp(nm, "_REALTIME_OFFSET"))
+          r.off = PM_ARR_FIXED(ch, int64_t, i);
+        else if (!strcmp(nm, "_SEQUENCE_NUMBER"))
+          r.seq = PM_ARR_FIXED(ch, int64_t, i);
+        else if (!strcmp(nm, "_VALUE_KIND"))
+          r.kind = PM_ARR_FIXED(ch, int8_t, i);
+        else if (!strcmp(nm, "k"))
+          r.k = PM_ARR_FIXED(ch, int32_t, i);
         else if (!strcmp(nm, "v")) {
           r.v_null = !pm_arr_is_valid(ch, i);
           if (!r.v_null) r.v = PM_ARR_FIXED(ch, int64_t, i);
@@ -276,8 +284,8 @@ static void check_rule(const fx *f, const rrow *r, bool has_k, bool has_v, bool 
 }
 
 static const char *const APPEND_ALL[] = {"_REALTIME_OFFSET", "k", "v", "s", "d"};
-static const char *const PK_ALL[] = {"_REALTIME_OFFSET", "_SEQUENCE_NUMBER", "_VALUE_KIND", "k",
-                                     "v", "s", "d"};
+static const char *const PK_ALL[] = {
+    "_REALTIME_OFFSET", "_SEQUENCE_NUMBER", "_VALUE_KIND", "k", "v", "s", "d"};
 
 /* Queries a view (all columns) and appends every row to out; returns the stream count. */
 static int query_all(fx *f, const paimon_realtime_view *v, int64_t from, const paimon_predicate *p,
@@ -449,8 +457,8 @@ static void test_parse_memory_size(void **state) {
   assert_int_equal(v, 3);
   assert_int_equal(pm_rt_parse_memory_size("1TB", &v), 0);
   assert_int_equal(v, (int64_t)1 << 40);
-  const char *bad[] = {"", "mb", "0", "1.5gb", "-1", "12 parsecs", "99999999999999999999",
-                       "8388608tb", "1 mb x"};
+  const char *bad[] = {
+      "", "mb", "0", "1.5gb", "-1", "12 parsecs", "99999999999999999999", "8388608tb", "1 mb x"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(pm_rt_parse_memory_size(bad[i], &v), PAIMON_EINVAL);
 }
@@ -494,7 +502,7 @@ static void test_seal_commit_advance(void **state) {
   PM_ASSERT_OK(f.st.advance_committed_offset(&f.st, seg.range.end, &err), &err);
   assert_int_equal(f.st.memory_usage(&f.st), before); /* pinned by v1 */
   seg.release(&seg);
-  PM_ASSERT_OK(f.st.advance_committed_offset(&f.st, 3, &err), &err); /* no-op */
+  PM_ASSERT_OK(f.st.advance_committed_offset(&f.st, 3, &err), &err);  /* no-op */
   PM_ASSERT_OK(f.st.advance_committed_offset(&f.st, 15, &err), &err); /* idempotent */
 
   paimon_realtime_view v2;
@@ -786,7 +794,8 @@ static void test_pk_offset_window(void **state) {
   int64_t froms[] = {0, 1, 33, 77, 139, 140, 141, 199, 200};
   for (size_t i = 0; i < sizeof froms / sizeof froms[0]; i++) {
     sinkbuf sb = {.n = 0};
-    PM_ASSERT_OK(f.st.create_query_readers(&f.st, &v, froms[i], NULL, NULL, collect, &sb, &err), &err);
+    PM_ASSERT_OK(f.st.create_query_readers(&f.st, &v, froms[i], NULL, NULL, collect, &sb, &err),
+                 &err);
     check_pk_streams(&f, &sb, 0, 200, froms[i], key_of, 1000);
     sink_free(&sb);
   }
@@ -839,7 +848,8 @@ static pm_type *multi_row(void) {
 }
 
 /* A random value batch; batch `bi` draws from a shifting window so stats can prune. */
-static void multi_batch(const pm_type *row, int64_t first, int64_t n, int bi, struct ArrowArray *out) {
+static void multi_batch(const pm_type *row, int64_t first, int64_t n, int bi,
+                        struct ArrowArray *out) {
   pm_col cols[16];
   int nc = row->nfields;
   for (int c = 0; c < nc; c++) assert_int_equal(pm_col_init(&cols[c], row->fields[c].type), 0);
@@ -952,8 +962,10 @@ static void eval_offsets(sinkbuf *sb, pm_pred *bp, char *mark, int64_t *nrows) {
       assert_int_equal(st->get_next(st, &a), 0);
       if (!a.release) break;
       uint8_t *sel = malloc((size_t)a.length + 1);
-      if (bp) PM_ASSERT_OK(pm_pred_eval(bp, &a, sel, NULL, &err), &err);
-      else memset(sel, 1, (size_t)a.length);
+      if (bp)
+        PM_ASSERT_OK(pm_pred_eval(bp, &a, sel, NULL, &err), &err);
+      else
+        memset(sel, 1, (size_t)a.length);
       for (int64_t i = 0; i < a.length; i++) {
         int64_t off = PM_ARR_FIXED(a.children[0], int64_t, i);
         if (sel[i]) mark[off] = 1;
@@ -1003,8 +1015,10 @@ static void test_stats_pruning(void **state) {
         int b = (int)(rnd() % nb);
         const struct ArrowArray *ch = copies[b].children[c];
         char lit[64];
-        if (!lit_of(t, ch, (int64_t)(rnd() % (uint64_t)copies[b].length), lit, sizeof lit)) continue;
-        PM_ASSERT_OK(paimon_predicate_compare(&p, f.row->fields[c].name, ops[kind], lit, &err), &err);
+        if (!lit_of(t, ch, (int64_t)(rnd() % (uint64_t)copies[b].length), lit, sizeof lit))
+          continue;
+        PM_ASSERT_OK(paimon_predicate_compare(&p, f.row->fields[c].name, ops[kind], lit, &err),
+                     &err);
       }
       pm_pred *bp = NULL;
       PM_ASSERT_OK(pm_pred_bind(&bp, p, f.row, &err), &err);
@@ -1163,8 +1177,10 @@ static void *mt_reader(void *arg) {
           if (!a.release) break;
           for (int64_t i = 0; i < a.length; i++) {
             int64_t off = PM_ARR_FIXED(a.children[0], int64_t, i);
-            if (first < 0) first = off;
-            else if (off != last + 1) fail_msg("gap: %lld after %lld", (long long)off, (long long)last);
+            if (first < 0)
+              first = off;
+            else if (off != last + 1)
+              fail_msg("gap: %lld after %lld", (long long)off, (long long)last);
             last = off;
             count++;
           }
@@ -1201,7 +1217,9 @@ static void *mt_reader(void *arg) {
       }
       if (count) {
         for (int64_t x = lo; x <= hi; x++)
-          if (!seen[x]) fail_msg("gap at offset %lld in [%lld, %lld]", (long long)x, (long long)lo, (long long)hi);
+          if (!seen[x])
+            fail_msg("gap at offset %lld in [%lld, %lld]", (long long)x, (long long)lo,
+                     (long long)hi);
         first = lo;
         last = hi;
       }

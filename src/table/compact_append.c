@@ -1,0 +1,464 @@
+/* table/compact_append.c: append-table compaction (Java's BucketedAppendCompactManager for
+ * fixed buckets, AppendCompactCoordinator's packing for bucket-unaware tables).
+ *
+ * Picked files are read back through the ordinary split reader (so files of older
+ * schemas come out in the current one) and rewritten with the format writer, rolling at
+ * target-file-size. The outputs are level-0 COMPACT files that take the sequence numbers
+ * of their inputs in order; the commit message lists inputs as compact_before and outputs
+ * as compact_after. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/read_internal.h"
+#include "table/write_internal.h"
+
+#define FULL_COMPACT_MIN_FILE 3
+
+typedef struct cwriter {
+  paimon_table *t;
+  const char *user;
+  const pm_type *row;
+  pm_format_kind format;
+  const char *ext;
+  pm_format_write_opts wopts;
+  int64_t target;
+  int32_t trunc;
+  const char *prefix;
+  char uuid[37];
+  int64_t counter;
+  int64_t min_files, max_files;
+  bool bucketed;
+  /* current output file */
+  pm_format_writer *fw;
+  char *cur_path, *cur_name;
+  int64_t cur_rows;
+  pm_col_acc *accs;
+  /* every file written, for cleanup after a failure */
+  char **written;
+  size_t nwritten;
+} cwriter;
+
+static int64_t parse_size(const char *v, int64_t def) {
+  if (!v || !*v) return def;
+  char *end;
+  double x = strtod(v, &end);
+  while (*end == ' ') end++;
+  int64_t mul = 1;
+  if (*end == 'k' || *end == 'K') mul = 1024;
+  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
+  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
+  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
+  return x > 0 && x * (double)mul < 9.0e18 ? (int64_t)(x * (double)mul) : def;
+}
+
+static int int_opt(const paimon_table *t, const char *key, int64_t def, int64_t *out,
+                   paimon_error *err) {
+  const char *v = pm_table_opt(t, key, NULL);
+  *out = def;
+  if (!v) return 0;
+  char *end;
+  long long x = strtoll(v, &end, 10);
+  if (end == v || *end || x < 1)
+    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not a positive integer", t->path,
+                   key, v);
+  *out = x;
+  return 0;
+}
+
+static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *err) {
+  memset(w, 0, sizeof *w);
+  w->t = t;
+  w->user = user ? user : "compaction";
+  w->row = t->schema->row;
+  if (t->schema->nprimary_keys > 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: compaction of primary-key tables is not supported by this call", t->path);
+  const char *bucket = pm_table_opt(t, "bucket", "-1");
+  char *end;
+  long nb = strtol(bucket, &end, 10);
+  if (*end || nb == 0 || nb < -2)
+    return pm_fail(err, PAIMON_EINVAL, "%s: invalid bucket option '%s'", t->path, bucket);
+  if (nb == -2)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket=-2 (postpone) tables cannot be compacted",
+                   t->path);
+  w->bucketed = nb > 0;
+  static const char *const refused[] = {"deletion-vectors.enabled", "row-tracking.enabled",
+                                        "data-evolution.enabled"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (pm_table_opt_bool(t, refused[i], false))
+      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: compacting tables with %s=true is not supported yet",
+                     t->path, refused[i]);
+  PM_TRY(pm_format_from_name(pm_table_opt(t, "file.format", "parquet"), &w->format, err));
+  w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
+  pm_format_write_opts_default(&w->wopts);
+  w->wopts.compression = pm_table_opt(t, "file.compression", "zstd");
+  w->wopts.compression_level =
+      (int)strtol(pm_table_opt(t, "file.compression.zstd-level", "1"), NULL, 10);
+  w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
+  w->target = parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
+  const char *sm = pm_table_opt(t, "metadata.stats-mode", "truncate(16)");
+  if (strncmp(sm, "truncate(", 9) == 0) w->trunc = (int32_t)strtol(sm + 9, NULL, 10);
+  else if (strcmp(sm, "full") == 0) w->trunc = 0;
+  else
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
+                   t->path, sm);
+  w->prefix = pm_table_opt(t, "data-file.prefix", "data-");
+  if (!pm_path_component_ok(w->prefix))
+    return pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
+  PM_TRY(int_opt(t, "compaction.min.file-num", 5, &w->min_files, err));
+  PM_TRY(int_opt(t, "compaction.max.file-num", 50, &w->max_files, err));
+  pm_uuid(w->uuid);
+  w->accs = pm_calloc((size_t)(w->row->nfields ? w->row->nfields : 1), sizeof *w->accs);
+  if (!w->accs) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  return 0;
+}
+
+static void cw_abort_file(cwriter *w) {
+  if (w->fw) {
+    w->fw->ops->abort(w->fw);
+    w->fw = NULL;
+    w->t->fs->remove(w->t->fs, w->cur_path, NULL);
+  }
+  pm_free(w->cur_path);
+  pm_free(w->cur_name);
+  w->cur_path = w->cur_name = NULL;
+  for (int32_t i = 0; w->accs && i < w->row->nfields; i++) pm_col_acc_clear(&w->accs[i]);
+}
+
+static void cw_reset(cwriter *w, bool delete_written) {
+  cw_abort_file(w);
+  for (size_t i = 0; i < w->nwritten; i++) {
+    if (delete_written) w->t->fs->remove(w->t->fs, w->written[i], NULL);
+    pm_free(w->written[i]);
+  }
+  pm_free(w->written);
+  pm_free(w->accs);
+  memset(w, 0, sizeof *w);
+}
+
+/* Growable array of data files. */
+typedef struct file_vec {
+  pm_data_file *v;
+  size_t n, cap;
+} file_vec;
+
+static pm_data_file *file_vec_add(file_vec *fv) {
+  if (fv->n == fv->cap) {
+    size_t nc = fv->cap ? fv->cap * 2 : 8;
+    pm_data_file *nv = pm_realloc(fv->v, nc * sizeof *nv);
+    if (!nv) return NULL;
+    fv->v = nv;
+    fv->cap = nc;
+  }
+  pm_data_file *f = &fv->v[fv->n++];
+  memset(f, 0, sizeof *f);
+  return f;
+}
+
+static void file_vec_free(file_vec *fv) {
+  for (size_t i = 0; i < fv->n; i++) pm_data_file_clear(&fv->v[i]);
+  pm_free(fv->v);
+  memset(fv, 0, sizeof *fv);
+}
+
+static int cw_open(cwriter *w, const paimon_split *sp, paimon_error *err) {
+  w->cur_name = pm_asprintf("%s%s-%lld.%s", w->prefix, w->uuid, (long long)w->counter++, w->ext);
+  if (!w->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  PM_TRY(pm_table_data_path(w->t, sp->partition_str, sp->bucket, w->cur_name, NULL, &w->cur_path,
+                            err));
+  char **nw = pm_realloc(w->written, (w->nwritten + 1) * sizeof *nw);
+  if (!nw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  w->written = nw;
+  if (!(w->written[w->nwritten] = pm_strdup(w->cur_path)))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  w->nwritten++;
+  PM_TRY(pm_format_create(&w->fw, w->format, w->t->fs, w->cur_path, w->row, &w->wopts, err));
+  w->cur_rows = 0;
+  return 0;
+}
+
+/* Finishes the open file into `out`, numbering its rows from *seq. */
+static int cw_finish(cwriter *w, file_vec *out, int64_t *seq, paimon_error *err) {
+  if (!w->fw) return 0;
+  int64_t size = 0;
+  pm_format_writer *fw = w->fw;
+  w->fw = NULL;
+  int rc = fw->ops->finish(fw, &size, err);
+  if (rc) return pm_fail_ctx(err, rc, "%s", w->cur_path);
+  pm_data_file *f = file_vec_add(out);
+  if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  f->file_name = w->cur_name;
+  w->cur_name = NULL;
+  pm_free(w->cur_path);
+  w->cur_path = NULL;
+  f->file_size = size;
+  f->row_count = w->cur_rows;
+  rc = pm_empty_row(&f->min_key, &f->min_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->max_key, &f->max_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.min_values, &f->key_stats.min_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.max_values, &f->key_stats.max_len);
+  f->key_stats.nnull_counts = 0;
+  f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
+  if (rc || !f->key_stats.null_counts) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  PM_TRY(pm_stats_build(w->row, w->accs, w->trunc, &f->value_stats, err));
+  f->min_sequence_number = *seq;
+  f->max_sequence_number = *seq + w->cur_rows - 1;
+  *seq += w->cur_rows;
+  f->schema_id = w->t->schema->id;
+  f->level = 0;
+  f->creation_time = pm_local_millis();
+  f->delete_row_count = 0;
+  f->file_source = 1; /* COMPACT */
+  f->nvalue_stats_cols = -1;
+  f->first_row_id = PM_NULL_I64;
+  f->nwrite_cols = -1;
+  for (int32_t i = 0; i < w->row->nfields; i++) pm_col_acc_clear(&w->accs[i]);
+  return 0;
+}
+
+static int cmp_seq(const void *a, const void *b) {
+  const pm_data_file *x = *(const pm_data_file *const *)a, *y = *(const pm_data_file *const *)b;
+  if (x->min_sequence_number != y->min_sequence_number)
+    return x->min_sequence_number < y->min_sequence_number ? -1 : 1;
+  return strcmp(x->file_name, y->file_name);
+}
+
+static int cmp_size(const void *a, const void *b) {
+  const pm_data_file *x = *(const pm_data_file *const *)a, *y = *(const pm_data_file *const *)b;
+  if (x->file_size != y->file_size) return x->file_size < y->file_size ? -1 : 1;
+  return cmp_seq(a, b);
+}
+
+/* Rewrites `files` (of split `sp`) into new files appended to `after`. */
+static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, size_t n,
+                   file_vec *after, paimon_error *err) {
+  qsort(files, n, sizeof *files, cmp_seq);
+  int rc = 0;
+  paimon_split *sub = pm_calloc(1, sizeof *sub);
+  if (!sub) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  sub->snapshot_id = sp->snapshot_id;
+  sub->schema_id = sp->schema_id;
+  sub->bucket = sp->bucket;
+  sub->total_buckets = sp->total_buckets;
+  sub->partition = pm_malloc(sp->partition_len ? sp->partition_len : 1);
+  sub->partition_len = sp->partition_len;
+  sub->partition_str = pm_strdup(sp->partition_str);
+  sub->files = pm_calloc(n, sizeof *sub->files);
+  sub->paths = pm_calloc(n, sizeof *sub->paths);
+  sub->dvs = pm_calloc(n, sizeof *sub->dvs);
+  if (!sub->partition || !sub->partition_str || !sub->files || !sub->paths || !sub->dvs) {
+    pm_split_free(sub);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  memcpy(sub->partition, sp->partition, sp->partition_len);
+  int64_t seq = INT64_MAX, expect_rows = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    size_t k = (size_t)(files[i] - sp->files);
+    if (pm_data_file_copy(&sub->files[i], files[i]) || !(sub->paths[i] = pm_strdup(sp->paths[k]))) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
+    }
+    sub->nfiles = i + 1;
+    if (files[i]->min_sequence_number < seq) seq = files[i]->min_sequence_number;
+    expect_rows += files[i]->row_count;
+  }
+  struct ArrowArrayStream st;
+  memset(&st, 0, sizeof st);
+  const paimon_split *one[1] = {sub};
+  if (rc == 0) rc = paimon_read_splits(&st, w->t, one, 1, NULL, NULL, err);
+  int64_t rows = 0;
+  while (rc == 0) {
+    struct ArrowArray b;
+    memset(&b, 0, sizeof b);
+    if (st.get_next(&st, &b)) {
+      rc = pm_fail(err, PAIMON_EIO, "%s: reading compaction input: %s", w->t->path,
+                   st.get_last_error(&st));
+      break;
+    }
+    if (!b.release) break;
+    if (b.length > 0 && b.n_children != w->row->nfields)
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: compaction read %lld columns, expected %d", w->t->path,
+                   (long long)b.n_children, (int)w->row->nfields);
+    if (rc == 0 && b.length > 0 && !w->fw) rc = cw_open(w, sp, err);
+    for (int32_t c = 0; rc == 0 && b.length > 0 && c < w->row->nfields; c++)
+      rc = pm_col_acc_update(&w->accs[c], w->row->fields[c].type, b.children[c], err);
+    if (rc == 0 && b.length > 0) {
+      rc = w->fw->ops->write(w->fw, &b, err);
+      if (rc) pm_fail_ctx(err, rc, "%s", w->cur_path);
+    }
+    if (rc == 0) {
+      w->cur_rows += b.length;
+      rows += b.length;
+    }
+    b.release(&b);
+    if (rc == 0 && w->fw && w->fw->ops->estimated_size(w->fw) >= w->target)
+      rc = cw_finish(w, after, &seq, err);
+  }
+  if (st.release) st.release(&st);
+  if (rc == 0) rc = cw_finish(w, after, &seq, err);
+  if (rc == 0 && rows != expect_rows)
+    rc = pm_fail(err, PAIMON_ECORRUPT, "%s: compaction read %lld rows from files recording %lld",
+                 w->t->path, (long long)rows, (long long)expect_rows);
+  pm_split_free(sub);
+  return rc;
+}
+
+/* Groups to compact in one partition-bucket (files in sequence order). Each group is a
+ * run of indices into `order`, given by starts/lens. */
+typedef struct groups {
+  pm_data_file ***v; /* per group: array of file pointers */
+  size_t *lens;
+  size_t n;
+} groups;
+
+static int groups_add(groups *g, pm_data_file **files, size_t n, paimon_error *err) {
+  pm_data_file ***nv = pm_realloc(g->v, (g->n + 1) * sizeof *nv);
+  if (nv) g->v = nv;
+  size_t *nl = nv ? pm_realloc(g->lens, (g->n + 1) * sizeof *nl) : NULL;
+  if (nl) g->lens = nl;
+  pm_data_file **copy = nl ? pm_malloc(n * sizeof *copy) : NULL;
+  if (!copy) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  memcpy(copy, files, n * sizeof *copy);
+  g->v[g->n] = copy;
+  g->lens[g->n++] = n;
+  return 0;
+}
+
+static void groups_free(groups *g) {
+  for (size_t i = 0; i < g->n; i++) pm_free(g->v[i]);
+  pm_free(g->v);
+  pm_free(g->lens);
+  memset(g, 0, sizeof *g);
+}
+
+/* Java's picking rules for one partition-bucket. */
+static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, paimon_error *err) {
+  size_t n = sp->nfiles;
+  if (n < 2) return 0;
+  pm_data_file **f = pm_malloc(n * sizeof *f);
+  if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) f[i] = &sp->files[i];
+  qsort(f, n, sizeof *f, cmp_seq);
+  int rc = 0;
+  int64_t target = w->target;
+  if (w->bucketed && !full) {
+    /* sliding window over the oldest files */
+    size_t ws = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+      total += f[i]->file_size;
+      size_t cnt = i - ws + 1;
+      if ((total >= target && (int64_t)cnt >= w->min_files) || (int64_t)cnt >= w->max_files) {
+        rc = groups_add(g, f + ws, cnt, err);
+        ws = i + 1;
+        total = 0;
+      } else if (total >= target) {
+        total -= f[ws]->file_size;
+        ws++;
+      }
+    }
+  } else if (w->bucketed) {
+    /* full: skip leading large files, then compact when small files dominate */
+    size_t s = 0;
+    while (s < n && f[s]->file_size >= target) s++;
+    size_t big = 0, small = 0;
+    for (size_t i = s; i < n; i++) {
+      if (f[i]->file_size >= target) big++;
+      else small++;
+    }
+    if (small > big && n - s >= FULL_COMPACT_MIN_FILE) rc = groups_add(g, f + s, n - s, err);
+  } else {
+    /* unaware: small files, smallest first, packed into bins */
+    int64_t small_limit = target / 10 * 7;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (f[i]->file_size < small_limit) f[m++] = f[i];
+    qsort(f, m, sizeof *f, cmp_size);
+    size_t bs = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < m && rc == 0; i++) {
+      total += f[i]->file_size;
+      size_t cnt = i - bs + 1;
+      if ((total >= target && (int64_t)cnt >= w->min_files) || (int64_t)cnt >= w->max_files) {
+        rc = groups_add(g, f + bs, cnt, err);
+        bs = i + 1;
+        total = 0;
+      }
+    }
+    size_t left = m - bs;
+    if (rc == 0 && left >= 2 && (full || (int64_t)left >= w->min_files))
+      rc = groups_add(g, f + bs, left, err);
+  }
+  pm_free(f);
+  return rc;
+}
+
+int paimon_compact_append(const paimon_table *ct, const char *commit_user, int full,
+                          paimon_commit_messages **out, paimon_error *err) {
+  *out = NULL;
+  paimon_table *t = (paimon_table *)ct;
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_compact_append: NULL table");
+  cwriter w;
+  int rc = cw_init(&w, t, commit_user, err);
+  if (rc) {
+    cw_reset(&w, false);
+    return rc;
+  }
+  paimon_scan *scan = NULL;
+  paimon_plan *plan = NULL;
+  paimon_commit_messages *ms = NULL;
+  PM_CHECK(pm_commit_messages_new(&ms, err), done);
+  PM_CHECK(paimon_scan_new(&scan, t, err), done);
+  PM_CHECK(paimon_scan_plan(&plan, scan, err), done);
+  for (size_t s = 0; s < plan->nsplits && rc == 0; s++) {
+    const paimon_split *sp = plan->splits[s];
+    if (sp->branch || sp->mem) continue; /* fallback-branch or memory rows: not ours */
+    groups g = {0};
+    file_vec before = {0}, after = {0};
+    rc = pick(&w, sp, full != 0, &g, err);
+    for (size_t i = 0; i < g.n && rc == 0; i++) {
+      rc = rewrite(&w, sp, g.v[i], g.lens[i], &after, err);
+      for (size_t k = 0; k < g.lens[i] && rc == 0; k++) {
+        pm_data_file *f = file_vec_add(&before);
+        if (!f || pm_data_file_copy(f, g.v[i][k])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      }
+    }
+    if (rc == 0 && before.n > 0) {
+      pm_commit_message m;
+      memset(&m, 0, sizeof m);
+      m.partition = pm_malloc(sp->partition_len ? sp->partition_len : 1);
+      if (!m.partition) {
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      } else {
+        memcpy(m.partition, sp->partition, sp->partition_len);
+        m.partition_len = sp->partition_len;
+        m.bucket = sp->bucket;
+        m.total_buckets = sp->total_buckets;
+        m.ncompact_before = before.n;
+        m.compact_before = before.v;
+        m.ncompact_after = after.n;
+        m.compact_after = after.v;
+        memset(&before, 0, sizeof before);
+        memset(&after, 0, sizeof after);
+        rc = pm_commit_messages_push(ms, &m, err);
+        pm_commit_message_clear(&m);
+      }
+    }
+    file_vec_free(&before);
+    file_vec_free(&after);
+    groups_free(&g);
+  }
+done:
+  paimon_plan_free(plan);
+  paimon_scan_free(scan);
+  if (rc) {
+    if (err && commit_user) pm_fail_ctx(err, rc, "compaction by %s", w.user);
+    paimon_commit_messages_free(ms);
+    cw_reset(&w, true);
+    return rc;
+  }
+  cw_reset(&w, false);
+  *out = ms;
+  return 0;
+}

@@ -1,0 +1,454 @@
+/* Real-time writes and memory + disk union reads through the public API. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/column.h"
+#include "io/io.h"
+
+static const char *APPEND_SCHEMA =
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+    "{\"name\":\"p\",\"type\":\"INT\"}],\"partitionKeys\":[\"p\"],"
+    "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"}}";
+
+static paimon_table *create(const char *json) {
+  paimon_error err = {0};
+  paimon_table *t = NULL;
+  char *path = malloc(600);
+  snprintf(path, 600, "%s/t", pm_test_tmpdir());
+  PM_ASSERT_OK(paimon_table_create_json(&t, path, json, &err), &err);
+  free(path);
+  return t;
+}
+
+/* Batch of rows i in [0,n): offset = offs[i], k = ks[i], v = vs[i], p = k % 2.
+ * kinds (nullable) adds a _VALUE_KIND column. */
+static void batch(int n, const int64_t *offs, const int32_t *ks, const int64_t *vs, const int8_t *kinds,
+                  struct ArrowArray *a, struct ArrowSchema *s) {
+  paimon_error err = {0};
+  pm_type *row = pm_type_new_row(false);
+  pm_type_row_add(row, -1, "_REALTIME_OFFSET", pm_type_new(PM_BIGINT, false));
+  pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));
+  pm_type_row_add(row, 1, "v", pm_type_new(PM_BIGINT, true));
+  pm_type_row_add(row, 2, "p", pm_type_new(PM_INT, true));
+  if (kinds) pm_type_row_add(row, -1, "_VALUE_KIND", pm_type_new(PM_TINYINT, false));
+  int nc = kinds ? 5 : 4;
+  pm_col c[5];
+  for (int i = 0; i < nc; i++) pm_col_init(&c[i], row->fields[i].type);
+  for (int i = 0; i < n; i++) {
+    if (offs[i] == INT64_MIN) pm_col_append_null(&c[0]);
+    else pm_col_append_i64(&c[0], offs[i]);
+    pm_col_append_i32(&c[1], ks[i]);
+    if (vs[i] == INT64_MIN) pm_col_append_null(&c[2]);
+    else pm_col_append_i64(&c[2], vs[i]);
+    pm_col_append_i32(&c[3], ks[i] % 2);
+    if (kinds) pm_col_append_i8(&c[4], kinds[i]);
+  }
+  PM_ASSERT_OK(pm_cols_export_struct(c, nc, n, a, &err), &err);
+  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, s, &err), &err);
+  for (int i = 0; i < nc; i++) pm_col_free(&c[i]);
+  pm_type_free(row);
+}
+
+/* Writes rows with offsets [from, to) and k = offset, v = offset * 10. */
+static int write_range(paimon_writer *w, int64_t from, int64_t to, paimon_error *err) {
+  int n = (int)(to - from);
+  int64_t *o = malloc(sizeof(int64_t) * (size_t)n), *v = malloc(sizeof(int64_t) * (size_t)n);
+  int32_t *k = malloc(sizeof(int32_t) * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    o[i] = from + i;
+    k[i] = (int32_t)(from + i);
+    v[i] = (from + i) * 10;
+  }
+  struct ArrowArray a;
+  struct ArrowSchema s;
+  batch(n, o, k, v, NULL, &a, &s);
+  int rc = paimon_writer_write(w, &a, &s, err);
+  a.release(&a);
+  s.release(&s);
+  free(o);
+  free(v);
+  free(k);
+  return rc;
+}
+
+/* Reads a plan: row count, sum of k, and whether every (k, v) pair is consistent. */
+typedef struct {
+  int64_t rows, ksum, vsum;
+} sums;
+
+static sums read_stream(struct ArrowArrayStream *st) {
+  sums r = {0, 0, 0};
+  for (;;) {
+    struct ArrowArray b;
+    if (st->get_next(st, &b)) fail_msg("get_next: %s", st->get_last_error(st));
+    if (!b.release) break;
+    for (int64_t i = 0; i < b.length; i++) {
+      r.ksum += PM_ARR_FIXED(b.children[0], int32_t, i);
+      if (pm_arr_is_valid(b.children[1], i)) r.vsum += PM_ARR_FIXED(b.children[1], int64_t, i);
+    }
+    r.rows += b.length;
+    b.release(&b);
+  }
+  st->release(st);
+  return r;
+}
+
+static sums read_table(paimon_table *t, paimon_realtime_context *ctx) {
+  paimon_error err = {0};
+  paimon_scan *s;
+  PM_ASSERT_OK(paimon_scan_new(&s, t, &err), &err);
+  if (ctx) PM_ASSERT_OK(paimon_scan_set_realtime(s, ctx, &err), &err);
+  struct ArrowArrayStream st;
+  PM_ASSERT_OK(paimon_read_scan(&st, s, NULL, NULL, &err), &err);
+  paimon_scan_free(s);
+  return read_stream(&st);
+}
+
+static void test_requires_enabled(void **state) {
+  (void)state;
+  paimon_table *t = create("{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],"
+                           "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\"}}");
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  assert_int_equal(paimon_realtime_context_new(&ctx, t, NULL, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "realtime.enabled"));
+  paimon_table_close(t);
+  t = create("{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],\"options\":{\"realtime.enabled\":\"true\"}}");
+  assert_int_equal(paimon_realtime_context_new(&ctx, t, NULL, &err), PAIMON_EUNSUPPORTED);
+  paimon_table_close(t);
+}
+
+static void test_offset_validation(void **state) {
+  (void)state;
+  paimon_table *t = create(APPEND_SCHEMA);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+  struct ArrowArray a;
+  struct ArrowSchema s;
+  /* ten rows of one key: one partition-bucket, offsets 0..9 */
+  int64_t o10[10];
+  int32_t k10[10];
+  int64_t v10[10];
+  for (int i = 0; i < 10; i++) {
+    o10[i] = i;
+    k10[i] = 4;
+    v10[i] = i;
+  }
+  batch(10, o10, k10, v10, NULL, &a, &s);
+  PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
+  a.release(&a);
+  s.release(&s);
+  int32_t kk[2] = {4, 4};
+  int64_t v2[2] = {1, 2};
+  /* null, backward, duplicate, equal within the batch, decreasing, INT64_MAX */
+  int64_t cases[][2] = {{INT64_MIN, 20}, {3, 30}, {9, 40}, {50, 50}, {60, 59}, {70, INT64_MAX}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    batch(2, cases[c], kk, v2, NULL, &a, &s);
+    int rc = paimon_writer_write(w, &a, &s, &err);
+    a.release(&a);
+    s.release(&s);
+    if (rc != PAIMON_EINVAL) fail_msg("case %zu: expected EINVAL, got %d", c, rc);
+  }
+  batch(0, NULL, kk, v2, NULL, &a, &s);
+  assert_int_equal(paimon_writer_write(w, &a, &s, &err), PAIMON_EINVAL);
+  a.release(&a);
+  s.release(&s);
+  /* nothing of the rejected batches is visible */
+  sums r = read_table(t, ctx);
+  assert_int_equal(r.rows, 10);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
+static void test_visible_before_commit_and_isolation(void **state) {
+  (void)state;
+  paimon_table *t = create(APPEND_SCHEMA);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+  PM_ASSERT_OK(write_range(w, 0, 100, &err), &err);
+  /* queryable the moment write returns */
+  sums r = read_table(t, ctx);
+  assert_int_equal(r.rows, 100);
+  assert_int_equal(r.ksum, 99 * 100 / 2);
+  /* a plan taken now does not see later writes, seals, commits or reclaims */
+  paimon_scan *s;
+  PM_ASSERT_OK(paimon_scan_new(&s, t, &err), &err);
+  PM_ASSERT_OK(paimon_scan_set_realtime(s, ctx, &err), &err);
+  paimon_plan *plan;
+  PM_ASSERT_OK(paimon_scan_plan(&plan, s, &err), &err);
+  struct ArrowArrayStream early;
+  const paimon_split *sp[16];
+  size_t ns = paimon_plan_split_count(plan);
+  for (size_t i = 0; i < ns; i++) sp[i] = paimon_plan_split(plan, i);
+  PM_ASSERT_OK(paimon_read_splits(&early, t, sp, ns, NULL, NULL, &err), &err);
+  PM_ASSERT_OK(write_range(w, 100, 150, &err), &err);
+  paimon_realtime_progress *pg;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 1, &err), &err);
+  int64_t id;
+  const paimon_realtime_progress *pgs[1] = {pg};
+  PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "u", pgs, 1, 1, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_refresh(ctx, id, &err), &err);
+  r = read_stream(&early);
+  assert_int_equal(r.rows, 100);
+  /* a split read after all that still returns the plan's rows */
+  PM_ASSERT_OK(paimon_read_splits(&early, t, sp, ns, NULL, NULL, &err), &err);
+  assert_int_equal(read_stream(&early).rows, 100);
+  paimon_plan_free(plan);
+  paimon_scan_free(s);
+  /* and a new plan sees everything once, from disk */
+  r = read_table(t, ctx);
+  assert_int_equal(r.rows, 150);
+  assert_int_equal(r.ksum, 149 * 150 / 2);
+  assert_int_equal(read_table(t, NULL).rows, 150);
+  paimon_realtime_progress_free(pg);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
+static void test_commit_progress(void **state) {
+  (void)state;
+  paimon_table *t = create(APPEND_SCHEMA);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", NULL, &err), &err);
+  PM_ASSERT_OK(write_range(w, 0, 40, &err), &err);
+  paimon_realtime_progress *p1, *p2;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&p1, w, 1, &err), &err);
+  PM_ASSERT_OK(write_range(w, 40, 100, &err), &err); /* ingestion continues after the seal */
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&p2, w, 2, &err), &err);
+  /* union read before any commit: no gap, no duplicate */
+  sums r = read_table(t, ctx);
+  assert_int_equal(r.rows, 100);
+  assert_int_equal(r.ksum, 99 * 100 / 2);
+  /* deliberately unordered progress */
+  const paimon_realtime_progress *both[2] = {p2, p1};
+  int64_t id;
+  PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "job", both, 2, 2, &err), &err);
+  assert_int_equal(id, 1);
+  /* idempotent retry */
+  int64_t id2;
+  PM_ASSERT_OK(paimon_realtime_commit(&id2, ctx, "job", both, 2, 2, &err), &err);
+  assert_int_equal(id2, 1);
+  /* the same ranges under another identifier are rejected */
+  assert_int_equal(paimon_realtime_commit(&id2, ctx, "job", both, 2, 3, &err), PAIMON_EINVAL);
+  /* the snapshot names an offsets file holding each bucket's committed end */
+  paimon_snapshot *snap;
+  PM_ASSERT_OK(paimon_table_snapshot(&snap, t, 1, &err), &err);
+  const char *rel = paimon_snapshot_property(snap, "realtime.offsets");
+  assert_non_null(rel);
+  assert_int_equal(strncmp(rel, "metadata/", 9), 0);
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", paimon_table_path(t), rel);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char buf[4096] = {0};
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  assert_true(got > 0);
+  assert_non_null(strstr(buf, "\"version\":1"));
+  assert_non_null(strstr(buf, "\"partition\":{\"p\":\"0\"}"));
+  paimon_snapshot_free(snap);
+  /* disk read equals the input; after refresh memory drops to what views pin */
+  assert_int_equal(read_table(t, NULL).rows, 100);
+  PM_ASSERT_OK(paimon_realtime_refresh(ctx, id, &err), &err);
+  int64_t total = 0;
+  for (int p = 0; p < 2; p++)
+    for (int b = 0; b < 2; b++) {
+      char part[8];
+      snprintf(part, sizeof part, "p=%d", p);
+      int64_t o = paimon_realtime_committed_offset(ctx, part, b);
+      if (o > 0) total++;
+    }
+  assert_true(total >= 2);
+  assert_int_equal(paimon_realtime_memory_usage(ctx), 0);
+  r = read_table(t, ctx);
+  assert_int_equal(r.rows, 100);
+  assert_int_equal(r.ksum, 99 * 100 / 2);
+  paimon_realtime_progress_free(p1);
+  paimon_realtime_progress_free(p2);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
+/* Commit k times, drop the context, replay everything into a new one: exactly once. */
+static void test_recovery_exactly_once(void **state) {
+  (void)state;
+  paimon_table *t = create(APPEND_SCHEMA);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", NULL, &err), &err);
+  for (int c = 0; c < 3; c++) {
+    PM_ASSERT_OK(write_range(w, c * 30, c * 30 + 30, &err), &err);
+    paimon_realtime_progress *pg;
+    PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, c + 1, &err), &err);
+    int64_t id;
+    const paimon_realtime_progress *one[1] = {pg};
+    PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "job", one, 1, c + 1, &err), &err);
+    paimon_realtime_progress_free(pg);
+  }
+  PM_ASSERT_OK(write_range(w, 90, 120, &err), &err); /* never committed: lost with the crash */
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", NULL, &err), &err);
+  /* the source replays from the lowest committed offset; per bucket, rows at or below
+   * the committed end are skipped by the caller; here: each row is its own offset */
+  for (int64_t o = 0; o < 150; o++) {
+    int32_t k = (int32_t)o;
+    int64_t v = o * 10;
+    struct ArrowArray a;
+    struct ArrowSchema s;
+    batch(1, &o, &k, &v, NULL, &a, &s);
+    int rc = paimon_writer_write(w, &a, &s, &err);
+    a.release(&a);
+    s.release(&s);
+    if (rc == PAIMON_EINVAL) continue; /* already committed in its bucket */
+    PM_ASSERT_OK(rc, &err);
+  }
+  sums r = read_table(t, ctx);
+  assert_int_equal(r.rows, 150);
+  assert_int_equal(r.ksum, 149 * 150 / 2);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
+/* A reader keeps its pinned memory alive after the scan and the context are gone. */
+static void test_reader_outlives_context(void **state) {
+  (void)state;
+  paimon_table *t = create(APPEND_SCHEMA);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+  PM_ASSERT_OK(write_range(w, 0, 64, &err), &err);
+  paimon_scan *s;
+  PM_ASSERT_OK(paimon_scan_new(&s, t, &err), &err);
+  PM_ASSERT_OK(paimon_scan_set_realtime(s, ctx, &err), &err);
+  struct ArrowArrayStream st;
+  PM_ASSERT_OK(paimon_read_scan(&st, s, NULL, NULL, &err), &err);
+  paimon_scan_free(s);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  assert_int_equal(read_stream(&st).rows, 64);
+  paimon_table_close(t);
+}
+
+static const char *PK_SCHEMA_FMT =
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+    "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
+    "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}";
+
+/* Primary key: memory rows merge with every engine's semantics before any commit. */
+static void test_pk_memory_merge(void **state) {
+  (void)state;
+  const char *engines[] = {"", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
+                           ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\"",
+                           ",\"merge-engine\":\"first-row\",\"ignore-delete\":\"true\""};
+  for (int e = 0; e < 4; e++) {
+    char js[1024];
+    snprintf(js, sizeof js, PK_SCHEMA_FMT, engines[e]);
+    paimon_table *t = create(js);
+    paimon_error err = {0};
+    paimon_realtime_context *ctx;
+    PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+    paimon_writer *w;
+    PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+    /* keys 1..4: v = 10, then 1 -> 20 (update), 2 -> null (partial update keeps 10),
+     * 3 deleted (first-row keeps it: its first row wins and deletes are ignored) */
+    int64_t o1[4] = {0, 1, 2, 3};
+    int32_t k1[4] = {2, 4, 1, 3};
+    int64_t v1[4] = {10, 10, 10, 10};
+    int64_t o2[3] = {4, 5, 6};
+    int32_t k2[3] = {1, 2, 3};
+    int64_t v2[3] = {20, INT64_MIN, 10};
+    int8_t kd2[3] = {0, 0, 3};
+    struct ArrowArray a;
+    struct ArrowSchema s;
+    batch(4, o1, k1, v1, NULL, &a, &s);
+    PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
+    a.release(&a);
+    s.release(&s);
+    batch(3, o2, k2, v2, kd2, &a, &s);
+    int rc = paimon_writer_write(w, &a, &s, &err);
+    a.release(&a);
+    s.release(&s);
+    PM_ASSERT_OK(rc, &err);
+    paimon_scan *sc;
+    PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
+    PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
+    struct ArrowArrayStream st;
+    PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
+    int64_t v[5] = {-1, -1, -1, -1, -1};
+    int64_t rows = 0;
+    for (;;) {
+      struct ArrowArray b;
+      if (st.get_next(&st, &b)) fail_msg("engine %d: %s", e, st.get_last_error(&st));
+      if (!b.release) break;
+      for (int64_t i = 0; i < b.length; i++) {
+        int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
+        v[k] = pm_arr_is_valid(b.children[1], i) ? PM_ARR_FIXED(b.children[1], int64_t, i) : -2;
+      }
+      rows += b.length;
+      b.release(&b);
+    }
+    st.release(&st);
+    paimon_scan_free(sc);
+    if (e == 0) { /* deduplicate */
+      assert_int_equal(rows, 3);
+      assert_int_equal(v[1], 20);
+      assert_int_equal(v[2], -2);
+      assert_int_equal(v[3], -1);
+      assert_int_equal(v[4], 10);
+    } else if (e == 1) { /* partial-update: nulls do not overwrite; the -D is ignored */
+      assert_int_equal(rows, 4);
+      assert_int_equal(v[1], 20);
+      assert_int_equal(v[2], 10);
+      assert_int_equal(v[3], 10);
+      assert_int_equal(v[4], 10);
+    } else if (e == 2) { /* sum */
+      assert_int_equal(v[1], 30);
+      assert_int_equal(v[2], 10);
+      assert_int_equal(v[4], 10);
+    } else if (e == 3) { /* first-row */
+      assert_int_equal(v[1], 10);
+      assert_int_equal(v[2], 10);
+      assert_int_equal(v[3], 10);
+      assert_int_equal(rows, 4);
+    }
+    paimon_writer_close(w);
+    paimon_realtime_context_free(ctx);
+    paimon_table_close(t);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_requires_enabled),
+      cmocka_unit_test(test_offset_validation),
+      cmocka_unit_test(test_visible_before_commit_and_isolation),
+      cmocka_unit_test(test_commit_progress),
+      cmocka_unit_test(test_recovery_exactly_once),
+      cmocka_unit_test(test_reader_outlives_context),
+      cmocka_unit_test(test_pk_memory_merge),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
