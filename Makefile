@@ -8,7 +8,7 @@ DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
   libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev zstd \
   python3-avro python3-zstandard python3-snappy tzdata
 
-.PHONY: all build deps test test-asan test-tsan demo clean
+.PHONY: all build build-asan build-tsan deps test demo clean
 
 all: build
 
@@ -31,10 +31,18 @@ build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPAIMON_ASAN=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
 
-test: build build-asan
+build-tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DPAIMON_TSAN=ON >/dev/null
+	cmake --build build-tsan -j $(JOBS)
+
+# Every test in a normal build, every test again under ASan+UBSan, and the concurrent
+# parts (real-time store, context, union reads) under TSan.
+test: build build-asan build-tsan
 	cd build && ctest --output-on-failure -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -E 'corpus_compat'
+	  ctest --output-on-failure -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_'
 
 demo: build
 	bash tools/demo.sh

@@ -510,6 +510,35 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
     }
     pthread_mutex_lock(&s->wlock);
     int64_t first = PM_ARR_FIXED(offs, int64_t, gr->rows[0]), last = first;
+    if (!ctx->pk && gr->n == len) {
+      /* the whole batch goes to one store: bulk-copy each column (offsets ascend) */
+      int32_t nc = ctx->store_type->nfields;
+      struct ArrowArray *kids = pm_calloc((size_t)nc, sizeof *kids);
+      rc = kids ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      if (rc == 0) rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
+      for (int32_t f = 0; rc == 0 && f < n; f++)
+        rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
+      struct ArrowArray sb;
+      memset(&sb, 0, sizeof sb);
+      if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &sb, err);
+      else if (kids)
+        for (int32_t c = 0; c < nc; c++) pm_array_release(&kids[c]);
+      pm_free(kids);
+      last = PM_ARR_FIXED(offs, int64_t, len - 1);
+      if (rc == 0) {
+        paimon_offset_range range = {first, last + 1};
+        rc = s->store.write(&s->store, &sb, range, err);
+        if (rc == 0) {
+          s->next_offset = last + 1;
+          rc = touch(rw, s) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+        } else {
+          pm_array_release(&sb);
+          if (rc != PAIMON_EFULL) rw->failed = true;
+        }
+      }
+      pthread_mutex_unlock(&s->wlock);
+      continue;
+    }
     /* build the store batch: offsets, (seq, kind), columns */
     int32_t nc = ctx->store_type->nfields;
     pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);

@@ -933,6 +933,7 @@ static void test_java_fidelity(void **state) {
     memset(&err, 0, sizeof err);
     pm_format_reader *r = NULL;
     pm_type *any = parse_type("ROW<`__no_such_column__` INT>");
+    any->fields[0].id = -1;
     PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_ORC, pm_fs_local_shared(), src, any, NULL, &err), &err);
     pm_type *ft = NULL;
     int rc = pm_orc_file_type(r, &ft, &err);
