@@ -176,8 +176,8 @@ void pm_mt_reducer_reset(pm_mt_reducer *r);
 int pm_mt_reducer_add(pm_mt_reducer *r, const struct ArrowArray *const *cols, int64_t row,
                       int64_t seq, int8_t kind, paimon_error *err);
 /* Finishes the key group. Returns false when there is no result. Otherwise *ref_row >= 0
- * when the result is an input row (that row's kind/seq in *kind/*seq), or -1 when the
- * result was appended to `out` (one builder per engine field) with *kind/*seq. */
+ * when the result is an input row (with that row kind and sequence in *kind, *seq), or -1 when the
+ * result was appended to `out` (one builder per engine field) with *kind, *seq. */
 int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row,
                          int8_t *kind, int64_t *seq, paimon_error *err);
 

@@ -884,14 +884,14 @@ int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ct
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     if (!progress[i]) continue;
-    memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
+    if (progress[i]->nranges) memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
     k += progress[i]->nranges;
-    memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
+    if (progress[i]->msgs->n) memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
     view.n += progress[i]->msgs->n;
   }
   /* order by partition, bucket and offset; merge each partition-bucket's ranges, which
    * must be contiguous */
-  qsort(all, nr, sizeof *all, cmp_range);
+  if (nr > 1) qsort(all, nr, sizeof *all, cmp_range);
   size_t m = 0;
   int rc = 0;
   for (size_t i = 0; i < nr && rc == 0; i++) {

@@ -350,8 +350,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto done_mdir;
   }
-  memcpy(lst, base, nbase * sizeof *lst);
-  memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
+  if (nbase) memcpy(lst, base, nbase * sizeof *lst);
+  if (ndeltam) memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
   nlst = nbase + ndeltam;
   char *base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
   char *delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
@@ -403,6 +403,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
     pm_free(offsets_rel);
     pm_free(pkeys);
     pm_free(pvals);
+    pm_free(base_name);
+    pm_free(delta_name);
     goto done_mdir;
   }
   size_t np = 0;

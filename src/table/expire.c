@@ -827,10 +827,11 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
   return rc;
 }
 
-static int write_earliest(paimon_table *t, const char *dir, int64_t id, paimon_error *err) {
+static int write_hint(paimon_table *t, const char *dir, const char *name, int64_t id,
+                      paimon_error *err) {
   char buf[32];
   int n = snprintf(buf, sizeof buf, "%lld", (long long)id);
-  char *p = pm_asprintf("%s/snapshot/EARLIEST", dir);
+  char *p = pm_asprintf("%s/snapshot/%s", dir, name);
   if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int rc = pm_fs_write_all(t->fs, p, buf, (size_t)n, err);
   pm_free(p);
@@ -858,7 +859,7 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
     int ex = pm_fs_exists(t->fs, p, err);
     pm_free(p);
     if (ex < 0) return ex;
-    return ex ? 0 : write_earliest(t, dir, earliest, err);
+    return ex ? 0 : write_hint(t, dir, "EARLIEST", earliest, err);
   }
   /* snapshot files go in ascending order, so a gap marks what an earlier run finished */
   int64_t begin = earliest;
@@ -941,7 +942,16 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
     pm_free(p);
   }
   PM_TRY(rc);
-  PM_TRY(write_earliest(t, dir, end, err));
+  PM_TRY(write_hint(t, dir, "EARLIEST", end, err));
+  /* a LATEST hint left naming an expired snapshot would send readers to a missing file */
+  char *lp = pm_asprintf("%s/snapshot/LATEST", dir);
+  if (!lp) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_buf b = PM_BUF_INIT;
+  rc = pm_fs_read_all(t->fs, lp, 64, &b, NULL);
+  int64_t hint = rc == 0 && b.data ? strtoll((const char *)b.data, NULL, 10) : 0;
+  pm_buf_free(&b);
+  pm_free(lp);
+  if (rc == 0 && hint < end) PM_TRY(write_hint(t, dir, "LATEST", latest, err));
   *expired = end - begin;
   return 0;
 }

@@ -184,8 +184,17 @@ static int64_t local_mtime(const char *path) {
   return (int64_t)st.st_mtim.tv_sec * 1000 + (int64_t)st.st_mtim.tv_nsec / 1000000;
 }
 
-/* Considers every file of `dir` (only those ending in `suffix`, when given). */
-static int clean_files(orphan_ctx *o, const char *dir, const char *suffix, paimon_error *err) {
+/* In snapshot/ and changelog/: anything but <prefix><id> and the hints, such as the
+ * temp files of interrupted commits. */
+static bool is_meta_junk(const char *name, const char *prefix) {
+  if (strcmp(name, "EARLIEST") == 0 || strcmp(name, "LATEST") == 0) return false;
+  return strncmp(name, prefix, strlen(prefix)) != 0;
+}
+
+/* Considers every file of `dir` (only those ending in `suffix`, when given; with
+ * `junk_prefix`, only those is_meta_junk accepts). */
+static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
+                          const char *junk_prefix, paimon_error *err) {
   paimon_table *t = o->m.t;
   dir_entries d;
   PM_TRY(list_dir(t->fs, dir, &d, err));
@@ -197,7 +206,8 @@ static int clean_files(orphan_ctx *o, const char *dir, const char *suffix, paimo
       size_t ln = strlen(name), ls = strlen(suffix);
       if (ln < ls || strcmp(name + ln - ls, suffix) != 0) continue;
     }
-    if (pm_strmap_get(&o->used, name, NULL)) continue;
+    if (junk_prefix ? !is_meta_junk(name, junk_prefix) : pm_strmap_get(&o->used, name, NULL))
+      continue;
     char *p = pm_asprintf("%s/%s", dir, name);
     if (!p) {
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -223,6 +233,10 @@ static int clean_files(orphan_ctx *o, const char *dir, const char *suffix, paimo
   }
   dir_entries_free(&d);
   return rc;
+}
+
+static int clean_files(orphan_ctx *o, const char *dir, const char *suffix, paimon_error *err) {
+  return clean_files_in(o, dir, suffix, NULL, err);
 }
 
 static bool bucket_dir_name(const char *n) {
@@ -290,10 +304,17 @@ int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis
     rc = d ? clean_files(&o, d, NULL, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(d);
   }
-  /* realtime offsets files live under each lineage's metadata/ */
+  /* per lineage: realtime offsets files under metadata/; leftovers (temp files of
+   * interrupted commits) in snapshot/ and changelog/, as Java cleans them */
   for (size_t i = 0; i < ndirs && rc == 0; i++) {
     char *d = pm_asprintf("%s/metadata", dirs[i]);
     rc = d ? clean_files(&o, d, ".offsets", err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(d);
+    d = rc == 0 ? pm_asprintf("%s/snapshot", dirs[i]) : NULL;
+    if (rc == 0) rc = d ? clean_files_in(&o, d, NULL, "snapshot-", err) : PAIMON_ENOMEM;
+    pm_free(d);
+    d = rc == 0 ? pm_asprintf("%s/changelog", dirs[i]) : NULL;
+    if (rc == 0) rc = d ? clean_files_in(&o, d, NULL, "changelog-", err) : PAIMON_ENOMEM;
     pm_free(d);
   }
   for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);

@@ -618,7 +618,7 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
 
   for (size_t s = 0; s < nsplits; s++) {
     paimon_split *sp = splits[s];
-    qsort(sp->files, sp->nfiles, sizeof *sp->files, cmp_file_seq);
+    if (sp->nfiles > 1) qsort(sp->files, sp->nfiles, sizeof *sp->files, cmp_file_seq);
     sp->paths = pm_calloc(sp->nfiles, sizeof(char *));
     sp->dvs = pm_calloc(sp->nfiles, sizeof(pm_dv_ref));
     if (!sp->paths || !sp->dvs) {
@@ -664,7 +664,7 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
     sp->raw_convertible = (sp->nfiles == 1 && no_deletes) ||
                           (no_l0 && no_deletes && (dv_on || first_row || one_level));
   }
-  qsort(splits, nsplits, sizeof *splits, cmp_split);
+  if (nsplits > 1) qsort(splits, nsplits, sizeof *splits, cmp_split);
 
   /* append to the plan */
   if (nsplits) {

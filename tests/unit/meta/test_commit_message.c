@@ -70,7 +70,7 @@ static void load_entries(const char *table, tbl_entries *t) {
   assert_non_null(d);
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
-    char path[4096];
+    char path[4096 + 256];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     paimon_error err = {0};
     bool data = strncmp(de->d_name, "manifest-", 9) == 0 &&
@@ -225,12 +225,13 @@ static void eq_msgs(const pm_cm *a, size_t an, const pm_cm *b, size_t bn, const 
   }
 }
 
-/* Finds `f` of message `m` among the table's ADD or DELETE entries. */
+/* Finds `f` of message `m` among the table's ADD or DELETE entries (same name and level:
+ * compaction can re-add a file at a higher level under its old name). */
 static const pm_manifest_entry *find_entry(const tbl_entries *t, const pm_cm *m,
                                            const pm_data_file *f) {
   for (size_t i = 0; i < t->n; i++) {
     const pm_manifest_entry *e = &t->e[i];
-    if (strcmp(e->file.file_name, f->file_name) != 0) continue;
+    if (strcmp(e->file.file_name, f->file_name) != 0 || e->file.level != f->level) continue;
     if (e->bucket != m->bucket || e->partition_len != m->partition_len ||
         memcmp(e->partition, m->partition, m->partition_len) != 0)
       continue;
@@ -313,7 +314,7 @@ static void test_golden_vs_manifests(void **state) {
     table_of(file, table, sizeof table);
     tbl_entries t;
     load_entries(table, &t);
-    size_t f0 = found, i0 = ifound;
+    size_t f0 = found, i0 = ifound, m0 = missing + imissing;
     for (size_t i = 0; i < n; i++) {
       pm_binrow pr;
       PM_ASSERT_OK(pm_binrow_view(&pr, m[i].partition, m[i].partition_len, &err), &err);
@@ -326,6 +327,10 @@ static void test_golden_vs_manifests(void **state) {
     printf("  %s: version %d, %zu messages, %zu files and %zu index files matched\n",
            strstr(file, "compat") ? strstr(file, "compat") : file, (int)v, n, found - f0,
            ifound - i0);
+    /* orc/append_09's messages come from another run of its generator (their files are
+     * not in the table); every other message describes committed files */
+    if (missing + imissing != m0 && !strstr(file, "/orc/append_09.db/"))
+      fail_msg("%s: %zu files are in no manifest", file, missing + imissing - m0);
     free_entries(&t);
     pm_cms_free(m, n);
     free(bytes);
