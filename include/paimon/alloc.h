@@ -1,8 +1,11 @@
-/* paimon/alloc.h: replaceable memory allocator.
+/**
+ * @file
+ * @brief Replaceable memory allocator.
  *
  * Every allocation libpaimon makes goes through these hooks. Install them once, before
  * any other call into the library (memory allocated by one allocator must be freed by the
- * same one); the hooks must be thread-safe. */
+ * same one); the hooks must be thread-safe.
+ */
 #ifndef PAIMON_ALLOC_H
 #define PAIMON_ALLOC_H
 
@@ -12,9 +15,13 @@
 extern "C" {
 #endif
 
-/** Installs allocation hooks (same contracts as malloc/realloc/free; `free_fn` accepts
- * NULL). Passing all three NULL restores the C library's functions. Returns
- * PAIMON_EINVAL (-1) when only some of them are NULL. */
+/** Installs allocation hooks with the same contracts as malloc, realloc and free.
+ * Not thread-safe: call it before any other libpaimon function.
+ * @param malloc_fn  allocates `n` bytes, or returns NULL.
+ * @param realloc_fn resizes `p` to `n` bytes, or returns NULL leaving `p` intact.
+ * @param free_fn    releases `p`; must accept NULL.
+ * @return #PAIMON_OK; #PAIMON_EINVAL when only some of the three are NULL. Passing all
+ *         three NULL restores the C library's functions. */
 PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t n),
                                     void *(*realloc_fn)(void *p, size_t n),
                                     void (*free_fn)(void *p));

@@ -1,10 +1,13 @@
-/* paimon/commit.h: publishing commit messages as a new snapshot, atomically.
+/**
+ * @file
+ * @brief Publishing commit messages as a new snapshot, atomically.
  *
  * The order of durable writes is data files -> manifests -> manifest list -> snapshot;
  * the snapshot is published with the file system's create-if-absent primitive, so of
  * several racing committers exactly one wins each snapshot id and the others retry on
  * top of it. Retrying a commit with the same commit user and identifier is idempotent.
- * Thread safety: committing is safe from several threads and processes at once. */
+ * Thread safety: committing is safe from several threads and processes at once.
+ */
 #ifndef PAIMON_COMMIT_H
 #define PAIMON_COMMIT_H
 
@@ -14,27 +17,36 @@
 extern "C" {
 #endif
 
+/** Commit kinds for paimon_commit_opts.kind. */
 enum {
   PAIMON_COMMIT_APPEND = 0,   /**< add the messages' files */
   PAIMON_COMMIT_OVERWRITE = 1 /**< replace the partitions the messages touch (static
                                    partition overwrite), or the whole table */
 };
 
+/** Options of paimon_commit(); zero-initialize, then set what you need. */
 typedef struct paimon_commit_opts {
   int kind;                 /**< PAIMON_COMMIT_APPEND or PAIMON_COMMIT_OVERWRITE */
   int overwrite_all;        /**< with OVERWRITE: replace the whole table */
   int allow_empty;          /**< publish a snapshot even when there is nothing to commit */
-  const char *const *property_keys;   /**< snapshot properties (nullable, n entries) */
-  const char *const *property_values;
-  size_t nproperties;
+  const char *const *property_keys;   /**< snapshot property names (nullable, n entries) */
+  const char *const *property_values; /**< their values (n entries) */
+  size_t nproperties;                 /**< number of snapshot properties */
 } paimon_commit_opts;
 
-/** Commits `msgs` (nullable when empty) as `commit_user` / `commit_identifier`.
- * `*snapshot_id_out` receives the new snapshot id, or the id of the snapshot that
- * already holds this identifier (idempotent retry), or 0 when nothing was committed
- * (empty commit without allow_empty). `opts` is nullable (APPEND).
- * Errors: PAIMON_ECONFLICT when retries are exhausted (retryable),
- * PAIMON_EUNSUPPORTED when the file system cannot publish atomically, PAIMON_EIO. */
+/** Commits messages as one new snapshot.
+ * @param snapshot_id_out   receives the new snapshot id, or the id of the snapshot that
+ *                          already holds this identifier (idempotent retry), or 0 when
+ *                          nothing was committed (empty commit without allow_empty).
+ * @param t                 the table.
+ * @param commit_user       the writers' commit user.
+ * @param commit_identifier the transaction's identifier (from prepare).
+ * @param msgs              the messages, borrowed (nullable when empty); free them after.
+ * @param opts              nullable options (NULL: APPEND).
+ * @param err               nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ECONFLICT when retries are exhausted (retryable),
+ *         #PAIMON_EUNSUPPORTED when the file system cannot publish atomically,
+ *         #PAIMON_EINVAL, #PAIMON_EIO. */
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
                              const paimon_commit_messages *msgs, const paimon_commit_opts *opts,

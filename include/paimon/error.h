@@ -1,9 +1,12 @@
-/* paimon/error.h: status codes and the caller-owned error object.
+/**
+ * @file
+ * @brief Status codes and the caller-owned error object.
  *
- * Every fallible call returns an int status: 0 (PAIMON_OK) on success, a negative
+ * Every fallible call returns an int status: 0 (#PAIMON_OK) on success, a negative
  * PAIMON_E* code on failure. The last parameter is a nullable `paimon_error *`; when
  * non-NULL and the call fails, it receives the code and a message naming the file and
- * the problem. On success its content is unspecified. */
+ * the problem. On success its content is unspecified.
+ */
 #ifndef PAIMON_ERROR_H
 #define PAIMON_ERROR_H
 
@@ -13,8 +16,9 @@
 extern "C" {
 #endif
 
+/** Status codes. Fallible functions return one of these (0 or negative). */
 enum {
-  PAIMON_OK = 0,
+  PAIMON_OK = 0,            /**< success */
   PAIMON_EINVAL = -1,       /**< bad argument or bad user input */
   PAIMON_ENOTFOUND = -2,    /**< table, snapshot, file, column or branch absent */
   PAIMON_EIO = -3,          /**< I/O failed; may succeed if retried */
@@ -27,17 +31,22 @@ enum {
   PAIMON_ITEROVER = -10     /**< iteration finished (not an error) */
 };
 
-/** Message buffer owned by the caller; pass NULL to ignore messages. */
+/** Error details, owned by the caller (usually on the stack); pass NULL to any function
+ * to ignore them. Not shared between threads while a call fills it. */
 typedef struct paimon_error {
-  int code;
-  char message[512];
+  int code;          /**< the status code the failing call returned */
+  char message[512]; /**< NUL-terminated message naming the file and the problem */
 } paimon_error;
 
-/** Static, human-readable name of a status code. Never NULL. */
+/** Names a status code.
+ * @param code a PAIMON_* status (unknown values are accepted).
+ * @return a static, human-readable name; never NULL. Thread-safe. */
 PAIMON_API const char *paimon_strerror(int code);
 
-/** 1 when an operation that failed with `code` may succeed if repeated unchanged
- * (PAIMON_EIO, PAIMON_ECONFLICT, PAIMON_EFULL), else 0. */
+/** Tells whether a failure is transient.
+ * @param code the status a failed call returned.
+ * @return 1 when an operation that failed with `code` may succeed if repeated unchanged
+ *         (#PAIMON_EIO, #PAIMON_ECONFLICT, #PAIMON_EFULL), else 0. */
 PAIMON_API int paimon_error_is_retryable(int code);
 
 #ifdef __cplusplus

@@ -1,4 +1,10 @@
-/* paimon/fs.h: built-in file systems. The plugin ABI is in paimon/sys/fs.h. */
+/**
+ * @file
+ * @brief Built-in file systems (local and in-memory). The plugin ABI is in
+ * paimon/sys/fs.h.
+ *
+ * Thread safety: a file system may be used from several threads at once.
+ */
 #ifndef PAIMON_FS_H
 #define PAIMON_FS_H
 
@@ -8,35 +14,52 @@
 extern "C" {
 #endif
 
+/** A file system: built in, or a plugin struct defined in paimon/sys/fs.h. */
 typedef struct paimon_fs paimon_fs;
 
-/** The local POSIX file system. Paths may carry a "file:" or "FILE:" scheme. */
+/** Creates the local POSIX file system. Paths may carry a "file:" or "FILE:" scheme.
+ * @param out receives the file system, owned by the caller: free it with
+ *            paimon_fs_free() after every table opened on it.
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_fs_local_new(paimon_fs **out, paimon_error *err);
 
-/** An in-memory file system for tests, with fault injection (see below). */
+/** Creates an empty in-memory file system for tests, with fault injection
+ * (paimon_fs_memory_inject()) and simulated power loss (paimon_fs_memory_crash()).
+ * @param out receives the file system, owned by the caller (paimon_fs_free()).
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_fs_memory_new(paimon_fs **out, paimon_error *err);
 
-/** Operations that fault injection can target. */
+/** Operations that fault injection can target (bit flags). */
 enum {
-  PAIMON_FS_OP_READ = 1,
-  PAIMON_FS_OP_WRITE = 2,
-  PAIMON_FS_OP_SYNC = 4,
-  PAIMON_FS_OP_RENAME = 8,
-  PAIMON_FS_OP_REMOVE = 16,
-  PAIMON_FS_OP_OPEN = 32,
-  PAIMON_FS_OP_ANY = 63
+  PAIMON_FS_OP_READ = 1,    /**< reads from an open file */
+  PAIMON_FS_OP_WRITE = 2,   /**< writes to an open file */
+  PAIMON_FS_OP_SYNC = 4,    /**< making written bytes durable */
+  PAIMON_FS_OP_RENAME = 8,  /**< atomic publication (rename without replace) */
+  PAIMON_FS_OP_REMOVE = 16, /**< file removal */
+  PAIMON_FS_OP_OPEN = 32,   /**< opening a file for reading or writing */
+  PAIMON_FS_OP_ANY = 63     /**< all of the above */
 };
 
-/** In-memory file system only: the `nth` (1-based) future call of any operation in
- * `ops` fails with `code` (e.g. PAIMON_EIO); `nth` = 0 clears the injection. */
+/** In-memory file system only: makes a future operation fail.
+ * @param fs   a file system from paimon_fs_memory_new().
+ * @param ops  PAIMON_FS_OP_* bits selecting the operations that count.
+ * @param nth  the `nth` (1-based) future matching call fails; 0 clears the injection.
+ * @param code the negative status the call fails with (e.g. #PAIMON_EIO).
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `fs` is not an in-memory file system, `nth`
+ *         is negative or `code` is not negative. */
 PAIMON_API int paimon_fs_memory_inject(paimon_fs *fs, int ops, int64_t nth, int code);
 
 /** In-memory file system only: simulates power loss. Every byte written but not yet
- * synced is dropped, and every rename not yet made durable is undone. */
+ * synced is dropped, and every rename not yet made durable is undone.
+ * @param fs a file system from paimon_fs_memory_new().
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `fs` is not an in-memory file system. */
 PAIMON_API int paimon_fs_memory_crash(paimon_fs *fs);
 
 /** Releases a file system obtained from this library or built by a plugin (calls its
- * `release`). Accepts NULL. */
+ * `release`). Tables opened on it must be closed first.
+ * @param fs the file system, or NULL (ignored). */
 PAIMON_API void paimon_fs_free(paimon_fs *fs);
 
 #ifdef __cplusplus

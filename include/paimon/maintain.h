@@ -42,23 +42,27 @@ extern "C" {
 PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_options *opts,
                                        int64_t *expired_out, paimon_error *err);
 
-/** Deletes files under the table root that no snapshot, tag, long-lived changelog or
- * consumer-visible metadata of any branch references, and that are older than
- * `older_than_millis` (-1: one day). Only the directories Paimon writes data into are
- * listed: manifest/, index/, statistics/, metadata/ (realtime offsets files) and the
- * partition/bucket directories; schema/, snapshot/, tag/, branch/, consumer/ and
- * changelog/ are never touched, nor anything outside the root.
+/** Deletes files under the table root that no snapshot, tag or long-lived changelog of
+ * any branch references, and that are older than
+ * `older_than_millis` (-1: one day). Only the directories Paimon writes into are
+ * listed: manifest/, index/, statistics/, the partition/bucket directories, and per
+ * branch metadata/ (realtime offsets files, "*.offsets") and snapshot/ and changelog/
+ * (anything but snapshot-N / changelog-N and the EARLIEST/LATEST hints, e.g. temp files
+ * of interrupted commits, as Java does). schema/, tag/ and consumer/ are never touched,
+ * nor anything outside the root. A data file counts as referenced while any manifest
+ * entry (ADD or DELETE) reachable from a snapshot, tag or changelog names it.
  *
- * The age of a file comes from its modification time on the local file system. On a
- * file system that cannot report it (the in-memory one, plugins), unreferenced files are
- * deleted only when `older_than_millis` is 0. With `dry_run` nothing is deleted.
- * `*removed_out` (nullable) receives the number of files deleted (or that would be). */
+ * The age of a file comes from its modification time on the local file system; other
+ * file systems (the in-memory one, plugins) cannot report it, so there only
+ * `older_than_millis` = 0 is accepted (PAIMON_EUNSUPPORTED otherwise): use it only when
+ * no writer or committer is active. With `dry_run` nothing is deleted. `*removed_out`
+ * (nullable) receives the number of files deleted (or that would be). */
 PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_than_millis,
                                           int dry_run, int64_t *removed_out, paimon_error *err);
 
 /** Compacts an append table (fixed-bucket or bucket-unaware) and returns the commit
  * messages to publish with paimon_commit (a COMPACT snapshot); nothing changes before the
- * commit, and paimon_commit_messages_abort deletes the new files instead.
+ * commit. Outputs never committed are orphan files (paimon_remove_orphan_files).
  *
  * Picking, per partition-bucket (files ordered by sequence number), with
  * "compaction.min.file-num" (5), "compaction.max.file-num" (50) and "target-file-size"

@@ -17,5 +17,6 @@
 #include "commit.h"
 #include "realtime.h"
 #include "maintain.h"
+#include "jsonl.h"
 
 #endif

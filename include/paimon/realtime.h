@@ -1,8 +1,10 @@
-/* paimon/realtime.h: real-time writes and memory + disk union reads.
+/**
+ * @file
+ * @brief Real-time writes and memory + disk union reads.
  *
  * With table option realtime.enabled=true, a real-time writer keeps written rows in a
  * store (one per partition-bucket, owned by a shared real-time context) where they are
- * queryable the moment paimon_writer_write returns, long before any snapshot commit.
+ * queryable the moment paimon_writer_write() returns, long before any snapshot commit.
  * prepare seals what was written (ingestion continues into new memory meanwhile) and
  * writes it as ordinary data files; commit publishes the files together with the
  * per-partition-bucket offset progress, atomically; refresh lets the stores reclaim the
@@ -14,13 +16,16 @@
  * Offsets: every input batch starts with a non-null INT64 column "_REALTIME_OFFSET",
  * strictly increasing per partition-bucket (gaps allowed). They are progress
  * metadata only and are never written into data files. After a crash, a new context
- * starts from the committed offsets (paimon_realtime_committed_offset) and the external
+ * starts from the committed offsets (paimon_realtime_committed_offset()) and the external
  * source replays from there: rows at or below a bucket's committed end are skipped.
+ *
+ * Stores are pluggable: see paimon/sys/realtime_store.h.
  *
  * Thread safety: a context is thread-safe and shared by writers, scans and reads; it
  * outlives writers, and readers keep what they pinned alive after it is freed. A writer
  * is used by one thread at a time (one in-flight prepare); scans and reads may run on
- * other threads concurrently with writes, prepares and commits. */
+ * other threads concurrently with writes, prepares and commits.
+ */
 #ifndef PAIMON_REALTIME_H
 #define PAIMON_REALTIME_H
 
@@ -32,76 +37,135 @@
 extern "C" {
 #endif
 
+/** Shared state of real-time writers and union reads on one table: the stores and the
+ * committed offsets (opaque, thread-safe, reference-counted). */
 typedef struct paimon_realtime_context paimon_realtime_context;
+/** What a real-time prepare sealed: data files plus the offset ranges they cover
+ * (opaque, immutable). */
 typedef struct paimon_realtime_progress paimon_realtime_progress;
 
-/** Creates a context for `t` (kept alive). `factory` (nullable = built-in in-memory
- * store) is copied; its release is called when the context is freed. Initial progress
- * comes from the newest snapshot carrying realtime offsets.
- * Errors: PAIMON_EINVAL without realtime.enabled=true, PAIMON_EUNSUPPORTED for bucket
- * modes other than fixed buckets, PAIMON_ENOTFOUND when the snapshot holding the
- * progress has expired. */
+/** Creates a real-time context for a table. Initial progress comes from the newest
+ * snapshot carrying realtime offsets.
+ * @param out     receives the context, owned by the caller (paimon_realtime_context_free()).
+ * @param t       the table (realtime.enabled=true, fixed buckets), kept alive.
+ * @param factory nullable store factory (NULL: the built-in in-memory store); the struct
+ *                is copied, and its release is called when the context is freed.
+ * @param err     nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL without realtime.enabled=true, #PAIMON_EUNSUPPORTED
+ *         for bucket modes other than fixed buckets, #PAIMON_ENOTFOUND when the snapshot
+ *         holding the progress has expired, #PAIMON_EIO, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *t,
                                            const paimon_realtime_store_factory *factory,
                                            paimon_error *err);
-/** Drops the caller's reference; stores live on while readers pin them. Accepts NULL. */
+/** Drops the caller's reference; stores live on while readers pin them.
+ * @param ctx the context, or NULL (ignored). */
 PAIMON_API void paimon_realtime_context_free(paimon_realtime_context *ctx);
 
-/** Committed end offset (exclusive) of a partition-bucket ("k=v/..." as rendered in
- * paths, "" when unpartitioned), or -1 when nothing was committed there. */
+/** Committed end offset of a partition-bucket.
+ * @param ctx       the context.
+ * @param partition "k=v/..." as rendered in paths, "" when unpartitioned.
+ * @param bucket    the bucket.
+ * @return the exclusive end offset, or -1 when nothing was committed there. */
 PAIMON_API int64_t paimon_realtime_committed_offset(const paimon_realtime_context *ctx,
                                                     const char *partition, int32_t bucket);
-/** Bytes held by all stores of the context. */
+/** @param ctx the context.
+ * @return the bytes held by all stores of the context (any thread, any time). */
 PAIMON_API int64_t paimon_realtime_memory_usage(const paimon_realtime_context *ctx);
-/** Latest snapshot the context has adopted (0 before the first commit). */
+/** @param ctx the context.
+ * @return the latest snapshot the context has adopted (0 before the first commit). */
 PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ctx);
 
-/** Creates a real-time writer (batches carry the leading _REALTIME_OFFSET column).
+/** Creates a real-time writer; its batches carry the leading _REALTIME_OFFSET column.
  * Writer option "realtime.write.skip-committed" = "true" (replay mode) silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can
  * be replayed from its start after a crash.
- * Write errors that leave nothing written: PAIMON_EINVAL (bad offsets: null, empty batch,
- * backward or duplicate, non-increasing, INT64_MAX; bad columns), PAIMON_EFULL
- * (retryable: store at its memory budget; prepare and commit, then retry). */
+ * paimon_writer_write() on it fails, leaving nothing written, with #PAIMON_EINVAL (bad
+ * offsets: null, empty batch, backward or duplicate, non-increasing, INT64_MAX; bad
+ * columns) or #PAIMON_EFULL (retryable: store at its memory budget; prepare and commit,
+ * then retry).
+ * @param out         receives the writer, owned by the caller (paimon_writer_close()).
+ * @param ctx         the context, kept alive by the writer.
+ * @param commit_user identifies the ingesting job; NULL makes a random one.
+ * @param opts        nullable writer options, copied.
+ * @param err         nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
                                           const char *commit_user, const paimon_options *opts,
                                           paimon_error *err);
 
 /** Seals everything written so far and writes it as data files (writes continue into
- * new memory meanwhile). Returns the progress to commit (nullable *out when nothing was
- * written). After a failure the writer is terminal (PAIMON_ESTATE): free the context,
- * create a new one and replay from the committed offsets. */
+ * new memory meanwhile). After a failure the writer is terminal (#PAIMON_ESTATE): free
+ * the context, create a new one and replay from the committed offsets.
+ * @param out               receives the progress to commit, owned by the caller
+ *                          (paimon_realtime_progress_free()); NULL when nothing was
+ *                          written.
+ * @param w                 a writer from paimon_realtime_writer_new().
+ * @param commit_identifier the transaction's identifier (monotonic per commit user).
+ * @param err               nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
 PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer *w,
                                               int64_t commit_identifier, paimon_error *err);
 
 /** Commits prepared progress (any order; several prepares may be committed together)
  * as one snapshot carrying the new committed offsets (snapshot property
  * "realtime.offsets"). A retry of the same commit user + identifier with the same ranges
- * returns the existing snapshot id. Errors: PAIMON_EINVAL when ranges are not contiguous
- * with the committed offsets or disagree with an earlier commit of the identifier,
- * PAIMON_ECONFLICT (retryable) when other committers kept winning. */
+ * returns the existing snapshot id.
+ * @param snapshot_id_out   receives the snapshot id.
+ * @param ctx               the context.
+ * @param commit_user       the writers' commit user.
+ * @param progress          `n` prepared progress objects, borrowed.
+ * @param n                 number of progress objects.
+ * @param commit_identifier the transaction's identifier.
+ * @param err               nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL when ranges are not contiguous with the committed
+ *         offsets or disagree with an earlier commit of the identifier,
+ *         #PAIMON_ECONFLICT (retryable) when other committers kept winning, #PAIMON_EIO. */
 PAIMON_API int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                                       const char *commit_user,
                                       const paimon_realtime_progress *const *progress, size_t n,
                                       int64_t commit_identifier, paimon_error *err);
 
-/** Adopts snapshot `snapshot_id` (or the latest when <= 0): advances committed offsets
- * and lets stores reclaim covered rows. Overwrite, partition drop, rollback or a
- * schema change by anyone are detected and fail with PAIMON_ESTATE (rebuild the context
- * and replay). */
+/** Adopts a snapshot: advances committed offsets and lets stores reclaim covered rows.
+ * Overwrite, partition drop, rollback or a schema change by anyone are detected and fail
+ * with #PAIMON_ESTATE (rebuild the context and replay).
+ * @param ctx         the context.
+ * @param snapshot_id the snapshot to adopt, or <= 0 for the latest.
+ * @param err         nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ESTATE, #PAIMON_ENOTFOUND, #PAIMON_EIO. */
 PAIMON_API int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id,
                                        paimon_error *err);
 
-/** Progress serialization (a coordinator in another process can commit it). */
+/** Serializes progress, so a coordinator in another process can commit it.
+ * @param p     the progress.
+ * @param bytes receives the bytes, freed with paimon_free().
+ * @param len   receives their length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_realtime_progress_serialize(const paimon_realtime_progress *p,
                                                   uint8_t **bytes, size_t *len, paimon_error *err);
+/** Rebuilds progress from paimon_realtime_progress_serialize() bytes; hostile input is
+ * rejected.
+ * @param out   receives the progress, owned by the caller (paimon_realtime_progress_free()).
+ * @param t     the table it was prepared for.
+ * @param bytes the serialized progress.
+ * @param len   its length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ECORRUPT or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_realtime_progress_deserialize(paimon_realtime_progress **out,
                                                     const paimon_table *t, const uint8_t *bytes,
                                                     size_t len, paimon_error *err);
+/** Frees progress, committed or not (the data files of uncommitted progress stay on
+ * disk, unreferenced, until orphan-file cleaning removes them).
+ * @param p the progress, or NULL (ignored). */
 PAIMON_API void paimon_realtime_progress_free(paimon_realtime_progress *p);
 
-/** Union reads: plans of this scan combine the disk snapshot with the context's memory
- * (pinned at plan time). The context is kept alive by the scan and its plans. */
+/** Turns a scan into a union read: its plans combine the disk snapshot with the
+ * context's memory, pinned at plan time.
+ * @param s   the scan.
+ * @param ctx a context of the scan's table (not checked), kept alive by the scan and its
+ *            plans.
+ * @param err nullable error details.
+ * @return #PAIMON_OK. */
 PAIMON_API int paimon_scan_set_realtime(paimon_scan *s, paimon_realtime_context *ctx,
                                         paimon_error *err);
 

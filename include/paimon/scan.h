@@ -1,9 +1,14 @@
-/* paimon/scan.h: planning a read. A scan chooses a snapshot, prunes partitions and files
- * with a predicate, and yields a plan: a list of splits, each readable independently.
+/**
+ * @file
+ * @brief Planning a read: snapshot choice, partition and file pruning, splits.
+ *
+ * A scan chooses a snapshot, prunes partitions and files with a predicate, and yields a
+ * plan: a list of splits, each readable independently (paimon/read.h).
  *
  * Thread safety: a paimon_scan is used by one thread at a time. A paimon_plan is
  * immutable and may be shared; its splits may be read in parallel from several threads.
- * Splits serialize to bytes so one process may plan and others read. */
+ * Splits serialize to bytes so one process may plan and others read.
+ */
 #ifndef PAIMON_SCAN_H
 #define PAIMON_SCAN_H
 
@@ -14,31 +19,68 @@
 extern "C" {
 #endif
 
+/** A read being configured (opaque; one thread at a time). */
 typedef struct paimon_scan paimon_scan;
+/** The result of planning: a snapshot id, a schema and a list of splits (opaque,
+ * immutable). */
 typedef struct paimon_plan paimon_plan;
+/** A unit of reading: files of one partition-bucket (opaque, immutable). */
 typedef struct paimon_split paimon_split;
 
-/** Creates a scan of the latest snapshot of `t` (which it keeps alive). */
+/** Creates a scan of the latest snapshot of a table.
+ * @param out receives the scan, owned by the caller (paimon_scan_free()).
+ * @param t   the table, kept alive by the scan.
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err);
-/** Time travel to snapshot `id` (its own schema is used for the result). */
+/** Time travel: reads snapshot `id` with that snapshot's own schema.
+ * @param s   the scan.
+ * @param id  snapshot id (positive).
+ * @param err nullable error details.
+ * @return #PAIMON_OK or #PAIMON_EINVAL; a missing snapshot is reported by
+ *         paimon_scan_plan() as #PAIMON_ENOTFOUND. */
 PAIMON_API int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err);
-/** Filter used for pruning partitions and files by statistics. The predicate is copied.
- * The same predicate must be passed to the read to filter rows exactly. */
+/** Sets the filter used to prune partitions and files by statistics. The same predicate
+ * must be passed to the read to filter rows exactly.
+ * @param s   the scan.
+ * @param p   the predicate, copied (the caller keeps ownership).
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p,
                                       paimon_error *err);
-/** Plans the scan. A table without snapshots yields an empty plan. */
+/** Plans the scan. A table without snapshots yields an empty plan.
+ * @param out receives the plan, owned by the caller (paimon_plan_free()); it keeps the
+ *            table alive.
+ * @param s   the scan.
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ENOTFOUND (snapshot absent), #PAIMON_EINVAL (a filter
+ *         literal does not parse for its column), #PAIMON_ECORRUPT, #PAIMON_EIO,
+ *         #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err);
+/** Frees a scan (plans made from it stay valid).
+ * @param s the scan, or NULL (ignored). */
 PAIMON_API void paimon_scan_free(paimon_scan *s);
 
-/** Snapshot the plan reads (0 for an empty table) and its schema id. */
+/** @param p the plan. @return the snapshot the plan reads (0 for an empty table). */
 PAIMON_API int64_t paimon_plan_snapshot_id(const paimon_plan *p);
+/** @param p the plan. @return the id of the schema the plan's result has. */
 PAIMON_API int64_t paimon_plan_schema_id(const paimon_plan *p);
+/** @param p the plan. @return the number of splits. */
 PAIMON_API size_t paimon_plan_split_count(const paimon_plan *p);
-/** Borrowed: valid while `p` lives. */
+/** One split of a plan.
+ * @param p the plan.
+ * @param i index below paimon_plan_split_count().
+ * @return the split, borrowed: valid while `p` lives; NULL when `i` is out of range. */
 PAIMON_API const paimon_split *paimon_plan_split(const paimon_plan *p, size_t i);
-/** The plan's result schema (the snapshot's schema) as an Arrow struct schema. */
+/** The plan's result schema (the snapshot's schema) as an Arrow struct schema.
+ * @param p   the plan.
+ * @param out receives the schema; the caller releases it.
+ * @param err nullable error details.
+ * @return #PAIMON_OK or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_plan_schema(const paimon_plan *p, struct ArrowSchema *out,
                                   paimon_error *err);
+/** Frees a plan; streams reading its splits stay valid.
+ * @param p the plan, or NULL (ignored). */
 PAIMON_API void paimon_plan_free(paimon_plan *p);
 
 /** One data file of a split, as recorded in its manifest. Strings are borrowed from the
@@ -46,32 +88,53 @@ PAIMON_API void paimon_plan_free(paimon_plan *p);
 typedef struct paimon_file_info {
   const char *path;      /**< resolved path the reader opens */
   const char *file_name; /**< name as stored */
-  int64_t file_size;
-  int64_t row_count;
-  int64_t min_sequence_number;
-  int64_t max_sequence_number;
-  int64_t schema_id;
-  int32_t level;
+  int64_t file_size;     /**< size in bytes */
+  int64_t row_count;     /**< rows in the file */
+  int64_t min_sequence_number; /**< smallest sequence number of its rows */
+  int64_t max_sequence_number; /**< largest sequence number of its rows */
+  int64_t schema_id;     /**< schema the file was written with */
+  int32_t level;         /**< LSM level (0 for append tables and fresh files) */
   int64_t delete_row_count; /**< -1 when unknown */
   int64_t deletion_count;   /**< rows removed by a deletion vector; 0 when none */
 } paimon_file_info;
 
-/** Partition of the split rendered as "k1=v1/k2=v2" (empty when unpartitioned). Borrowed. */
+/** @param s the split.
+ * @return its partition rendered as "k1=v1/k2=v2" (empty when unpartitioned), borrowed:
+ *         valid while `s` lives. */
 PAIMON_API const char *paimon_split_partition(const paimon_split *s);
+/** @param s the split. @return its bucket number. */
 PAIMON_API int32_t paimon_split_bucket(const paimon_split *s);
+/** @param s the split. @return the number of data files it reads. */
 PAIMON_API size_t paimon_split_file_count(const paimon_split *s);
+/** Describes data file `i` of a split.
+ * @param s   the split.
+ * @param i   index below paimon_split_file_count().
+ * @param out receives the description; its strings are borrowed from `s`.
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range. */
 PAIMON_API int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out);
-/** Total rows in the split's files (before merging and deletion vectors). */
+/** @param s the split.
+ * @return the total rows in the split's files (before merging and deletion vectors). */
 PAIMON_API int64_t paimon_split_row_count(const paimon_split *s);
 
-/** Serializes a split; `*bytes` is freed with paimon_free. */
+/** Serializes a split for another process.
+ * @param s     the split.
+ * @param bytes receives the bytes, freed with paimon_free().
+ * @param len   receives their length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_split_serialize(const paimon_split *s, uint8_t **bytes, size_t *len,
                                       paimon_error *err);
-/** Rebuilds a split from bytes made by paimon_split_serialize (hostile input is rejected
- * with PAIMON_ECORRUPT). Free with paimon_split_free. */
+/** Rebuilds a split from bytes made by paimon_split_serialize(); hostile input is
+ * rejected.
+ * @param out   receives the split, owned by the caller (paimon_split_free()).
+ * @param bytes the serialized split.
+ * @param len   its length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ECORRUPT or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_split_deserialize(paimon_split **out, const uint8_t *bytes, size_t len,
                                         paimon_error *err);
-/** Frees a split from paimon_split_deserialize; never call it on a borrowed split. */
+/** Frees a split from paimon_split_deserialize(); never call it on a borrowed split.
+ * @param s the split, or NULL (ignored). */
 PAIMON_API void paimon_split_free(paimon_split *s);
 
 #ifdef __cplusplus

@@ -1,12 +1,15 @@
-/* paimon/write.h: writing Arrow batches into a table, producing commit messages.
+/**
+ * @file
+ * @brief Writing Arrow batches into a table, producing commit messages.
  *
  * A writer routes rows to partitions and buckets exactly as Java Paimon does, writes data
  * files (rolling at target-file-size), and on prepare returns the commit messages (new
- * files per partition-bucket) that paimon_commit publishes atomically. Nothing is
+ * files per partition-bucket) that paimon_commit() publishes atomically. Nothing is
  * visible to readers before the commit.
  * Thread safety: a writer is used by one thread at a time. Commit messages are
  * immutable and serializable (Java Paimon's binary form), so writers in several
- * processes can hand them to one committer. */
+ * processes can hand them to one committer.
+ */
 #ifndef PAIMON_WRITE_H
 #define PAIMON_WRITE_H
 
@@ -16,14 +19,21 @@
 extern "C" {
 #endif
 
+/** A table writer (opaque; one thread at a time). */
 typedef struct paimon_writer paimon_writer;
+/** Files written for one transaction, per partition-bucket (opaque, immutable). */
 typedef struct paimon_commit_messages paimon_commit_messages;
 
-/** Creates a writer for `t` (kept alive). `commit_user` identifies the writing job
- * (stable across restarts for exactly-once commits); NULL makes a random one.
- * Options (nullable) override table options for this writer (e.g. "target-file-size").
- * Errors: PAIMON_EUNSUPPORTED for table modes this version cannot write (the message
- * says which option). */
+/** Creates a writer for a table.
+ * @param out         receives the writer, owned by the caller (paimon_writer_close()).
+ * @param t           the table, kept alive by the writer.
+ * @param commit_user identifies the writing job (stable across restarts for
+ *                    exactly-once commits); NULL makes a random one.
+ * @param opts        nullable options overriding table options for this writer (e.g.
+ *                    "target-file-size"), copied.
+ * @param err         nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED for table modes this version cannot write
+ *         (the message says which option), #PAIMON_EINVAL, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_writer_new(paimon_writer **out, const paimon_table *t,
                                  const char *commit_user, const paimon_options *opts,
                                  paimon_error *err);
@@ -31,42 +41,79 @@ PAIMON_API int paimon_writer_new(paimon_writer **out, const paimon_table *t,
 /** Writes a batch: a struct array whose children match the table's columns by name
  * (any order; missing nullable columns are null). For primary-key tables an optional
  * TINYINT/INT or string column "_VALUE_KIND" gives the row kind (0/"+I", 1/"-U",
- * 2/"+U", 3/"-D"; default +I). `batch` is borrowed; the caller releases it. */
+ * 2/"+U", 3/"-D"; default +I).
+ * @param w      the writer.
+ * @param batch  the rows, borrowed: the caller still releases it.
+ * @param schema the batch's struct schema, borrowed.
+ * @param err    nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL (columns or values that do not fit the table),
+ *         #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE after an earlier failure. */
 PAIMON_API int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
                                    const struct ArrowSchema *schema, paimon_error *err);
 
 /** Flushes all buffered rows into data files and returns the commit messages of
- * everything written since the last prepare. `commit_identifier` orders this
- * writer's transactions (monotonic per commit user). After a failure the writer is
- * unusable (PAIMON_ESTATE) and the files of the failed prepare are deleted. */
+ * everything written since the last prepare. After a failure the writer is unusable
+ * (#PAIMON_ESTATE) and the files of the failed prepare are deleted.
+ * @param out               receives the messages, owned by the caller
+ *                          (paimon_commit_messages_free()).
+ * @param w                 the writer.
+ * @param commit_identifier orders this writer's transactions (monotonic per commit user).
+ * @param err               nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
 PAIMON_API int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
                                             int64_t commit_identifier, paimon_error *err);
 
-/** Deletes the files written since the last prepare and frees the writer. Accepts NULL. */
+/** Deletes the files written since the last prepare and frees the writer.
+ * @param w the writer, or NULL (ignored). */
 PAIMON_API void paimon_writer_close(paimon_writer *w);
 
-/** Commit user of the writer. Borrowed. */
+/** @param w the writer.
+ * @return its commit user, borrowed: valid while `w` lives. */
 PAIMON_API const char *paimon_writer_commit_user(const paimon_writer *w);
 
-/** Number of messages (one per partition-bucket with changes) and rows they add. */
+/** @param m the messages.
+ * @return the number of messages (one per partition-bucket with changes). */
 PAIMON_API size_t paimon_commit_messages_count(const paimon_commit_messages *m);
+/** @param m the messages. @return the number of rows the new files hold. */
 PAIMON_API int64_t paimon_commit_messages_row_count(const paimon_commit_messages *m);
 
 /** Serializes in Java Paimon's CommitMessage binary form (the version Java Paimon 1.2+
- * reads); `*bytes` is freed with paimon_free. */
+ * reads).
+ * @param m     the messages.
+ * @param bytes receives the bytes, freed with paimon_free().
+ * @param len   receives their length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_commit_messages_serialize(const paimon_commit_messages *m, uint8_t **bytes,
                                                 size_t *len, paimon_error *err);
 /** Reads messages serialized by this library or by Java Paimon (every version in the
- * compatibility corpus). `t` gives the partition type. */
+ * compatibility corpus); hostile input is rejected.
+ * @param out   receives the messages, owned by the caller (paimon_commit_messages_free()).
+ * @param t     the table (gives the partition type).
+ * @param bytes the serialized messages.
+ * @param len   their length.
+ * @param err   nullable error details.
+ * @return #PAIMON_OK, #PAIMON_ECORRUPT, #PAIMON_EUNSUPPORTED (unknown version),
+ *         #PAIMON_ENOMEM. */
 PAIMON_API int paimon_commit_messages_deserialize(paimon_commit_messages **out,
                                                   const paimon_table *t, const uint8_t *bytes,
                                                   size_t len, paimon_error *err);
-/** Merges `src` into `dst` (moves its messages; frees src). */
+/** Merges `src` into `dst`, so several writers' messages commit as one snapshot.
+ * @param dst the messages that receive `src`'s.
+ * @param src the messages to move; freed by the call.
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_commit_messages_merge(paimon_commit_messages *dst,
                                             paimon_commit_messages *src, paimon_error *err);
-/** Deletes the data files named by uncommitted messages (abort). */
+/** Aborts uncommitted messages: deletes the data files they name.
+ * @param t   the table they were written for.
+ * @param m   the messages (still to be freed by the caller).
+ * @param err nullable error details.
+ * @return #PAIMON_OK or #PAIMON_EIO. */
 PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
                                             const paimon_commit_messages *m, paimon_error *err);
+/** Frees messages (their files stay; see paimon_commit_messages_abort()).
+ * @param m the messages, or NULL (ignored). */
 PAIMON_API void paimon_commit_messages_free(paimon_commit_messages *m);
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@
 #include "meta/offsets.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
+#include "table/pk_internal.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
 
@@ -336,10 +337,16 @@ typedef struct rt_writer {
   size_t ntouched;
   bool failed;
   bool replay; /* realtime.write.skip-committed: drop rows already committed */
+  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows (created on first prepare) */
+  char *commit_user;
+  paimon_options *opts;
 } rt_writer;
 
 static void rt_writer_free(void *p) {
   rt_writer *rw = p;
+  pm_pk_writer_free(rw->pk);
+  pm_free(rw->commit_user);
+  paimon_options_free(rw->opts);
   for (size_t i = 0; i < rw->ntouched; i++) store_unref(rw->touched[i]);
   pm_free(rw->touched);
   paimon_realtime_context_free(rw->ctx);
@@ -607,6 +614,13 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->ctx = ctx;
   ctx_ref(ctx);
   rw->w = w;
+  rw->commit_user = pm_strdup(paimon_writer_commit_user(w));
+  if (opts && paimon_options_new(&rw->opts) == 0)
+    for (size_t i = 0; i < paimon_options_count(opts); i++) {
+      const char *k, *v;
+      paimon_options_entry(opts, i, &k, &v);
+      paimon_options_set(rw->opts, k, v);
+    }
   const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
   rw->replay = rp && strcmp(rp, "true") == 0;
   pm_writer_ext ext = {rw, rt_write, rt_writer_free};
@@ -711,15 +725,106 @@ static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *row
   return rc;
 }
 
-/* Primary key: merges the segment's sorted runs with the merge engine (deletes kept)
- * and writes level-0 files. Needs the primary-key writer of issue 6. */
+/* Primary key: the sealed rows go through the primary-key writer in their sequence
+ * order (it numbers them again after the bucket's disk maximum, so relative order and
+ * therefore merge semantics are kept), which writes level-0 files. */
+typedef struct seq_ref {
+  int64_t seq;
+  int32_t batch;
+  int64_t row;
+} seq_ref;
+
+static int cmp_seq_ref(const void *a, const void *b) {
+  const seq_ref *x = a, *y = b;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 static int flush_pk(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
-  (void)rw;
   (void)s;
-  (void)sv;
-  (void)rows;
-  return pm_fail(err, PAIMON_EUNSUPPORTED,
-                 "committing real-time primary-key rows needs the primary-key writer (issue 6)");
+  paimon_realtime_context *ctx = rw->ctx;
+  if (!rw->pk) PM_TRY(pm_pk_writer_new(&rw->pk, ctx->t, rw->commit_user, rw->opts, err));
+  const pm_type *st = ctx->store_type;
+  int32_t nc = st->nfields;
+  struct ArrowArray *batches = NULL;
+  int32_t nb = 0;
+  seq_ref *refs = NULL;
+  int64_t nrefs = 0, cap = 0;
+  int rc = 0;
+  for (size_t k = 0; k < sv->n && rc == 0; k++) {
+    struct ArrowArrayStream *stm = &sv->v[k];
+    for (;;) {
+      struct ArrowArray b;
+      memset(&b, 0, sizeof b);
+      if (stm->get_next(stm, &b)) {
+        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s",
+                     stm->get_last_error ? stm->get_last_error(stm) : "read failed");
+        break;
+      }
+      if (!b.release) break;
+      if (b.n_children != nc) {
+        b.release(&b);
+        rc = pm_fail(err, PAIMON_ECORRUPT, "real-time commit reader returned %lld columns, expected %d",
+                     (long long)b.n_children, (int)nc);
+        break;
+      }
+      struct ArrowArray *nbv = pm_realloc(batches, (size_t)(nb + 1) * sizeof *nbv);
+      if (!nbv) {
+        b.release(&b);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      batches = nbv;
+      batches[nb] = b;
+      for (int64_t i = 0; i < b.length; i++) {
+        if (nrefs == cap) {
+          cap = cap ? cap * 2 : 4096;
+          seq_ref *nr = pm_realloc(refs, (size_t)cap * sizeof *nr);
+          if (!nr) {
+            rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+            break;
+          }
+          refs = nr;
+        }
+        refs[nrefs].seq = PM_ARR_FIXED(b.children[1], int64_t, i);
+        refs[nrefs].batch = nb;
+        refs[nrefs].row = i;
+        nrefs++;
+      }
+      nb++;
+      if (rc) break;
+    }
+  }
+  if (rc == 0 && nrefs > 1) qsort(refs, (size_t)nrefs, sizeof *refs, cmp_seq_ref);
+  /* gather the table columns and kinds in sequence order */
+  int32_t ncols = nc - ctx->nsys;
+  pm_col *cols = rc == 0 ? pm_calloc((size_t)nc, sizeof *cols) : NULL;
+  if (rc == 0 && !cols) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int32_t inited = 0;
+  for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&cols[inited], st->fields[inited].type);
+  for (int64_t r = 0; rc == 0 && r < nrefs; r++) {
+    const struct ArrowArray *b = &batches[refs[r].batch];
+    for (int32_t c = 2; rc == 0 && c < nc; c++) rc = pm_col_append_from(&cols[c], b->children[c], refs[r].row);
+  }
+  struct ArrowArray *arrs = rc == 0 ? pm_calloc((size_t)nc, sizeof *arrs) : NULL;
+  struct ArrowArray **ptrs = rc == 0 ? pm_calloc((size_t)nc, sizeof *ptrs) : NULL;
+  if (rc == 0 && (!arrs || !ptrs)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t c = 2; rc == 0 && c < nc; c++) {
+    rc = pm_col_export(&cols[c], &arrs[c], err);
+    ptrs[c] = &arrs[c];
+  }
+  if (rc == 0 && nrefs > 0)
+    rc = pm_pk_writer_write(rw->pk, ptrs + ctx->nsys, nrefs, ptrs[2], "c", err);
+  (void)ncols;
+  *rows += nrefs;
+  for (int32_t c = 0; arrs && c < nc; c++) pm_array_release(&arrs[c]);
+  pm_free(arrs);
+  pm_free(ptrs);
+  for (int32_t c = 0; c < inited; c++) pm_col_free(&cols[c]);
+  pm_free(cols);
+  for (int32_t i = 0; i < nb; i++) pm_array_release(&batches[i]);
+  pm_free(batches);
+  pm_free(refs);
+  return rc;
 }
 
 int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer *w,
@@ -759,9 +864,11 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
       rc = pm_fail(err, PAIMON_ECORRUPT, "real-time store returned %lld rows for a segment of %lld",
                    (long long)rows, (long long)seg.row_count);
     seg.release(&seg);
-    pm_commit_message m;
-    if (rc == 0) rc = pm_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, &m, err);
-    if (rc == 0) rc = pm_commit_messages_push(pg->msgs, &m, err);
+    if (!rw->ctx->pk) {
+      pm_commit_message m;
+      if (rc == 0) rc = pm_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, &m, err);
+      if (rc == 0) rc = pm_commit_messages_push(pg->msgs, &m, err);
+    }
     if (rc == 0) {
       rt_range *nr = pm_realloc(pg->ranges, (pg->nranges + 1) * sizeof *nr);
       if (!nr) {
@@ -781,6 +888,12 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
       rg->end = end;
       rg->rows = rows;
     }
+  }
+  if (rc == 0 && rw->ctx->pk && rw->pk && pg->nranges > 0) {
+    /* primary key: the level-0 files (and any finished compaction) of every bucket */
+    paimon_commit_messages *pm = NULL;
+    rc = pm_pk_writer_prepare(rw->pk, false, &pm, err);
+    if (rc == 0) rc = paimon_commit_messages_merge(pg->msgs, pm, err);
   }
   if (rc) {
     /* documented: terminal; the files written are deleted, the context must be rebuilt */

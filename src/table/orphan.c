@@ -216,11 +216,9 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
     bool old;
     if (o->older_than == 0) {
       old = true;
-    } else if (o->local) {
-      int64_t mt = local_mtime(p);
-      old = mt >= 0 && o->now - mt > o->older_than;
     } else {
-      old = false; /* age unknown: keep */
+      int64_t mt = local_mtime(p);
+      old = mt >= 0 && o->now - mt > o->older_than; /* unknown age: keep */
     }
     if (old && pm_path_is_under(pm_path_strip_scheme(p), t->root)) {
       if (!o->dry_run) {
@@ -293,6 +291,11 @@ int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis
   o.older_than = older_than_millis < 0 ? DEFAULT_OLDER_THAN_MS : older_than_millis;
   o.local = t->fs->stat == pm_fs_local_shared()->stat;
   o.dry_run = dry_run != 0;
+  if (!o.local && o.older_than != 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: this file system cannot report file ages; pass older_than_millis = 0 "
+                   "when no writer or committer is active",
+                   t->path);
   PM_TRY(pm_maint_init(&o.m, t, err));
   char **dirs = NULL;
   size_t ndirs = 0;

@@ -4,24 +4,29 @@
  *   paimon snapshots TABLE       one line per snapshot
  *   paimon files TABLE           planned splits and their data files
  *   paimon cat TABLE             rows as jsonl, csv or an aligned table
+ *   paimon create TABLE          new table from schema JSON or like another table (write.c)
+ *   paimon write TABLE           rows from stdin, committed once (write.c)
+ *   paimon compact TABLE         append-table compaction (write.c)
+ *   paimon expire TABLE          snapshot expiration (write.c)
+ *   paimon ingest TABLE          the real-time main job (ingest.c)
  *
  * Errors print "paimon: <message>" on stderr and exit 1; usage errors exit 2. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <paimon/paimon.h>
 
-#include "format_value.h"
-
-#define EXIT_USAGE 2
+#include "cli.h"
 
 static const char *USAGE =
     "usage: paimon <command> [options] TABLE\n"
     "\n"
-    "Reads Apache Paimon tables.\n"
+    "Reads and writes Apache Paimon tables.\n"
     "\n"
     "commands:\n"
     "  info TABLE       schema fields (ids, types), partition and primary keys, options,\n"
@@ -29,6 +34,12 @@ static const char *USAGE =
     "  snapshots TABLE  one line per snapshot: id, schema, kind, time, records, commit\n"
     "  files TABLE      planned splits: partition, bucket, level, rows, size, path\n"
     "  cat TABLE        rows of the table (jsonl, csv or table)\n"
+    "  create TABLE     new empty table from a schema JSON file or like another table\n"
+    "  write TABLE      rows from standard input (jsonl or csv), committed once\n"
+    "  compact TABLE    compact small files of an append table\n"
+    "  expire TABLE     expire old snapshots and the files only they reference\n"
+    "  ingest TABLE     real-time ingestion of a JSON-lines file, queryable before commit,\n"
+    "                   exactly once across crashes, with an optional HTTP query server\n"
     "\n"
     "common options:\n"
     "  --branch B              read branch B\n"
@@ -83,14 +94,14 @@ static const char *USAGE_CAT =
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-static _Noreturn void die(const char *fmt, const char *a) {
+_Noreturn void die(const char *fmt, const char *a) {
   fprintf(stderr, "paimon: ");
   fprintf(stderr, fmt, a);
   fputc('\n', stderr);
   exit(1);
 }
 
-static _Noreturn void usage_error(const char *cmd_usage, const char *fmt, const char *a) {
+_Noreturn void usage_error(const char *cmd_usage, const char *fmt, const char *a) {
   fprintf(stderr, "paimon: ");
   fprintf(stderr, fmt, a);
   fputc('\n', stderr);
@@ -101,13 +112,13 @@ static _Noreturn void usage_error(const char *cmd_usage, const char *fmt, const 
   exit(EXIT_USAGE);
 }
 
-static _Noreturn void die_err(const paimon_error *err, int rc) {
+_Noreturn void die_err(const paimon_error *err, int rc) {
   const char *m = err->message[0] ? err->message : paimon_strerror(rc);
   fprintf(stderr, "paimon: %s\n", m);
   exit(1);
 }
 
-static bool parse_i64(const char *s, int64_t *out) {
+bool parse_i64(const char *s, int64_t *out) {
   if (!s || !*s) return false;
   char *end;
   errno = 0;
@@ -117,10 +128,34 @@ static bool parse_i64(const char *s, int64_t *out) {
   return true;
 }
 
-/* Output buffer flushed to stdout in large writes. */
-static fv_out g_out;
+bool parse_duration_ms(const char *s, int64_t *out) {
+  if (!s || !*s) return false;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || !(v >= 0) || isinf(v)) return false;
+  while (*end == ' ') end++;
+  double mul;
+  if (!*end || strcmp(end, "s") == 0 || strcmp(end, "sec") == 0) mul = 1000;
+  else if (strcmp(end, "ms") == 0) mul = 1;
+  else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) mul = 60000;
+  else if (strcmp(end, "h") == 0) mul = 3600000;
+  else return false;
+  if (v * mul > 1e15) return false;
+  *out = (int64_t)(v * mul);
+  return true;
+}
 
-static void out_flush(void) {
+int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Output buffer flushed to stdout in large writes. */
+fv_out g_out;
+
+void out_flush(void) {
   if (g_out.len && fwrite(g_out.data, 1, g_out.len, stdout) != g_out.len) {
     fprintf(stderr, "paimon: write error on standard output\n");
     exit(1);
@@ -128,7 +163,7 @@ static void out_flush(void) {
   g_out.len = 0;
 }
 
-static void out_check(int rc) {
+void out_check(int rc) {
   if (rc != 0) {
     fprintf(stderr, "paimon: out of memory\n");
     exit(1);
@@ -577,20 +612,6 @@ static int cmd_files(int argc, char **argv) {
 
 /* ---- cat ---------------------------------------------------------------------------- */
 
-static void csv_cell(const char *p, size_t n, bool is_null) {
-  if (is_null) return;
-  bool q = n == 0;
-  for (size_t i = 0; i < n && !q; i++)
-    if (p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n') q = true;
-  if (!q) {
-    out_check(fv_write(&g_out, p, n));
-    return;
-  }
-  out_check(fv_write(&g_out, "\"", 1));
-  for (size_t i = 0; i < n; i++) out_check(fv_write(&g_out, p[i] == '"' ? "\"\"" : p + i, p[i] == '"' ? 2 : 1));
-  out_check(fv_write(&g_out, "\"", 1));
-}
-
 /* Display width of UTF-8 text (code points). */
 static size_t text_width(const char *s) {
   size_t w = 0;
@@ -706,33 +727,13 @@ static int cmd_cat(int argc, char **argv) {
     die("%s", m && *m ? m : "cannot get the stream's schema");
   }
   char emsg[512];
-  fv_field root;
-  if (fv_field_init(&root, &schema, emsg, sizeof emsg) != 0 || root.kind != FV_STRUCT)
+  int mode = strcmp(a.format, "jsonl") == 0 ? RENDER_JSONL : strcmp(a.format, "csv") == 0 ? RENDER_CSV : 2;
+  cli_render rr;
+  if (cli_render_init(&rr, &schema, mode == 2 ? RENDER_CSV : mode, emsg, sizeof emsg) != 0)
     die("unsupported result schema: %s", emsg);
-  int mode = strcmp(a.format, "jsonl") == 0 ? 0 : strcmp(a.format, "csv") == 0 ? 1 : 2;
-  int ncols = root.nchildren;
-  if (mode == 1) {
-    for (int j = 0; j < ncols; j++) {
-      if (j) out_check(fv_write(&g_out, ",", 1));
-      csv_cell(root.children[j].name, strlen(root.children[j].name), false);
-    }
-    out_check(fv_write(&g_out, "\r\n", 2));
-  }
-  /* JSON keys, escaped once */
-  fv_out *keys = calloc((size_t)ncols + 1, sizeof *keys);
-  if (!keys) die("out of memory%s", "");
-  for (int j = 0; j < ncols; j++) {
-    fv_out k1 = {0};
-    /* reuse the value writer's escaping through a one-off utf8 field */
-    fv_field sf = {.kind = FV_UTF8, .width = 4, .name = root.children[j].name};
-    int32_t offs[2] = {0, (int32_t)strlen(root.children[j].name)};
-    const void *bufs[3] = {NULL, offs, root.children[j].name};
-    struct ArrowArray one = {.length = 1, .n_buffers = 3, .buffers = bufs};
-    out_check(fv_puts(&k1, j ? ", " : "{"));
-    out_check(fv_json(&k1, &sf, &one, 0));
-    out_check(fv_puts(&k1, ": "));
-    keys[j] = k1;
-  }
+  const fv_field *root = &rr.root;
+  int ncols = root->nchildren;
+  if (mode != 2) out_check(cli_render_header(&rr, &g_out));
   cells tab = {0};
   fv_out cell = {0};
   int64_t emitted = 0;
@@ -747,30 +748,20 @@ static int cmd_cat(int argc, char **argv) {
       die("%s", m && *m ? m : "read failed");
     }
     if (!batch.release) break;
-    if (fv_check(&root, &batch, emsg, sizeof emsg) != 0) die("bad batch from the reader: %s", emsg);
+    if (cli_render_check(&rr, &batch, emsg, sizeof emsg) != 0) die("bad batch from the reader: %s", emsg);
     for (int64_t i = 0; i < batch.length && !done; i++) {
-      int64_t r = batch.offset + i; /* struct children are indexed past the parent's offset */
-      if (mode == 0) {
-        for (int j = 0; j < ncols; j++) {
-          out_check(fv_write(&g_out, keys[j].data, keys[j].len));
-          out_check(fv_json(&g_out, &root.children[j], batch.children[j], r));
-        }
-        out_check(fv_write(&g_out, ncols ? "}\n" : "{}\n", ncols ? 2 : 3));
+      if (mode != 2) {
+        out_check(cli_render_row(&rr, &batch, i, &g_out));
       } else {
+        int64_t r = batch.offset + i; /* struct children are indexed past the parent's offset */
         for (int j = 0; j < ncols; j++) {
-          bool isnull = root.children[j].kind == FV_NA || fv_is_null(batch.children[j], r);
+          bool isnull = root->children[j].kind == FV_NA || fv_is_null(batch.children[j], r);
           cell.len = 0;
-          if (!isnull) out_check(fv_text(&cell, &root.children[j], batch.children[j], r));
-          if (mode == 1) {
-            if (j) out_check(fv_write(&g_out, ",", 1));
-            csv_cell(cell.data, cell.len, isnull);
-          } else {
-            char *ct = cell_text(&cell, isnull);
-            if (!ct) die("out of memory%s", "");
-            cells_add(&tab, ct);
-          }
+          if (!isnull) out_check(fv_text(&cell, &root->children[j], batch.children[j], r));
+          char *ct = cell_text(&cell, isnull);
+          if (!ct) die("out of memory%s", "");
+          cells_add(&tab, ct);
         }
-        if (mode == 1) out_check(fv_write(&g_out, "\r\n", 2));
       }
       emitted++;
       if (a.has_limit && emitted >= a.limit) done = true;
@@ -778,15 +769,13 @@ static int cmd_cat(int argc, char **argv) {
     batch.release(&batch);
   }
   if (mode == 2) {
-    print_table(root.children, ncols, &tab);
+    print_table(root->children, ncols, &tab);
     for (size_t i = 0; i < tab.n; i++) free(tab.v[i]);
     free(tab.v);
   }
   out_flush();
   fv_out_free(&cell);
-  for (int j = 0; j < ncols; j++) fv_out_free(&keys[j]);
-  free(keys);
-  fv_field_free(&root);
+  cli_render_free(&rr);
   schema.release(&schema);
   st.release(&st);
   paimon_scan_free(s);
@@ -817,6 +806,11 @@ int main(int argc, char **argv) {
       else if (strcmp(c, "snapshots") == 0) fputs(USAGE_SNAPSHOTS, stdout);
       else if (strcmp(c, "files") == 0) fputs(USAGE_FILES, stdout);
       else if (strcmp(c, "cat") == 0) fputs(USAGE_CAT, stdout);
+      else if (strcmp(c, "create") == 0) fputs(USAGE_CREATE, stdout);
+      else if (strcmp(c, "write") == 0) fputs(USAGE_WRITE, stdout);
+      else if (strcmp(c, "compact") == 0) fputs(USAGE_COMPACT, stdout);
+      else if (strcmp(c, "expire") == 0) fputs(USAGE_EXPIRE, stdout);
+      else if (strcmp(c, "ingest") == 0) fputs(USAGE_INGEST, stdout);
       else usage_error(USAGE, "unknown command '%s'", c);
       return 0;
     }
@@ -831,6 +825,11 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "snapshots") == 0) return cmd_snapshots(argc, argv);
   if (strcmp(cmd, "files") == 0) return cmd_files(argc, argv);
   if (strcmp(cmd, "cat") == 0) return cmd_cat(argc, argv);
+  if (strcmp(cmd, "create") == 0) return cmd_create(argc, argv);
+  if (strcmp(cmd, "write") == 0) return cmd_write(argc, argv);
+  if (strcmp(cmd, "compact") == 0) return cmd_compact(argc, argv);
+  if (strcmp(cmd, "expire") == 0) return cmd_expire(argc, argv);
+  if (strcmp(cmd, "ingest") == 0) return cmd_ingest(argc, argv);
   usage_error(USAGE, "unknown command '%s'", cmd);
   return EXIT_USAGE;
 }

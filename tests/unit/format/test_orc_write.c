@@ -193,44 +193,23 @@ static void i128_from(int64_t hi_part, uint64_t lo_part, uint8_t out[16]) {
   pm_store_le64(out + 8, (uint64_t)hi_part);
 }
 
-/* Unscaled decimal of precision p: extremes +-(10^p - 1), zero, trailing zeros, random. */
+/* Unscaled decimal of precision p built digit by digit in 128 bits: extremes
+ * +-(10^p - 1), zero, trailing zeros, random digits. */
 static void dec_value(int p, uint64_t seed, int64_t i, uint8_t out[16]) {
   uint64_t r = mix(seed + (uint64_t)i * 7919u);
   int kind = (int)(i % 7);
-  /* 10^p - 1 as 128-bit: p <= 18 fits int64 */
-  if (p <= 18) {
-    int64_t max = k_pow10[p] - 1, v;
-    switch (kind) {
-      case 0: v = max; break;
-      case 1: v = -max; break;
-      case 2: v = 0; break;
-      case 3: v = (int64_t)(r % (uint64_t)(max + 1)) / 10 * 10; break;
-      default: v = (int64_t)(r % (uint64_t)(max + 1)) * ((r >> 63) ? -1 : 1); break;
-    }
-    i128_from(v < 0 ? -1 : 0, (uint64_t)v, out);
-    return;
+  uint64_t lo = 0, hi = 0;
+  int ndig = kind == 2 ? 0 : kind <= 1 ? p : 1 + (int)(r % (uint64_t)p);
+  for (int d = 0; d < ndig; d++) {
+    unsigned digit = kind <= 1 ? 9 : (unsigned)(mix(r + (uint64_t)d) % 10);
+    if (kind == 3 && d >= ndig / 2) digit = 0; /* trailing zeros */
+    /* (hi, lo) = (hi, lo) * 10 + digit */
+    uint64_t l0 = lo & 0xffffffffu, l1 = lo >> 32;
+    uint64_t a0 = l0 * 10 + digit, a1 = l1 * 10 + (a0 >> 32);
+    lo = (a0 & 0xffffffffu) | (a1 << 32);
+    hi = hi * 10 + (a1 >> 32);
   }
-  /* p > 18: value = a * 10^18 + b with |a| < 10^(p-18) */
-  int64_t amax = k_pow10[p - 18] - 1;
-  int64_t a, b;
-  switch (kind) {
-    case 0: a = amax; b = k_pow10[18] - 1; break;
-    case 1: a = -amax; b = -(k_pow10[18] - 1); break;
-    case 2: a = 0; b = 0; break;
-    case 3: a = (int64_t)(r % (uint64_t)(amax + 1)); b = 0; break;
-    default: a = (int64_t)(r % (uint64_t)(amax + 1)); b = (int64_t)(mix(r) % (uint64_t)k_pow10[18]); if (r & 1) { a = -a; b = -b; } break;
-  }
-  /* a * 10^18 + b in 128 bits (school multiplication on magnitudes) */
-  bool neg = a < 0 || (a == 0 && b < 0);
-  uint64_t ua = (uint64_t)(a < 0 ? -a : a), ub = (uint64_t)(b < 0 ? -b : b), m = (uint64_t)k_pow10[18];
-  uint64_t a0 = ua & 0xffffffffu, a1 = ua >> 32, m0 = m & 0xffffffffu, m1 = m >> 32;
-  uint64_t p00 = a0 * m0, p01 = a0 * m1, p10 = a1 * m0, p11 = a1 * m1;
-  uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-  uint64_t lo = (p00 & 0xffffffffu) | (mid << 32);
-  uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-  uint64_t lo2 = lo + ub;
-  if (lo2 < lo) hi++;
-  lo = lo2;
+  bool neg = kind == 1 || (kind > 2 && (r >> 63));
   if (neg) {
     lo = ~lo + 1;
     hi = ~hi + (lo == 0 ? 1 : 0);

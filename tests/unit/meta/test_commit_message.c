@@ -558,6 +558,7 @@ static void test_details(void **state) {
     /* version 7 has no place for it: refused, not dropped */
     assert_int_equal(pm_commit_messages_encode(m, n, &o, &err), PAIMON_EUNSUPPORTED);
     assert_non_null(strstr(err.message, "global index"));
+    pm_buf_free(&o);
     pm_cms_free(m, n);
     free(b);
   }

@@ -697,6 +697,47 @@ static void test_orphan_files(void **state) {
   pm_free(dir);
 }
 
+/* On a file system without file ages only a threshold of 0 is accepted; it removes
+ * unreferenced files and keeps every referenced one. */
+static void test_orphan_memory_fs(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  paimon_fs *fs;
+  PM_ASSERT_OK(paimon_fs_memory_new(&fs, &err), &err);
+  paimon_table *t = build_mem(fs);
+  sums want;
+  PM_ASSERT_OK(read_sums(t, 0, &want), &err);
+  int64_t removed = -1;
+  assert_int_equal(paimon_remove_orphan_files(t, -1, 1, &removed, &err), PAIMON_EUNSUPPORTED);
+  /* referenced by the manifests of the retained history: nothing to remove */
+  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  assert_int_equal(removed, 0);
+  int64_t files = count_files(t, "");
+  /* an abandoned compaction leaves its outputs behind */
+  paimon_commit_messages *m;
+  PM_ASSERT_OK(paimon_compact_append(t, NULL, 1, &m, &err), &err);
+  int64_t outputs = 0;
+  for (size_t i = 0; i < m->n; i++) outputs += (int64_t)m->v[i].ncompact_after;
+  assert_true(outputs > 0);
+  paimon_commit_messages_free(m);
+  char *junk = pm_asprintf("%s/p=1/bucket-0/data-junk.orc", t->root);
+  write_text(t, junk, "x");
+  assert_int_equal(count_files(t, ""), files + outputs + 1);
+  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 1, &removed, &err), &err);
+  assert_int_equal(removed, outputs + 1);
+  assert_int_equal(count_files(t, ""), files + outputs + 1);
+  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  assert_int_equal(removed, outputs + 1);
+  assert_int_equal(count_files(t, ""), files);
+  sums got;
+  PM_ASSERT_OK(read_sums(t, 0, &got), &err);
+  assert_sums_equal(&got, &want);
+  for (int64_t id = 1; id <= 9; id++) PM_ASSERT_OK(read_sums(t, id, &got), &err);
+  pm_free(junk);
+  paimon_table_close(t);
+  paimon_fs_free(fs);
+}
+
 /* ---- compaction ------------------------------------------------------------------------- */
 
 static void split_stats(paimon_table *t, size_t *nsplits, size_t *max_files, size_t *total_files) {
@@ -839,6 +880,7 @@ int main(void) {
       cmocka_unit_test(test_expire_tags_branches),
       cmocka_unit_test(test_expire_crash_converges),
       cmocka_unit_test(test_orphan_files),
+      cmocka_unit_test(test_orphan_memory_fs),
       cmocka_unit_test(test_compact_unaware),
       cmocka_unit_test(test_compact_bucketed),
       cmocka_unit_test(test_compact_refuses),

@@ -47,6 +47,9 @@ static uint64_t rnd(void) {
 }
 static int rnd_n(int n) { return (int)(rnd() % (uint64_t)n); }
 
+static mrow model[NP][NK];
+static int gen[NP][NK], gen_committed[NP][NK]; /* key value = slot + NK * generation */
+
 static void apply(mrow *m, int engine, const op *o) {
   bool retract = o->kind == 1 || o->kind == 3;
   if (retract) {
@@ -139,7 +142,7 @@ static int write_ops(pm_pk_writer *w, const op *ops, int n, paimon_error *err) {
 }
 
 /* Reads the table and compares with the model. */
-static void check_read(paimon_table *t, mrow model[NP][NK]) {
+static void check_read(paimon_table *t) {
   paimon_error err = {0};
   static bool seen[NP][NK];
   memset(seen, 0, sizeof seen);
@@ -153,8 +156,10 @@ static void check_read(paimon_table *t, mrow model[NP][NK]) {
     if (st.get_next(&st, &b)) fail_msg("%s", st.get_last_error(&st));
     if (!b.release) break;
     for (int64_t i = 0; i < b.length; i++) {
-      int p = PM_ARR_FIXED(b.children[0], int32_t, i), k = PM_ARR_FIXED(b.children[1], int32_t, i);
-      assert_true(p >= 0 && p < NP && k >= 0 && k < NK);
+      int p = PM_ARR_FIXED(b.children[0], int32_t, i), key = PM_ARR_FIXED(b.children[1], int32_t, i);
+      assert_true(p >= 0 && p < NP && key >= 0);
+      int k = key % NK;
+      if (key / NK != gen_committed[p][k]) fail_msg("deleted key %d of partition %d is visible", key, p);
       assert_false(seen[p][k]);
       seen[p][k] = true;
       const mrow *m = &model[p][k];
@@ -360,10 +365,9 @@ static void check_files(paimon_table *t) {
 static void run_model(int engine, int64_t total_ops, const char *extra) {
   paimon_error err = {0};
   paimon_table *t = create_table(engine, extra);
-  static mrow model[NP][NK];
-  static bool retired[NP][NK];
   memset(model, 0, sizeof model);
-  memset(retired, 0, sizeof retired);
+  memset(gen, 0, sizeof gen);
+  memset(gen_committed, 0, sizeof gen_committed);
   op *pending = pm_malloc(sizeof(op) * 400000);
   op batch[512];
   size_t npending = 0;
@@ -382,16 +386,12 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
         o->k = rnd_n(3) == 0 ? rnd_n(hot) : rnd_n(NK);
         /* Partial-update and aggregation fold a -D followed by +I into one INSERT when they
          * meet in a compaction, so older values below resurface (Java does the same); the
-         * model stays exact by never writing a key again once it was deleted. */
-        int tries = 0;
-        while (engine != E_DEDUP && retired[o->p][o->k] && tries++ < 50) o->k = rnd_n(NK);
-        if (engine != E_DEDUP && retired[o->p][o->k]) {
-          n = i;
-          break;
-        }
+         * model stays exact by giving a slot a new key value (generation) once deleted. */
+        int slot = o->k;
+        o->k = slot + NK * gen[o->p][slot];
         int r = rnd_n(100);
-        if (r < (engine == E_DEDUP ? 15 : 4)) {
-          if (engine != E_DEDUP) retired[o->p][o->k] = true;
+        if (r < 15) {
+          if (engine != E_DEDUP) gen[o->p][slot]++;
           o->kind = engine == E_DEDUP && rnd_n(2) ? 1 : 3;
           o->vnull = o->snull = true; /* deletes carry no values (see apply) */
         } else {
@@ -402,7 +402,6 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
           snprintf(o->s, sizeof o->s, "s%d", rnd_n(100000));
         }
       }
-      if (n == 0) continue;
       PM_ASSERT_OK(write_ops(w, batch, n, &err), &err);
       memcpy(pending + npending, batch, sizeof(op) * (size_t)n);
       npending += (size_t)n;
@@ -414,10 +413,11 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
       ident++;
       PM_ASSERT_OK(paimon_commit(&sid, t, "model", ident, m, NULL, &err), &err);
       paimon_commit_messages_free(m);
-      for (size_t i = 0; i < npending; i++) apply(&model[pending[i].p][pending[i].k], engine, &pending[i]);
+      for (size_t i = 0; i < npending; i++) apply(&model[pending[i].p][pending[i].k % NK], engine, &pending[i]);
+      memcpy(gen_committed, gen, sizeof gen);
       npending = 0;
       commits++;
-      check_read(t, model);
+      check_read(t);
       if (commits % 25 == 0) check_files(t);
     } else if (action < 96) {
       PM_ASSERT_OK(pm_pk_writer_compact(w, NULL, 0, 0, rnd_n(2) == 0, true, &err), &err);
@@ -426,6 +426,7 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
       /* restart: either abandon the uncommitted rows or keep going from a fresh writer */
       pm_pk_writer_free(w);
       npending = 0;
+      memcpy(gen, gen_committed, sizeof gen); /* abandoned deletes never happened */
       restarts++;
       PM_ASSERT_OK(pm_pk_writer_new(&w, t, "model", NULL, &err), &err);
     }
