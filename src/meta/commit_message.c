@@ -72,7 +72,7 @@ static int rd_i32(dec *d, int32_t *v) {
 
 /* int32 length + that many bytes. */
 static int rd_block(dec *d, const uint8_t **p, uint32_t *n, const char *what) {
-  int32_t len;
+  int32_t len = 0;
   PM_TRY(rd_i32(d, &len));
   if (len < 0 || (size_t)len > (size_t)(d->end - d->p))
     return dfail(d, PAIMON_ECORRUPT, "%s length %d exceeds the %zu bytes left", what, (int)len,
@@ -204,8 +204,8 @@ static int get_str(dec *d, rec *r, uint32_t i, bool nullable, char **out) {
   *out = NULL;
   PM_TRY(rec_nullable(d, r, i, nullable, &nul));
   if (nul) return 0;
-  const uint8_t *p;
-  uint32_t n;
+  const uint8_t *p = NULL;
+  uint32_t n = 0;
   PM_TRY(rec_var(d, r, i, true, &p, &n));
   return copy_str(d, p, n, out);
 }
@@ -216,8 +216,8 @@ static int get_bin(dec *d, rec *r, uint32_t i, bool nullable, uint8_t **out, siz
   *len = 0;
   PM_TRY(rec_nullable(d, r, i, nullable, &nul));
   if (nul) return 0;
-  const uint8_t *p;
-  uint32_t n;
+  const uint8_t *p = NULL;
+  uint32_t n = 0;
   PM_TRY(rec_var(d, r, i, true, &p, &n));
   return copy_bytes(d, p, n, out, len);
 }
@@ -251,8 +251,8 @@ static int get_strs(dec *d, rec *r, uint32_t i, bool nullable, int32_t *n, char 
   *n = -1;
   PM_TRY(rec_nullable(d, r, i, nullable, &nul));
   if (nul) return 0;
-  const uint8_t *p;
-  uint32_t len;
+  const uint8_t *p = NULL;
+  uint32_t len = 0;
   PM_TRY(get_sub(d, r, i, &p, &len));
   rec a;
   PM_TRY(rec_array(d, &a, p, len, 8, "string array"));
@@ -261,8 +261,8 @@ static int get_strs(dec *d, rec *r, uint32_t i, bool nullable, int32_t *n, char 
   *n = 0;
   for (uint32_t k = 0; k < a.n; k++) {
     if (rec_null(&a, k)) return dfail(d, PAIMON_ECORRUPT, "null element in a string array");
-    const uint8_t *s;
-    uint32_t sn;
+    const uint8_t *s = NULL;
+    uint32_t sn = 0;
     PM_TRY(rec_var(d, &a, k, true, &s, &sn));
     PM_TRY(copy_str(d, s, sn, &(*out)[k]));
     *n = (int32_t)k + 1;
@@ -278,8 +278,8 @@ static void stats_init(pm_simple_stats *s) {
 static int get_stats(dec *d, rec *r, uint32_t i, pm_simple_stats *s) {
   bool nul;
   PM_TRY(rec_nullable(d, r, i, false, &nul));
-  const uint8_t *p;
-  uint32_t n;
+  const uint8_t *p = NULL;
+  uint32_t n = 0;
   PM_TRY(get_sub(d, r, i, &p, &n));
   rec sr;
   PM_TRY(rec_row(d, &sr, p, n, 3, "stats"));
@@ -378,8 +378,8 @@ static int dec_global(dec *d, const uint8_t *b, uint32_t size, pm_cm_global_inde
   g->index_field_id = rec_i32(&r, 2);
   PM_TRY(rec_nullable(d, &r, 3, true, &nul));
   if (!nul) {
-    const uint8_t *p;
-    uint32_t n;
+    const uint8_t *p = NULL;
+    uint32_t n = 0;
     PM_TRY(get_sub(d, &r, 3, &p, &n));
     rec a;
     PM_TRY(rec_array(d, &a, p, n, 4, "extra field ids"));
@@ -409,8 +409,8 @@ static int dec_index(dec *d, const uint8_t *b, uint32_t size, pm_cm_index *x) {
   PM_TRY(get_i64(d, &r, 3, false, &e->row_count));
   PM_TRY(rec_nullable(d, &r, 4, true, &nul));
   if (!nul) {
-    const uint8_t *p;
-    uint32_t n;
+    const uint8_t *p = NULL;
+    uint32_t n = 0;
     PM_TRY(get_sub(d, &r, 4, &p, &n));
     rec a;
     PM_TRY(rec_array(d, &a, p, n, 8, "deletion vector ranges"));
@@ -419,8 +419,8 @@ static int dec_index(dec *d, const uint8_t *b, uint32_t size, pm_cm_index *x) {
     e->ndv_ranges = 0;
     for (uint32_t k = 0; k < a.n; k++) {
       if (rec_null(&a, k)) return dfail(d, PAIMON_ECORRUPT, "null deletion vector range");
-      const uint8_t *q;
-      uint32_t qn;
+      const uint8_t *q = NULL;
+      uint32_t qn = 0;
       PM_TRY(rec_var(d, &a, k, false, &q, &qn));
       rec dr;
       pm_dv_range *g = &e->dv_ranges[k];
@@ -441,8 +441,8 @@ static int dec_index(dec *d, const uint8_t *b, uint32_t size, pm_cm_index *x) {
   if (v >= 11) {
     PM_TRY(rec_nullable(d, &r, 6, true, &nul));
     if (!nul) {
-      const uint8_t *p;
-      uint32_t n;
+      const uint8_t *p = NULL;
+      uint32_t n = 0;
       PM_TRY(get_sub(d, &r, 6, &p, &n));
       x->global = pm_calloc(1, sizeof *x->global);
       if (!x->global) return dfail(d, PAIMON_ENOMEM, "out of memory");
@@ -462,14 +462,14 @@ static int dec_count(dec *d, int32_t *n, int32_t arity, const char *what) {
 }
 
 static int dec_files(dec *d, pm_cm_files *out) {
-  int32_t n;
+  int32_t n = 0;
   PM_TRY(dec_count(d, &n, df_arity(d->version), "file"));
   if (n == 0) return 0;
   out->v = pm_malloc((size_t)n * sizeof(pm_data_file));
   if (!out->v) return dfail(d, PAIMON_ENOMEM, "out of memory");
   for (int32_t i = 0; i < n; i++) {
-    const uint8_t *p;
-    uint32_t len;
+    const uint8_t *p = NULL;
+    uint32_t len = 0;
     file_init(&out->v[i]);
     out->n = (size_t)i + 1;
     PM_TRY(rd_block(d, &p, &len, "file row"));
@@ -479,15 +479,15 @@ static int dec_files(dec *d, pm_cm_files *out) {
 }
 
 static int dec_indexes(dec *d, pm_cm_indexes *out) {
-  int32_t n;
+  int32_t n = 0;
   PM_TRY(dec_count(d, &n, ix_arity(d->version), "index file"));
   if (n == 0) return 0;
   pm_cm_index *nv = pm_realloc(out->v, (out->n + (size_t)n) * sizeof(pm_cm_index));
   if (!nv) return dfail(d, PAIMON_ENOMEM, "out of memory");
   out->v = nv;
   for (int32_t i = 0; i < n; i++) {
-    const uint8_t *p;
-    uint32_t len;
+    const uint8_t *p = NULL;
+    uint32_t len = 0;
     pm_cm_index *x = &out->v[out->n++];
     memset(x, 0, sizeof *x);
     x->e.ndv_ranges = -1;
@@ -498,8 +498,8 @@ static int dec_indexes(dec *d, pm_cm_indexes *out) {
 }
 
 static int dec_message(dec *d, pm_cm *m) {
-  const uint8_t *p;
-  uint32_t n;
+  const uint8_t *p = NULL;
+  uint32_t n = 0;
   PM_TRY(rd_block(d, &p, &n, "partition"));
   pm_binrow pv;
   if (pm_binrow_view(&pv, p, n, NULL) != 0)
@@ -543,7 +543,7 @@ static int dec_message(dec *d, pm_cm *m) {
 }
 
 static int dec_all(dec *d, pm_cm **out, size_t *n) {
-  int32_t cnt;
+  int32_t cnt = 0;
   PM_TRY(rd_i32(d, &cnt));
   /* a message takes at least 4 (partition size) + 12 (empty row) + 4 + 7 * 4 bytes */
   if (cnt < 0 || (size_t)cnt > (size_t)(d->end - d->p) / 48)

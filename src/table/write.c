@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table/pk_internal.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
 
@@ -53,6 +54,8 @@ struct paimon_writer {
   pm_buf keybuf, partbuf;
   pm_writer_ext ext; /* real-time writers delegate write/close here */
   bool pk;           /* primary-key table */
+  pm_pk_writer *pkw; /* primary key: merge-tree writer (created on first write) */
+  paimon_options *opts_copy;
 };
 
 static void bw_abort_file(paimon_writer *w, bucket_writer *bw) {
@@ -85,6 +88,8 @@ static void bw_free(paimon_writer *w, bucket_writer *bw, bool delete_done) {
 void paimon_writer_close(paimon_writer *w) {
   if (!w) return;
   if (w->ext.free) w->ext.free(w->ext.ctx);
+  pm_pk_writer_free(w->pkw);
+  paimon_options_free(w->opts_copy);
   for (size_t i = 0; i < w->nbws; i++) bw_free(w, w->bws[i], true);
   pm_free(w->bws);
   pm_type_free(w->part_type);
@@ -169,6 +174,14 @@ int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *co
     goto fail;
   }
   w->pk = t->schema->nprimary_keys > 0;
+  if (opts) {
+    PM_CHECK(paimon_options_new(&w->opts_copy), fail);
+    for (size_t i = 0; i < paimon_options_count(opts); i++) {
+      const char *k, *v;
+      paimon_options_entry(opts, i, &k, &v);
+      paimon_options_set(w->opts_copy, k, v);
+    }
+  }
   const char *bucket = wopt(w, opts, "bucket", "-1");
   char *end;
   long nb = strtol(bucket, &end, 10);
@@ -572,13 +585,49 @@ bool pm_writer_failed(const paimon_writer *w) { return w->failed; }
 bool pm_writer_is_pk(const paimon_writer *w) { return w->pk; }
 void pm_writer_mark_failed(paimon_writer *w) { w->failed = true; }
 
+/* Primary-key tables: the merge-tree writer buffers, sorts, merges and writes level-0
+ * files; an optional "_VALUE_KIND" column gives row kinds. */
+static int ensure_pkw(paimon_writer *w, paimon_error *err) {
+  if (w->pkw) return 0;
+  return pm_pk_writer_new(&w->pkw, w->t, w->commit_user, w->opts_copy, err);
+}
+
+static int write_pk(paimon_writer *w, const struct ArrowArray *batch, const struct ArrowSchema *schema,
+                    paimon_error *err) {
+  PM_TRY(ensure_pkw(w, err));
+  int32_t n = w->row->nfields;
+  struct ArrowArray *owned = pm_calloc((size_t)n + 1, sizeof *owned);
+  struct ArrowArray **cols = pm_calloc((size_t)n + 1, sizeof *cols);
+  int rc = (!owned || !cols) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  if (rc == 0) rc = pm_writer_bind(w, batch, schema, 0, cols, owned, err);
+  const struct ArrowArray *kind = NULL;
+  const char *kind_fmt = NULL;
+  for (int64_t c = 0; rc == 0 && c < schema->n_children; c++)
+    if (schema->children[c]->name && strcmp(schema->children[c]->name, "_VALUE_KIND") == 0) {
+      kind = batch->children[c];
+      kind_fmt = schema->children[c]->format;
+    }
+  if (rc == 0) rc = pm_pk_writer_write(w->pkw, cols, batch->length, kind, kind_fmt, err);
+  for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
+  pm_free(owned);
+  pm_free(cols);
+  return rc;
+}
+
+int paimon_writer_compact(paimon_writer *w, int full, paimon_error *err) {
+  if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
+  if (!w->pk)
+    return pm_fail(err, PAIMON_EINVAL, "paimon_writer_compact is for primary-key tables; append tables "
+                                       "use paimon_compact_append");
+  PM_TRY(ensure_pkw(w, err));
+  return pm_pk_writer_compact(w->pkw, NULL, 0, 0, full != 0, true, err);
+}
+
 int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
                         const struct ArrowSchema *schema, paimon_error *err) {
   if (w->ext.write) return w->ext.write(w->ext.ctx, batch, schema, err);
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
-  if (w->pk)
-    return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: writing primary-key tables is not supported yet (issue 6)", w->t->path);
+  if (w->pk) return write_pk(w, batch, schema, err);
   const pm_type *row = w->row;
   int32_t n = row->nfields;
   int64_t len = batch ? batch->length : 0;
@@ -640,6 +689,10 @@ int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
   *out = NULL;
   if (w->ext.write)
     return pm_fail(err, PAIMON_EINVAL, "real-time writers prepare with paimon_realtime_prepare_commit");
+  if (w->pk) {
+    if (!w->pkw) return pm_commit_messages_new(out, err); /* nothing written */
+    return pm_pk_writer_prepare(w->pkw, false, out, err);
+  }
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
   int rc = 0;
   for (size_t i = 0; i < w->nbws && rc == 0; i++) rc = bw_finish_file(w, w->bws[i], err);

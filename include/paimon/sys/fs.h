@@ -1,11 +1,17 @@
-/* paimon/sys/fs.h: file-system plugin ABI (for implementers).
+/**
+ * @file
+ * @brief File-system plugin ABI (for implementers).
  *
  * A file system is a versioned struct of function pointers. Fields are only ever
  * appended; the library never calls a slot newer than `version` says exists. Paths are
  * UTF-8 strings exactly as stored in table metadata (local paths, or any scheme the
  * implementation understands). Every function returns a PAIMON_* status and fills `err`
  * (nullable) on failure. Thread safety: a file-system object may be called from several
- * threads at once; a single open file is used by one thread at a time. */
+ * threads at once; a single open file is used by one thread at a time.
+ *
+ * Hand a plugin to paimon_table_open_fs(); the struct must stay valid until
+ * paimon_fs_free() calls its `release`.
+ */
 #ifndef PAIMON_SYS_FS_H
 #define PAIMON_SYS_FS_H
 
@@ -15,6 +21,7 @@
 extern "C" {
 #endif
 
+/** Version of the file-system ABI these headers describe. */
 #define PAIMON_FS_VERSION 1
 
 /** A file opened for random-access reads. */
@@ -26,25 +33,30 @@ typedef struct paimon_rfile {
   int (*size)(struct paimon_rfile *f, int64_t *out, paimon_error *err);
   /** Closes and frees the handle. */
   void (*close)(struct paimon_rfile *f);
-  void *private_data;
+  void *private_data; /**< the implementation's state */
 } paimon_rfile;
 
 /** A file opened for sequential writes. Nothing is guaranteed durable before `sync`. */
 typedef struct paimon_wfile {
+  /** Appends `n` bytes from `buf`; a short write is an error. */
   int (*write)(struct paimon_wfile *f, const void *buf, size_t n, paimon_error *err);
   /** Makes everything written so far durable. */
   int (*sync)(struct paimon_wfile *f, paimon_error *err);
   /** Flushes and closes; frees the handle even when it fails. */
   int (*close)(struct paimon_wfile *f, paimon_error *err);
-  void *private_data;
+  void *private_data; /**< the implementation's state */
 } paimon_wfile;
 
-/** Called once per directory entry by `list`; return non-zero to stop early. */
+/** Called once per directory entry by `list`; return non-zero to stop early.
+ * `name` is borrowed for the duration of the call; `payload` is the caller's. */
 typedef int (*paimon_fs_list_cb)(const char *name, int is_dir, void *payload);
 
+/** A file system implementation: fill every slot up to `version`. */
 typedef struct paimon_fs {
   uint32_t version; /**< PAIMON_FS_VERSION of the implementation */
   /* --- version 1 --- */
+  /** Opens `path` for reading; #PAIMON_ENOTFOUND when absent. `*out` is closed by the
+   * library with its `close`. */
   int (*open_read)(struct paimon_fs *fs, const char *path, paimon_rfile **out,
                    paimon_error *err);
   /** Creates or truncates `path` (parent directories are created as needed). */
@@ -56,6 +68,7 @@ typedef struct paimon_fs {
   /** Lists names (not paths) in a directory; PAIMON_ENOTFOUND when absent. */
   int (*list)(struct paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
               paimon_error *err);
+  /** Creates a directory and its missing parents; an existing directory is success. */
   int (*mkdirs)(struct paimon_fs *fs, const char *path, paimon_error *err);
   /** Removes a file; PAIMON_ENOTFOUND when absent. */
   int (*remove)(struct paimon_fs *fs, const char *path, paimon_error *err);
@@ -66,7 +79,7 @@ typedef struct paimon_fs {
                           paimon_error *err);
   /** Called once, after the last call into the file system. */
   void (*release)(struct paimon_fs *fs);
-  void *private_data;
+  void *private_data; /**< the implementation's state */
 } paimon_fs;
 
 #ifdef __cplusplus

@@ -1,4 +1,6 @@
-/* paimon/sys/realtime_store.h: the real-time store plugin ABI (for implementers).
+/**
+ * @file
+ * @brief The real-time store plugin ABI (for implementers).
  *
  * A real-time store keeps the rows of ONE partition-bucket that were written but not yet
  * committed to disk, so that queries can union them with committed files. The library
@@ -23,7 +25,12 @@
  *   immutable view: a snapshot of every row written so far (sealed and building).
  * - views, segments and the streams created from them stay valid after the store moves
  *   on (seal, advance, release of the store itself) until their own release.
- * - memory_usage may be called from any thread at any time. */
+ * - memory_usage may be called from any thread at any time.
+ *
+ * A custom store is installed by passing a factory to paimon_realtime_context_new();
+ * wrapping the built-in store (paimon_realtime_default_store_factory()) is the easiest
+ * start (see examples/custom_store.c).
+ */
 #ifndef PAIMON_SYS_REALTIME_STORE_H
 #define PAIMON_SYS_REALTIME_STORE_H
 
@@ -36,31 +43,38 @@
 extern "C" {
 #endif
 
+/** Version of the real-time store ABI these headers describe. */
 #define PAIMON_REALTIME_STORE_VERSION 1
 
-enum { PAIMON_REALTIME_APPEND = 0, PAIMON_REALTIME_PRIMARY_KEY = 1 };
+/** Store modes (paimon_realtime_store_request.mode). */
+enum {
+  PAIMON_REALTIME_APPEND = 0,     /**< append table: rows kept in write order */
+  PAIMON_REALTIME_PRIMARY_KEY = 1 /**< primary-key table: batches sorted by key, merged */
+};
 
 /** Half-open offset range [begin, end). */
 typedef struct paimon_offset_range {
-  int64_t begin;
-  int64_t end;
+  int64_t begin; /**< first offset in the range */
+  int64_t end;   /**< one past the last offset */
 } paimon_offset_range;
 
 /** Rows sealed for a commit (immutable). `release` is NULL when there was nothing to
  * seal. */
 typedef struct paimon_realtime_segment {
-  int64_t row_count;
+  int64_t row_count;         /**< rows sealed */
   paimon_offset_range range; /**< from the first row's offset to the last one's + 1 */
+  /** Frees the segment once the library has written it; NULL when empty. */
   void (*release)(struct paimon_realtime_segment *seg);
-  void *private_data;
+  void *private_data; /**< the store's state */
 } paimon_realtime_segment;
 
 /** An immutable view of every row the store held when it was acquired. */
 typedef struct paimon_realtime_view {
-  int64_t row_count;
+  int64_t row_count;  /**< rows visible in the view */
   int64_t end_offset; /**< last row's offset + 1; 0 when empty */
+  /** Unpins the view (streams created from it keep their data alive). */
   void (*release)(struct paimon_realtime_view *view);
-  void *private_data;
+  void *private_data; /**< the store's state */
 } paimon_realtime_view;
 
 /** Receives one stream from a store (moved in: the library releases it). Returns a
@@ -72,13 +86,16 @@ typedef struct paimon_realtime_store_request {
   uint32_t version;            /**< PAIMON_REALTIME_STORE_VERSION */
   int mode;                    /**< PAIMON_REALTIME_APPEND or PAIMON_REALTIME_PRIMARY_KEY */
   const struct ArrowSchema *write_schema; /**< batch layout above (system columns first) */
-  int32_t nkeys;               /**< primary-key mode: key columns (indices into children) */
-  const int32_t *key_columns;
+  int32_t nkeys;               /**< primary-key mode: number of key columns */
+  const int32_t *key_columns;  /**< primary-key mode: key columns (indices into children) */
   const paimon_options *options; /**< table options (e.g. realtime.store.max-memory) */
   const char *partition;       /**< "k=v/..." for messages */
-  int32_t bucket;
+  int32_t bucket;              /**< the store's bucket */
 } paimon_realtime_store_request;
 
+/** A store for the rows of one partition-bucket: fill every slot (see the file
+ * description for the threading contract). Each function returns a PAIMON_* status and
+ * fills `err` (nullable) on failure. */
 typedef struct paimon_realtime_store {
   uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
   /** Stores a batch (moved in: the store releases it) covering offsets `range`.
@@ -115,19 +132,27 @@ typedef struct paimon_realtime_store {
   int64_t (*memory_usage)(struct paimon_realtime_store *s);
   /** Called once, after the last call into the store. */
   void (*release)(struct paimon_realtime_store *s);
-  void *private_data;
+  void *private_data; /**< the store's state */
 } paimon_realtime_store;
 
+/** Creates the stores of a real-time context, one per partition-bucket. The library
+ * copies the struct; `create` may be called from several threads at once. */
 typedef struct paimon_realtime_store_factory {
   uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
+  /** Fills `*out` with a new store for `req` (whose pointers are valid during the call
+   * only); returns a PAIMON_* status. */
   int (*create)(struct paimon_realtime_store_factory *f, const paimon_realtime_store_request *req,
                 paimon_realtime_store *out, paimon_error *err);
   /** Called once when the last context using the factory is gone. */
   void (*release)(struct paimon_realtime_store_factory *f);
-  void *private_data;
+  void *private_data; /**< the factory's state */
 } paimon_realtime_store_factory;
 
-/** The built-in store factory (columnar in-memory segments). Fills `out`. */
+/** The built-in store factory (columnar in-memory segments).
+ * @param out receives the factory (plain data; its release does nothing, but call it
+ *            when a context did not take the factory over).
+ * @param err nullable error details.
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `out` is NULL. */
 PAIMON_API int paimon_realtime_default_store_factory(paimon_realtime_store_factory *out,
                                                      paimon_error *err);
 

@@ -64,13 +64,13 @@ typedef struct tbl_entries {
 
 static void load_entries(const char *table, tbl_entries *t) {
   memset(t, 0, sizeof *t);
-  char dir[4096];
+  char dir[4096 + 16];
   snprintf(dir, sizeof dir, "%s/manifest", table);
   DIR *d = opendir(dir);
   assert_non_null(d);
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
-    char path[4096 + 256];
+    char path[4096 + 16 + 256];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     paimon_error err = {0};
     bool data = strncmp(de->d_name, "manifest-", 9) == 0 &&
@@ -296,7 +296,7 @@ static void test_golden_vs_manifests(void **state) {
   bool seen[PM_CM_MAX_VERSION + 1] = {0};
   for (size_t k = 0; k < files.n; k++) {
     const char *file = files.v[k];
-    size_t len;
+    size_t len = 0;
     char *bytes = mt_slurp(file, &len);
     assert_non_null(bytes);
     pm_cm *m = NULL;
@@ -351,7 +351,7 @@ static void test_roundtrip(void **state) {
   size_t as7 = 0, refused = 0;
   for (size_t k = 0; k < files.n; k++) {
     const char *file = files.v[k];
-    size_t len;
+    size_t len = 0;
     char *bytes = mt_slurp(file, &len);
     pm_cm *m = NULL;
     size_t n = 0;
@@ -425,7 +425,7 @@ static void test_hostile(void **state) {
   mt_paths files = {0};
   golden_files(&files);
   for (size_t k = 0; k < files.n; k++) {
-    size_t len;
+    size_t len = 0;
     uint8_t *bytes = (uint8_t *)mt_slurp(files.v[k], &len);
     /* a strict prefix never decodes: the counts promise more */
     size_t step = k % 5 == 0 ? 1 : 13;
@@ -487,7 +487,7 @@ static void test_hostile(void **state) {
 static void test_details(void **state) {
   (void)state;
   paimon_error err = {0};
-  size_t len;
+  size_t len = 0;
   /* pk_table_with_total_buckets README: partition 10, buckets 0 and 1 of 2 */
   char *b = mt_slurp(pm_test_shared("compat/tables/orc/pk_table_with_total_buckets.db/"
                                     "pk_table_with_total_buckets/commit_messages/commit_messages-01"),
@@ -569,7 +569,7 @@ static void test_public_api(void **state) {
   (void)state;
   paimon_error err = {0};
   paimon_table *t = NULL;
-  size_t len;
+  size_t len = 0;
   /* version-7 Java bytes of new files: deserialize + serialize is the identity */
   const char *tp = pm_test_shared("compat/tables/parquet/append_10.db/append_10");
   char *b = mt_slurp(pm_test_shared("compat/tables/parquet/append_10.db/append_10/"
