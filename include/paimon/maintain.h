@@ -29,9 +29,10 @@ extern "C" {
  * snapshot, no tag (tag/tag-<name>, of this or any branch) and no snapshot of another
  * branch (branches share the bucket directories) references it. Then the manifests,
  * manifest lists, index manifests, index files, statistics files and realtime offsets
- * files (snapshot property "realtime.offsets") that only expired snapshots reference, then
- * the snapshot files in ascending order, and finally the EARLIEST hint. As in Java, a
- * tagged snapshot's file is expired like any other while the tag keeps its data readable.
+ * files (snapshot property "realtime.offsets") that only expired snapshots reference,
+ * each expired snapshot's file right after its metadata (ascending), and finally the
+ * EARLIEST hint (and LATEST when it named an expired snapshot). As in Java, a tagged
+ * snapshot's file is expired like any other while the tag keeps its data readable.
  *
  * Crash safety: each step only deletes what the next steps no longer need to find, so an
  * interruption leaves every retained snapshot readable and calling again finishes the job.

@@ -25,6 +25,10 @@
  * length[, cardinality v5+]>>); v9+ +external path; v11+ +global index ROW<start, end,
  * field id, ARRAY<INT> extra ids, BYTES meta[, BYTES source meta v12+]>.
  *
+ * The bytes carry no version (Java passes it out of band), so decoding detects it. Version
+ * 13's per-column max sequence numbers are not modelled: non-null ones are refused
+ * (PAIMON_EUNSUPPORTED), never dropped; encoding likewise refuses what a version lacks.
+ *
  * Rows are checked as Java's BinaryRowWriter writes them (var parts 8-aligned starting
  * right after the fixed part): this makes version detection exact, since a row read with
  * the wrong arity puts its first var part at the wrong place. */

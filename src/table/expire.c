@@ -7,12 +7,15 @@
  *      expired snapshots) that nothing protected references;
  *   2. per expired snapshot, ascending: its manifests, index files, statistics and
  *      realtime offsets files no protected snapshot references, then its manifest lists
- *      and index manifest (so a re-run still finds the manifests through the lists);
- *   3. the snapshot files, ascending (so the remaining ones stay a contiguous range);
- *   4. the EARLIEST hint.
- * Step 1 of a re-run reads the deltas of snapshots whose manifests step 2 may already
- * have deleted; their data files were handled by the interrupted run's step 1, so missing
- * metadata of an expired snapshot is skipped (never that of a retained one). */
+ *      and index manifest (a re-run still finds the manifests through the lists), then
+ *      the snapshot file (the remaining snapshots stay a contiguous range);
+ *   3. the EARLIEST hint (and LATEST, should it name an expired snapshot).
+ * Step 1 of a re-run may meet the earliest snapshot with part of its metadata gone; its
+ * data files were handled by the interrupted run's step 1, so missing metadata of an
+ * expired snapshot is skipped (never that of a retained one).
+ * Unlike Java (which deletes all manifests before any snapshot file), a snapshot file is
+ * deleted right after its metadata, so a re-run with narrower options never finds a
+ * retained snapshot with missing metadata. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -922,7 +925,9 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
   pm_strmap_free(&cand);
   PM_TRY(rc);
 
-  /* 2. metadata only expired snapshots reference */
+  /* 2. per expired snapshot, ascending: the metadata only it references, then the
+   * snapshot file itself, so every snapshot left behind is whole except possibly the
+   * earliest one, which a re-run expires first */
   for (int64_t id = begin; id < end && rc == 0; id++) {
     rc = pm_snapshot_load(&s, t->fs, dir, id, err);
     if (rc == PAIMON_ENOTFOUND) {
@@ -932,16 +937,13 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
     if (rc) break;
     rc = delete_meta(x, s, err);
     pm_snapshot_free(s);
-  }
-  PM_TRY(rc);
-
-  /* 3. snapshot files, ascending; 4. the hint */
-  for (int64_t id = begin; id < end && rc == 0; id++) {
-    char *p = pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)id);
-    rc = p ? rm_file(t, p, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    char *p = rc == 0 ? pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)id) : NULL;
+    if (rc == 0) rc = p ? rm_file(t, p, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(p);
   }
   PM_TRY(rc);
+
+  /* 3. the hints */
   PM_TRY(write_hint(t, dir, "EARLIEST", end, err));
   /* a LATEST hint left naming an expired snapshot would send readers to a missing file */
   char *lp = pm_asprintf("%s/snapshot/LATEST", dir);

@@ -88,6 +88,7 @@ int cli_lines_batch(cli_lines *r, cli_batch *b, size_t max, bool follow, int64_t
     r->pos = 0;
   }
   b->n = 0;
+  r->eof = false;
   size_t cur = 0, scan = 0;
   bool in_quote = false; /* CSV: inside a quoted field of the current record */
   bool exhausted = false;

@@ -516,7 +516,7 @@ static void pick_case(const int *levels, const int64_t *sizes, int n, int exp_le
   mkkey(9, &kmax, &kmaxl);
   pm_data_file fs[16];
   const pm_data_file *fp[16];
-  char names[16][8];
+  char names[16][16];
   for (int i = 0; i < n; i++) {
     snprintf(names[i], sizeof names[i], "f%d", i);
     fs[i] = mkfile(names[i], levels[i], sizes[i], 100 - i);
@@ -735,6 +735,52 @@ static void test_terminal_merge_error(void **state) {
   paimon_table_close(t);
 }
 
+/* sequence.field orders records of a key before the writer's sequence number, in the
+ * write buffer, in compaction and in the read merge (format-data.md §3.4). */
+static void test_sequence_field(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  paimon_table *t = create_table(E_DEDUP, "\"sequence.field\":\"v\",");
+  pm_pk_writer *w;
+  PM_ASSERT_OK(pm_pk_writer_new(&w, t, "seq", NULL, &err), &err);
+  op ops[3];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < 3; i++) {
+    ops[i].p = 0;
+    ops[i].k = 7;
+    snprintf(ops[i].s, sizeof ops[i].s, "r%d", i);
+  }
+  ops[0].v = 5;
+  ops[1].v = 3; /* later but smaller: loses */
+  ops[2].v = 9;
+  ops[2].k = 8;
+  PM_ASSERT_OK(write_ops(w, ops, 2, &err), &err);
+  for (int round = 0; round < 3; round++) {
+    paimon_commit_messages *m = NULL;
+    PM_ASSERT_OK(pm_pk_writer_prepare(w, true, &m, &err), &err);
+    int64_t sid;
+    PM_ASSERT_OK(paimon_commit(&sid, t, "seq", round + 1, m, NULL, &err), &err);
+    paimon_commit_messages_free(m);
+    memset(model, 0, sizeof model);
+    memset(gen_committed, 0, sizeof gen_committed);
+    model[0][7].present = true;
+    model[0][7].v = 5;
+    strcpy(model[0][7].s, "r0");
+    if (round > 0) {
+      model[0][8].present = true;
+      model[0][8].v = 9;
+      strcpy(model[0][8].s, "r2");
+    }
+    check_read(t);
+    /* a smaller v for key 7 in a new file, then a full compaction */
+    ops[1].v = 4;
+    PM_ASSERT_OK(write_ops(w, &ops[1], 2, &err), &err);
+    PM_ASSERT_OK(pm_pk_writer_compact(w, NULL, 0, 0, true, true, &err), &err);
+  }
+  pm_pk_writer_free(w);
+  paimon_table_close(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sort),
@@ -742,6 +788,7 @@ int main(void) {
       cmocka_unit_test(test_plan_upgrade),
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_terminal_merge_error),
+      cmocka_unit_test(test_sequence_field),
       cmocka_unit_test(test_model_dedup),
       cmocka_unit_test(test_model_partial),
       cmocka_unit_test(test_model_agg),
