@@ -124,10 +124,10 @@ int main(int argc, char **argv) {
       out_rows += b.length;
       b.release(&b);
     }
-    double dt = now() - r0;
+    double el = now() - r0;
     st.release(&st);
     paimon_scan_free(sc);
-    if (dt < best) best = dt;
+    if (el < best) best = el;
   }
   printf("ours: rows=%lld keys=%lld file_rows=%lld write_cpu=%.3fs (prepare+commit %.3fs) write_wall=%.3fs "
          "mor_read_cpu=%.3fs out_rows=%lld sum_v2=%lld sum_v3=%.6e\n",

@@ -22,8 +22,7 @@ int pm_format_create(pm_format_writer **out, pm_format_kind kind, paimon_fs *fs,
   switch (kind) {
     case PM_FORMAT_PARQUET: return pm_parquet_create(out, fs, path, write_type, opts, err);
     case PM_FORMAT_AVRO: return pm_avro_create(out, fs, path, write_type, opts, err);
-    case PM_FORMAT_ORC:
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: the ORC writer is not available yet", path);
+    case PM_FORMAT_ORC: return pm_orc_create(out, fs, path, write_type, opts, err);
   }
   return pm_fail(err, PAIMON_EINVAL, "%s: unknown file format kind %d", path, (int)kind);
 }

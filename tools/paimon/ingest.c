@@ -438,12 +438,18 @@ int cmd_ingest(int argc, char **argv) {
     else usage_error(USAGE_INGEST, "option '%s' needs a value", a);                                \
   } while (0)
     if (IS("--follow") && !eq) follow = true;
-    else if (IS("--source")) VAL(), source = v;
+    else if (IS("--source")) {
+      VAL();
+      source = v;
+    }
     else if (IS("--commit-user")) {
       VAL();
       if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
       user = v;
-    } else if (IS("--serve")) VAL(), serve = v;
+    } else if (IS("--serve")) {
+      VAL();
+      serve = v;
+    }
     else if (IS("--commit-interval")) {
       VAL();
       if (!parse_duration_ms(v, &interval) || interval < 1)

@@ -218,8 +218,8 @@ static void dec_value(int p, uint64_t seed, int64_t i, uint8_t out[16]) {
 }
 
 /* Timestamp in the Arrow unit of precision p, before and after 1970 (avoiding the
- * (-1 s, 0) interval that ORC cannot represent, see the note in write_timestamps'
- * test below), rounded to the precision. */
+ * (-1 s, 0) interval that ORC cannot represent, see test_timestamp_encoding), rounded to
+ * the precision. */
 static int64_t ts_value(int p, uint64_t seed, int64_t i) {
   uint64_t r = mix(seed * 31u + (uint64_t)i);
   int64_t ns;
@@ -537,6 +537,46 @@ static void test_multi_stripe_and_strides(void **state) {
     assert_non_null(strstr(out, want));
     free(out);
   }
+  pm_type_free(t);
+}
+
+/* TIMESTAMP bytes as ORC Java writes them (format-data.md 2.2): DATA = seconds since
+ * 2015-01-01 truncated toward zero, SECONDARY = nanos with the trailing-zero code
+ * (1 ns -> 8, 3 ns -> 24), decoded by orc_rlev2.py. Instants in (-1 s, 0) get the same
+ * seconds as (0, 1 s): ORC cannot tell them apart and every reader (Java's too) returns
+ * the positive one. */
+static void test_timestamp_encoding(void **state) {
+  (void)state;
+  pm_type *t = parse_type("ROW<`ts` TIMESTAMP(9)>");
+  static const int64_t in[] = {1, 3, 1000000000LL, -1500000000LL, -500000000LL, 0};
+  pm_col c;
+  assert_int_equal(pm_col_init(&c, t->fields[0].type), 0);
+  for (int i = 0; i < 6; i++) assert_int_equal(pm_col_append_int(&c, in[i]), 0);
+  paimon_error err;
+  memset(&err, 0, sizeof err);
+  struct ArrowArray a;
+  PM_ASSERT_OK(pm_cols_export_struct(&c, 1, 6, &a, &err), &err);
+  const char *path = tmp_path("tsenc.orc");
+  pm_format_writer *w = NULL;
+  PM_ASSERT_OK(pm_orc_create(&w, pm_fs_local_shared(), path, t, NULL, &err), &err);
+  PM_ASSERT_OK(w->ops->write(w, &a, &err), &err);
+  PM_ASSERT_OK(w->ops->finish(w, NULL, &err), &err);
+  a.release(&a);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' 1", python(), pm_test_shared("tools/inspect/orc_rlev2.py"), path);
+  char *out = run_cmd(cmd);
+  assert_non_null(out);
+  assert_non_null(strstr(out, "DATA [-1420070400, -1420070400, -1420070399, -1420070401, -1420070400, -1420070400]"));
+  assert_non_null(strstr(out, "SECONDARY [8, 24, 0, 47, 47, 0]"));
+  free(out);
+  /* read back: exact except -0.5 s, which ORC stores like +0.5 s */
+  pm_col_reset(&c);
+  static const int64_t back[] = {1, 3, 1000000000LL, -1500000000LL, 500000000LL, 0};
+  for (int i = 0; i < 6; i++) assert_int_equal(pm_col_append_int(&c, back[i]), 0);
+  PM_ASSERT_OK(pm_cols_export_struct(&c, 1, 6, &a, &err), &err);
+  check_read_back(path, t, &a, 10);
+  a.release(&a);
+  pm_col_free(&c);
   pm_type_free(t);
 }
 
@@ -1179,6 +1219,7 @@ int main(void) {
       cmocka_unit_test(test_decimals_every_precision),
       cmocka_unit_test(test_timestamps_every_precision),
       cmocka_unit_test(test_multi_stripe_and_strides),
+      cmocka_unit_test(test_timestamp_encoding),
       cmocka_unit_test(test_char_varchar_rules),
       cmocka_unit_test(test_empty_file),
       cmocka_unit_test(test_all_nulls_and_empty),

