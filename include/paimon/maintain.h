@@ -1,9 +1,12 @@
-/* paimon/maintain.h: table maintenance: snapshot expiration, orphan-file cleaning and
+/**
+ * @file
+ * @brief Table maintenance: snapshot expiration, orphan-file cleaning and
  * append-table compaction, following Java Paimon's rules.
  *
  * Thread safety: each call reads the table's metadata afresh and may run while writers
  * commit. Expiration and orphan cleaning delete files, so at most one of them should run
- * on a table at a time. */
+ * on a table at a time.
+ */
 #ifndef PAIMON_MAINTAIN_H
 #define PAIMON_MAINTAIN_H
 
@@ -23,10 +26,10 @@ extern "C" {
  *   such as "1 h", "30min", "10s", "1d", "500 ms" (a bare number is milliseconds);
  * - "snapshot.expire.limit" (50): at most this many snapshots are expired per call.
  * The latest snapshot is never expired, nor a snapshot a consumer
- * (consumer/consumer-<id>, "nextSnapshot") still has to read.
+ * (consumer/consumer-ID, "nextSnapshot") still has to read.
  *
  * Files: a data file is deleted when an expired snapshot removed it and no retained
- * snapshot, no tag (tag/tag-<name>, of this or any branch) and no snapshot of another
+ * snapshot, no tag (tag/tag-NAME, of this or any branch) and no snapshot of another
  * branch (branches share the bucket directories) references it. Then the manifests,
  * manifest lists, index manifests, index files, statistics files and realtime offsets
  * files (snapshot property "realtime.offsets") that only expired snapshots reference,
@@ -39,7 +42,12 @@ extern "C" {
  * Files outside the table root (external paths) are never deleted.
  * `*expired_out` (nullable) receives the number of snapshot files expired.
  * Errors: PAIMON_EINVAL (bad option), PAIMON_EUNSUPPORTED (decoupled changelog lifecycle,
- * "changelog.num-retained.*" / "changelog.time-retained"), PAIMON_EIO, PAIMON_ECORRUPT. */
+ * "changelog.num-retained.*" / "changelog.time-retained"), PAIMON_EIO, PAIMON_ECORRUPT.
+ * @param t           the table (its branch, if opened on one).
+ * @param opts        nullable options overriding the table's.
+ * @param expired_out nullable; receives the number of snapshot files expired.
+ * @param err         nullable error details.
+ * @return #PAIMON_OK or one of the errors above. */
 PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_options *opts,
                                        int64_t *expired_out, paimon_error *err);
 
@@ -57,7 +65,13 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_optio
  * file systems (the in-memory one, plugins) cannot report it, so there only
  * `older_than_millis` = 0 is accepted (PAIMON_EUNSUPPORTED otherwise): use it only when
  * no writer or committer is active. With `dry_run` nothing is deleted. `*removed_out`
- * (nullable) receives the number of files deleted (or that would be). */
+ * (nullable) receives the number of files deleted (or that would be).
+ * @param t                 the table.
+ * @param older_than_millis minimum age of a file to delete, in milliseconds (-1: one day).
+ * @param dry_run           non-zero: only count, delete nothing.
+ * @param removed_out       nullable; receives the number of files (to be) deleted.
+ * @param err               nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED (see above), #PAIMON_EIO, #PAIMON_ECORRUPT. */
 PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_than_millis,
                                           int dry_run, int64_t *removed_out, paimon_error *err);
 
@@ -81,7 +95,15 @@ PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_t
  * `commit_user` (nullable) names the compaction job in errors only; commit with the
  * caller's own user. An empty result (nothing to compact) is a message list of 0 entries.
  * Errors: PAIMON_EUNSUPPORTED for primary-key, postpone-bucket, deletion-vector and
- * row-tracking tables. */
+ * row-tracking tables.
+ * @param t           the table.
+ * @param commit_user nullable job name used in error messages.
+ * @param full        non-zero for a full compaction (see above).
+ * @param out         receives the commit messages, owned by the caller
+ *                    (paimon_commit_messages_free()).
+ * @param err         nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED, #PAIMON_EIO, #PAIMON_ECORRUPT,
+ *         #PAIMON_ENOMEM. */
 PAIMON_API int paimon_compact_append(const paimon_table *t, const char *commit_user, int full,
                                      paimon_commit_messages **out, paimon_error *err);
 

@@ -605,7 +605,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   paimon_writer *w = NULL;
-  PM_TRY(paimon_writer_new(&w, ctx->t, commit_user, opts, err));
+  PM_TRY(pm_writer_new(&w, ctx->t, commit_user, opts, false, err));
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
     paimon_writer_close(w);

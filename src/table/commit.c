@@ -254,7 +254,7 @@ static int offsets_property(paimon_table *t, const paimon_commit_opts *o, const 
 
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
                       const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
-                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af,
+                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af, bool *fatal,
                       paimon_error *err) {
   int rc = 0;
   entries delta = {0};
@@ -277,6 +277,30 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   bool has_delete = false;
   for (size_t i = 0; i < delta.n; i++) has_delete |= delta.v[i].kind == PM_ENTRY_DELETE;
   if (has_delete) kind = "COMPACT";
+  if (rc == 0 && has_delete && o->kind != PAIMON_COMMIT_OVERWRITE) {
+    /* conflict check: every file a compaction deletes must still be live (another
+     * compaction may have replaced it); such a conflict is not retried */
+    entries live = {0};
+    rc = latest ? live_entries(t, latest, &live, err) : 0;
+    for (size_t i = 0; rc == 0 && i < delta.n; i++) {
+      const pm_manifest_entry *e = &delta.v[i];
+      if (e->kind != PM_ENTRY_DELETE) continue;
+      bool found = false;
+      for (size_t k = 0; k < live.n && !found; k++)
+        found = live.v[k].bucket == e->bucket && live.v[k].file.level == e->file.level &&
+                live.v[k].partition_len == e->partition_len &&
+                memcmp(live.v[k].partition, e->partition, e->partition_len) == 0 &&
+                strcmp(live.v[k].file.file_name, e->file.file_name) == 0;
+      if (!found) {
+        *fatal = true;
+        rc = pm_fail(err, PAIMON_ECONFLICT,
+                     "%s: compaction conflict: file %s (level %d) is no longer live; another "
+                     "commit replaced it",
+                     t->path, e->file.file_name, (int)e->file.level);
+      }
+    }
+    entries_free(&live);
+  }
   if (rc == 0 && o->kind == PAIMON_COMMIT_OVERWRITE) {
     kind = "OVERWRITE";
     if (latest) {
@@ -475,6 +499,60 @@ int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *
   return pm_commit_run(snapshot_id_out, ct, commit_user, commit_identifier, msgs, opts, NULL, err);
 }
 
+/* Runs the attempt loop for one snapshot's entries. `dedup`: first check whether the
+ * identifier is already committed (off for the second snapshot of a two-part commit). */
+static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_identifier,
+                       const entries *delta, const paimon_commit_opts *o, const pm_commit_hook *hook,
+                       bool dedup, int64_t *snapshot_id_out, paimon_error *err) {
+  int rc = 0;
+  int64_t max_retries = pm_table_opt_i64(t, "commit.max-retries", 10);
+  int64_t wait_ms = 10, max_wait = 10000;
+  uint64_t seed = (uint64_t)pm_now_millis() ^ (uint64_t)(uintptr_t)&rc;
+  for (int64_t attempt = 0;; attempt++) {
+    int64_t latest_id = 0, found = 0;
+    pm_snapshot *latest = NULL;
+    rc = pm_snapshot_latest_id(t->fs, t->meta_dir, &latest_id, err);
+    if (rc == 0 && dedup) rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
+    if (rc == 0 && found) {
+      *snapshot_id_out = found; /* idempotent retry */
+      if (hook && hook->already_committed) rc = hook->already_committed(hook->ctx, found, err);
+      return rc == 0 ? 1 : rc; /* 1: already there */
+    }
+    if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
+    if (rc) return rc;
+    attempt_files af = {0};
+    int64_t new_id = 0;
+    bool fatal = false;
+    rc = try_commit(t, commit_user, commit_identifier, delta, o, latest_id, latest, hook, &new_id, &af,
+                    &fatal, err);
+    pm_snapshot_free(latest);
+    if (rc == 0) {
+      attempt_cleanup(t, &af, false);
+      write_hint(t, "LATEST", new_id);
+      if (new_id == 1) write_hint(t, "EARLIEST", 1);
+      *snapshot_id_out = new_id;
+      return 0;
+    }
+    if (rc == PAIMON_ECONFLICT && !fatal) {
+      attempt_cleanup(t, &af, true); /* our own manifests and lists only */
+    } else if (rc == PAIMON_EIO) {
+      /* unknown outcome: keep everything; the next round checks by user+identifier */
+      attempt_cleanup(t, &af, false);
+      if (commit_identifier == BATCH_IDENTIFIER || !dedup) return rc; /* cannot tell */
+    } else {
+      attempt_cleanup(t, &af, true);
+      return rc;
+    }
+    if (attempt >= max_retries)
+      return pm_fail(err, rc == PAIMON_ECONFLICT ? PAIMON_ECONFLICT : rc,
+                     "%s: commit gave up after %lld attempts (%s)", t->path, (long long)attempt + 1,
+                     rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors");
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    sleep_ms(wait_ms / 2 + (int64_t)((seed >> 33) % (uint64_t)(wait_ms / 2 + 1)));
+    wait_ms = wait_ms * 2 > max_wait ? max_wait : wait_ms * 2;
+  }
+}
+
 int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err) {
@@ -486,75 +564,49 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
   if (!commit_user || !*commit_user) return pm_fail(err, PAIMON_EINVAL, "commit user is empty");
   if (o->kind != PAIMON_COMMIT_APPEND && o->kind != PAIMON_COMMIT_OVERWRITE)
     return pm_fail(err, PAIMON_EINVAL, "unknown commit kind %d", o->kind);
-  entries delta = {0};
+  /* New files and compaction changes go into two snapshots, APPEND then COMPACT, as Java
+   * commits them: streaming readers skip COMPACT snapshots, so new rows must not hide in
+   * one. */
+  entries appends = {0}, compacts = {0};
   int rc = 0;
   for (size_t i = 0; msgs && i < msgs->n && rc == 0; i++) {
     const pm_commit_message *m = &msgs->v[i];
     for (size_t f = 0; f < m->nnew && rc == 0; f++)
-      rc = entries_add(&delta, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
+      rc = entries_add(&appends, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
                        m->total_buckets, &m->new_files[f], err);
     for (size_t f = 0; f < m->ncompact_before && rc == 0; f++)
-      rc = entries_add(&delta, PM_ENTRY_DELETE, m->partition, m->partition_len, m->bucket,
+      rc = entries_add(&compacts, PM_ENTRY_DELETE, m->partition, m->partition_len, m->bucket,
                        m->total_buckets, &m->compact_before[f], err);
     for (size_t f = 0; f < m->ncompact_after && rc == 0; f++)
-      rc = entries_add(&delta, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
+      rc = entries_add(&compacts, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
                        m->total_buckets, &m->compact_after[f], err);
   }
-  if (rc) {
-    entries_free(&delta);
-    return rc;
-  }
-  if (delta.n == 0 && !o->allow_empty && !hook &&
+  bool nothing = appends.n == 0 && compacts.n == 0;
+  if (rc == 0 && nothing && !o->allow_empty && !hook &&
       !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
-    entries_free(&delta);
+    entries_free(&appends);
+    entries_free(&compacts);
     return 0; /* nothing to commit */
   }
-  int64_t max_retries = pm_table_opt_i64(t, "commit.max-retries", 10);
-  int64_t wait_ms = 10, max_wait = 10000;
-  uint64_t seed = (uint64_t)pm_now_millis() ^ (uint64_t)(uintptr_t)&delta;
-  for (int64_t attempt = 0;; attempt++) {
-    int64_t latest_id = 0, found = 0;
-    pm_snapshot *latest = NULL;
-    rc = pm_snapshot_latest_id(t->fs, t->meta_dir, &latest_id, err);
-    if (rc == 0) rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
-    if (rc == 0 && found) {
-      *snapshot_id_out = found; /* idempotent retry */
-      if (hook && hook->already_committed) rc = hook->already_committed(hook->ctx, found, err);
-      break;
+  bool only_compact = appends.n == 0 && compacts.n > 0 && o->kind == PAIMON_COMMIT_APPEND && !hook &&
+                      !o->allow_empty;
+  if (rc == 0 && !only_compact) {
+    rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, true, snapshot_id_out, err);
+    if (rc == 1) { /* the identifier was committed before, compaction included */
+      entries_free(&appends);
+      entries_free(&compacts);
+      return 0;
     }
-    if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
-    if (rc) break;
-    attempt_files af = {0};
-    int64_t new_id = 0;
-    rc = try_commit(t, commit_user, commit_identifier, &delta, o, latest_id, latest, hook, &new_id, &af, err);
-    pm_snapshot_free(latest);
-    if (rc == 0) {
-      attempt_cleanup(t, &af, false);
-      write_hint(t, "LATEST", new_id);
-      if (new_id == 1) write_hint(t, "EARLIEST", 1);
-      *snapshot_id_out = new_id;
-      break;
-    }
-    if (rc == PAIMON_ECONFLICT) {
-      attempt_cleanup(t, &af, true); /* our own manifests and lists only */
-    } else if (rc == PAIMON_EIO) {
-      /* unknown outcome: keep everything; the next round checks by user+identifier */
-      attempt_cleanup(t, &af, false);
-      if (commit_identifier == BATCH_IDENTIFIER) break; /* cannot tell: report the error */
-    } else {
-      attempt_cleanup(t, &af, true);
-      break;
-    }
-    if (attempt >= max_retries) {
-      rc = pm_fail(err, rc == PAIMON_ECONFLICT ? PAIMON_ECONFLICT : rc,
-                   "%s: commit gave up after %lld attempts (%s)", t->path, (long long)attempt + 1,
-                   rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors");
-      break;
-    }
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    sleep_ms(wait_ms / 2 + (int64_t)((seed >> 33) % (uint64_t)(wait_ms / 2 + 1)));
-    wait_ms = wait_ms * 2 > max_wait ? max_wait : wait_ms * 2;
   }
-  entries_free(&delta);
+  if (rc == 0 && compacts.n > 0) {
+    paimon_commit_opts co = *o;
+    co.kind = PAIMON_COMMIT_APPEND; /* entries with deletes make it a COMPACT snapshot */
+    int64_t cid = 0;
+    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL, only_compact, &cid, err);
+    if (rc == 1) rc = 0;
+    else if (rc == 0) *snapshot_id_out = cid;
+  }
+  entries_free(&appends);
+  entries_free(&compacts);
   return rc;
 }

@@ -166,13 +166,15 @@ int pm_maint_file_paths(pm_maint *m, const uint8_t *part, size_t plen, int32_t b
   }
   const char *slash = strrchr(dp, '/');
   size_t dlen = slash ? (size_t)(slash - dp) : 0;
+  size_t at = *n;
   PM_TRY(push_path(paths, n, dp, err));
   for (int32_t i = 0; i < f->nextra_files; i++) {
     const char *x = f->extra_files[i];
     if (!x || !pm_path_component_ok(x))
       return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe extra file name of %s", m->t->path,
                      f->file_name);
-    PM_TRY(push_path(paths, n, pm_asprintf("%.*s/%s", (int)dlen, (*paths)[*n - 1], x), err));
+    /* extra files (e.g. file indexes) sit next to their data file */
+    PM_TRY(push_path(paths, n, pm_asprintf("%.*s/%s", (int)dlen, (*paths)[at], x), err));
   }
   return 0;
 }

@@ -152,8 +152,15 @@ static int sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **
   return 0;
 }
 
+static int ensure_pkw(paimon_writer *w, paimon_error *err);
+
 int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
                       const paimon_options *opts, paimon_error *err) {
+  return pm_writer_new(out, t, commit_user, opts, true, err);
+}
+
+int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
+                  const paimon_options *opts, bool eager_pk, paimon_error *err) {
   *out = NULL;
   paimon_writer *w = pm_calloc(1, sizeof *w);
   if (!w) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -265,6 +272,8 @@ int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *co
     rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
     goto fail;
   }
+  /* primary-key modes this writer refuses are reported here, not at the first write */
+  if (w->pk && eager_pk) PM_CHECK(ensure_pkw(w, err), fail);
   *out = w;
   return 0;
 fail:
@@ -790,10 +799,16 @@ int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_mess
     char *pp = NULL;
     rc = pm_binrow_view(&prow, m->v[i].partition, m->v[i].partition_len, err);
     if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
-    for (size_t f = 0; rc == 0 && f < m->v[i].nnew; f++) {
+    /* new files, and compaction outputs that are not merely upgraded inputs */
+    size_t nn = m->v[i].nnew, na = m->v[i].ncompact_after;
+    for (size_t f = 0; rc == 0 && f < nn + na; f++) {
+      const pm_data_file *df = f < nn ? &m->v[i].new_files[f] : &m->v[i].compact_after[f - nn];
+      bool upgraded = false;
+      for (size_t b = 0; f >= nn && b < m->v[i].ncompact_before; b++)
+        upgraded |= strcmp(m->v[i].compact_before[b].file_name, df->file_name) == 0;
+      if (upgraded) continue;
       char *path = NULL;
-      rc = pm_table_data_path(t, pp, m->v[i].bucket, m->v[i].new_files[f].file_name,
-                              m->v[i].new_files[f].external_path, &path, err);
+      rc = pm_table_data_path(t, pp, m->v[i].bucket, df->file_name, df->external_path, &path, err);
       if (rc == 0) {
         int r2 = t->fs->remove(t->fs, path, NULL);
         if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);

@@ -58,6 +58,12 @@ typedef struct pm_writer_ext {
   void (*free)(void *ctx);
 } pm_writer_ext;
 
+/* paimon_writer_new with control over when a primary-key writer is created (real-time
+ * writers create it at their first prepare, so tables they can only read in memory
+ * still accept them). */
+int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
+                  const paimon_options *opts, bool eager_pk, paimon_error *err);
+
 /* Rows of a batch grouped by partition-bucket. */
 typedef struct pm_route {
   int32_t ngroups;

@@ -767,6 +767,7 @@ static int restore_files(pm_pk_writer *w, const uint8_t *part, size_t plen, int3
   }
   for (size_t i = 0; w->plan && i < w->plan->nsplits; i++) {
     paimon_split *sp = w->plan->splits[i];
+    if (sp->branch) continue; /* scan.fallback-branch: another branch's files */
     if (sp->bucket == bucket && sp->partition_len == plen && memcmp(sp->partition, part, plen) == 0) {
       *files = sp->files;
       *n = sp->nfiles;
@@ -1644,6 +1645,7 @@ int pm_pk_writer_compact(pm_pk_writer *w, const uint8_t *partition, size_t parti
   size_t nsplits = w->plan ? w->plan->nsplits : 0;
   for (size_t i = 0; i < nsplits; i++) {
     paimon_split *sp = w->plan->splits[i];
+    if (sp->branch) continue;
     pk_bucket *b;
     PM_TRY(get_bucket(w, sp->partition, sp->partition_len, sp->bucket, &b, err));
   }

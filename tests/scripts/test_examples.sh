@@ -71,9 +71,9 @@ python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
-    if r["f2"] == 1 and r["f3"] > 12: print(l.strip())
+    if r["f1"] == 10 and r["f3"] > 11.5: print(l.strip())
 ' "$shared/compat/expected/parquet__append_10.db__append_10/latest.jsonl" >"$tmp/filtered.jsonl"
-run read_table "$shared/compat/tables/$t" "f2 = 1 AND f3 > 12" && echo "read_table with filter:" &&
+run read_table "$shared/compat/tables/$t" "f1 = 10 AND f3 > 11.5" && echo "read_table with filter:" &&
   { compare_rows "$tmp/read_table.out" "$tmp/filtered.jsonl" || fail "read_table with filter"; }
 
 # --- write_append: the Parquet files hold exactly the rows written -------------------

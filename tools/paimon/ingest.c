@@ -287,23 +287,29 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   return reply_error(c, 404, "unknown path: use /query or /status");
 }
 
-static struct MHD_Daemon *start_server(ingest *g, const char *addr) {
+/* Parses "ADDR:PORT" (loopback IPv4 only); exits with a usage error otherwise. */
+static void parse_serve(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen) {
   const char *colon = strrchr(addr, ':');
   int64_t port;
   if (!colon || !parse_i64(colon + 1, &port) || port < 0 || port > 65535)
     usage_error(USAGE_INGEST, "--serve needs ADDR:PORT, got '%s'", addr);
-  char host[64];
   size_t hl = (size_t)(colon - addr);
-  if (hl == 0 || hl >= sizeof host) usage_error(USAGE_INGEST, "--serve needs ADDR:PORT, got '%s'", addr);
+  if (hl == 0 || hl >= hostlen) usage_error(USAGE_INGEST, "--serve needs ADDR:PORT, got '%s'", addr);
   memcpy(host, addr, hl);
   host[hl] = 0;
-  if (strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1");
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 || (ntohl(sa.sin_addr.s_addr) >> 24) != 127)
+  if (strcmp(host, "localhost") == 0) snprintf(host, hostlen, "127.0.0.1");
+  memset(sa, 0, sizeof *sa);
+  sa->sin_family = AF_INET;
+  sa->sin_port = htons((uint16_t)port);
+  if (inet_pton(AF_INET, host, &sa->sin_addr) != 1 || (ntohl(sa->sin_addr.s_addr) >> 24) != 127)
     usage_error(USAGE_INGEST, "--serve binds to a loopback IPv4 address (127.x.x.x), got '%s'", addr);
+}
+
+static struct MHD_Daemon *start_server(ingest *g, const char *addr) {
+  struct sockaddr_in sa;
+  char host[64];
+  parse_serve(addr, &sa, host, sizeof host);
+  uint16_t port = ntohs(sa.sin_port);
   struct MHD_Daemon *d =
       MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, g,
                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -324,6 +330,7 @@ typedef struct job {
   int64_t compact_ident;
   int64_t maintain_every;
   bool compact_off; /* compaction unsupported for this table: noted once */
+  bool tidy;        /* maintenance ran after the latest commit */
   int64_t lines_at_commit, last_commit_ms, started_ms;
 } job;
 
@@ -342,6 +349,7 @@ static void stamp(char *buf, size_t n) {
 
 static void maintain(job *j) {
   ingest *g = j->g;
+  j->tidy = true;
   paimon_error err = {0, ""};
   char ts[16];
   stamp(ts, sizeof ts);
@@ -364,9 +372,8 @@ static void maintain(job *j) {
       j->compact_ident++;
       rc = paimon_realtime_refresh(g->ctx, sid, &err);
       if (rc != 0) die_err(&err, rc);
-      fprintf(stderr, "[%s] maintenance: compacted %zu bucket(s), %lld rows rewritten -> snapshot %lld\n", ts,
-              paimon_commit_messages_count(msgs), (long long)paimon_commit_messages_row_count(msgs),
-              (long long)sid);
+      fprintf(stderr, "[%s] maintenance: compacted %zu bucket(s) -> snapshot %lld\n", ts,
+              paimon_commit_messages_count(msgs), (long long)sid);
     }
     paimon_commit_messages_free(msgs);
   }
@@ -398,6 +405,7 @@ static void commit_cycle(job *j) {
   if (rc != 0) die_err(&err, rc);
   rc = paimon_realtime_refresh(g->ctx, sid, &err);
   if (rc != 0) die_err(&err, rc);
+  j->tidy = false;
   pthread_mutex_lock(&g->lock);
   g->commits++;
   g->last_ident = ident;
@@ -479,6 +487,11 @@ int cmd_ingest(int argc, char **argv) {
   }
   if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
   if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
+  if (serve) { /* validate before any work */
+    struct sockaddr_in sa;
+    char host[64];
+    parse_serve(serve, &sa, host, sizeof host);
+  }
   paimon_options_set(wopts, "realtime.write.skip-committed", "true");
 
   int fd = open(source, O_RDONLY);
@@ -578,6 +591,7 @@ int cmd_ingest(int argc, char **argv) {
     }
   }
   commit_cycle(&j);
+  if (j.maintain_every > 0 && !j.tidy) maintain(&j); /* leave the table tidy */
   if (d) MHD_stop_daemon(d);
   fprintf(stderr, "paimon: %s: %lld lines read, %lld commits, latest snapshot %lld\n", g_stop ? "stopped" : "done",
           (long long)in.next_no, (long long)g.commits, (long long)paimon_realtime_snapshot_id(g.ctx));

@@ -649,8 +649,7 @@ int cmd_compact(int argc, char **argv) {
       paimon_commit_messages_abort(t, msgs, &e2);
       die_err(&err, rc);
     }
-    printf("compacted %zu bucket(s), %lld rows rewritten: snapshot %lld\n", paimon_commit_messages_count(msgs),
-           (long long)paimon_commit_messages_row_count(msgs), (long long)sid);
+    printf("compacted %zu bucket(s): snapshot %lld\n", paimon_commit_messages_count(msgs), (long long)sid);
   }
   paimon_commit_messages_free(msgs);
   paimon_table_close(t);

@@ -846,6 +846,54 @@ static void test_public_api(void **state) {
   paimon_table_close(t);
 }
 
+/* A flush that fails on I/O is retryable: the rows stay buffered with their sequence
+ * numbers and the next prepare writes them (in-memory file system fault injection). */
+static void test_flush_retry(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  paimon_fs *fs = NULL;
+  PM_ASSERT_OK(paimon_fs_memory_new(&fs, &err), &err);
+  const char *json =
+      "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT NULL\"},{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+      "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":\"STRING\"}],"
+      "\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
+      "\"options\":{\"bucket\":\"2\",\"file.format\":\"parquet\",\"write-only\":\"true\"}}";
+  paimon_table *t = NULL;
+  PM_ASSERT_OK(paimon_table_create_json_fs(&t, fs, "/mem/t", json, &err), &err);
+  pm_pk_writer *w;
+  PM_ASSERT_OK(pm_pk_writer_new(&w, t, "retry", NULL, &err), &err);
+  memset(model, 0, sizeof model);
+  memset(gen_committed, 0, sizeof gen_committed);
+  op ops[300];
+  for (int i = 0; i < 300; i++) {
+    memset(&ops[i], 0, sizeof ops[i]);
+    ops[i].p = i % NP;
+    ops[i].k = (i * 37) % 150;
+    ops[i].v = i;
+    snprintf(ops[i].s, sizeof ops[i].s, "x%d", i);
+    apply(&model[ops[i].p][ops[i].k], E_DEDUP, &ops[i]);
+  }
+  PM_ASSERT_OK(write_ops(w, ops, 300, &err), &err);
+  paimon_commit_messages *m = NULL;
+  assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_WRITE | PAIMON_FS_OP_SYNC, 1, PAIMON_EIO), 0);
+  int rc = pm_pk_writer_prepare(w, false, &m, &err);
+  assert_int_equal(rc, PAIMON_EIO);
+  assert_null(pm_pk_writer_failed_reason(w));
+  assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_ANY, 0, PAIMON_EIO), 0);
+  PM_ASSERT_OK(pm_pk_writer_prepare(w, false, &m, &err), &err);
+  int64_t sid = 0;
+  PM_ASSERT_OK(paimon_commit(&sid, t, "retry", 1, m, NULL, &err), &err);
+  int64_t distinct = 0;
+  for (int p = 0; p < NP; p++)
+    for (int k = 0; k < NK; k++) distinct += model[p][k].present;
+  assert_int_equal(paimon_commit_messages_row_count(m), distinct); /* one row per key */
+  paimon_commit_messages_free(m);
+  check_read(t);
+  pm_pk_writer_free(w);
+  paimon_table_close(t);
+  paimon_fs_free(fs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sort),
@@ -855,6 +903,7 @@ int main(void) {
       cmocka_unit_test(test_terminal_merge_error),
       cmocka_unit_test(test_sequence_field),
       cmocka_unit_test(test_public_api),
+      cmocka_unit_test(test_flush_retry),
       cmocka_unit_test(test_model_dedup),
       cmocka_unit_test(test_model_partial),
       cmocka_unit_test(test_model_agg),
