@@ -52,6 +52,14 @@ test: build build-asan build-tsan
 demo: build
 	bash tools/demo.sh
 
+# make test-oracle: checks every file our writer produces (Parquet and Avro data files,
+# manifests, manifest lists, snapshot and schema JSON) with independent readers (DuckDB,
+# hyparquet, python3-avro) and against Java Paimon's files in ../shared/compat; installs
+# the oracles on first use (tests/oracle/run.sh).
+.PHONY: test-oracle
+test-oracle: build
+	BUILD=$(CURDIR)/build bash tests/oracle/run.sh
+
 clean:
 	rm -rf build build-asan build-tsan
 

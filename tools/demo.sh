@@ -41,7 +41,7 @@ cat >"$wh/events.json" <<'EOF'
             {"id": 2, "name": "amount", "type": "BIGINT"}],
  "partitionKeys": [], "primaryKeys": [],
  "options": {"bucket": "2", "bucket-key": "id", "realtime.enabled": "true",
-             "snapshot.num-retained.min": "5", "snapshot.num-retained.max": "20"}}
+             "snapshot.num-retained.min": "3", "snapshot.num-retained.max": "5"}}
 EOF
 cat >"$wh/totals.json" <<'EOF'
 {"fields": [{"id": 0, "name": "id", "type": "BIGINT NOT NULL"},
@@ -51,20 +51,20 @@ cat >"$wh/totals.json" <<'EOF'
  "options": {"bucket": "2", "realtime.enabled": "true",
              "merge-engine": "aggregation", "fields.amount.aggregate-function": "sum",
              "fields.line.aggregate-function": "max",
-             "snapshot.num-retained.min": "5", "snapshot.num-retained.max": "20"}}
+             "snapshot.num-retained.min": "3", "snapshot.num-retained.max": "5"}}
 EOF
 run "$paimon" create "$events" --schema "$wh/events.json" || die "create events"
 run "$paimon" create "$totals" --schema "$wh/totals.json" || die "create totals"
 run "$paimon" info "$totals" | sed -n '/^options:/,$p'
 
-step "2. A stream of $lines JSON lines arrives over ~12 seconds"
+step "2. A stream of $lines JSON lines arrives over ~20 seconds"
 say "A generator appends lines like {\"id\": 42, \"line\": 7, \"amount\": 55} to $stream. The line number (0-based) is each row's offset: the tables remember, per bucket, up to which line they hold the data."
 : >"$stream"
 python3 - "$stream" "$lines" <<'EOF' &
 import random, sys, time
 path, n = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(2024)
-chunk = max(1, n // 120)
+chunk = max(1, n // 200)
 with open(path, "a") as f:
     for b in range(0, n, chunk):
         f.write("".join('{"id": %d, "line": %d, "amount": %d}\n' % (rnd.randrange(1000), i, rnd.randrange(1, 100))
@@ -75,20 +75,22 @@ EOF
 gen=$!
 pids="$gen"
 
-step "3. Start the ingesters: one 'paimon ingest' per table, committing every 4 seconds"
-ingest() { # TABLE LOG
-  "$paimon" ingest "$1" --source "$stream" --follow --commit-interval 4s --maintain-every 3 \
-    --serve 127.0.0.1:0 >>"$2" 2>&1 &
-  echo $!
+step "3. Start the ingesters: one 'paimon ingest' per table, committing every 3 seconds"
+start_ingesters() { # sets ev_pid, to_pid (children of this shell, so `wait` works)
+  "$paimon" ingest "$events" --source "$stream" --follow --commit-interval 3s --maintain-every 3 \
+    --serve 127.0.0.1:0 >>"$wh/events.log" 2>&1 &
+  ev_pid=$!
+  "$paimon" ingest "$totals" --source "$stream" --follow --commit-interval 3s --maintain-every 3 \
+    --serve 127.0.0.1:0 >>"$wh/totals.log" 2>&1 &
+  to_pid=$!
 }
-printf '\033[2m$ paimon ingest %s --source %s --follow --commit-interval 4s --serve 127.0.0.1:0 &\033[0m\n' "$events" "$stream"
-ev_pid=$(ingest "$events" "$wh/events.log")
-to_pid=$(ingest "$totals" "$wh/totals.log")
+printf '\033[2m$ paimon ingest %s --source %s --follow --commit-interval 3s --serve 127.0.0.1:0 &\033[0m\n' "$events" "$stream"
+start_ingesters
 pids="$gen $ev_pid $to_pid"
 ev_port=$(port_of "$wh/events.log") || die "events ingester did not start: $(cat "$wh/events.log")"
 to_port=$(port_of "$wh/totals.log") || die "totals ingester did not start: $(cat "$wh/totals.log")"
 say "events is served on http://127.0.0.1:$ev_port, totals on http://127.0.0.1:$to_port"
-sleep 1
+sleep 0.7
 
 step "4. Query BEFORE any commit"
 say "No snapshot exists yet: the directory holds no committed data..."
@@ -104,8 +106,8 @@ print("  source lines read: %s, committed snapshot: %s, memory: %s bytes, commit
     s["source_lines_read"], s["context_snapshot"], s["memory_bytes"], s["commits"]))'
 
 step "5. Let it commit"
-say "Every 4 seconds each ingester seals what it wrote, writes it as data files and commits a snapshot that also records the per-bucket offsets (snapshot property realtime.offsets). Ingestion continues meanwhile."
-sleep 6
+say "Every 3 seconds each ingester seals what it wrote, writes it as data files and commits a snapshot that also records the per-bucket offsets (snapshot property realtime.offsets). Ingestion continues meanwhile."
+sleep 5
 grep -h "commit\|maintenance" "$wh/events.log" | sed 's/^/  events: /'
 grep -h "commit\|maintenance\|paimon:" "$wh/totals.log" | grep -v serving | sed 's/^/  totals: /'
 pk_ok=1
@@ -128,8 +130,9 @@ say "The stream has $read_now lines so far; the table holds the $committed rows 
 
 step "7. Restart: the same command, nothing else"
 say "The new ingester reads the stream again from line 0. The writer runs in replay mode: a row whose line is below its bucket's committed offset is skipped, the rest is written. So each line is ingested exactly once."
-ev_pid=$(ingest "$events" "$wh/events.log")
-to_pid=$(ingest "$totals" "$wh/totals.log")
+mv "$wh/events.log" "$wh/events.log.1"
+mv "$wh/totals.log" "$wh/totals.log.1"
+start_ingesters
 pids="$gen $ev_pid $to_pid"
 ev_port=$(port_of "$wh/events.log") || die "restart failed: $(tail -3 "$wh/events.log")"
 to_port=$(port_of "$wh/totals.log") || die "restart failed: $(tail -3 "$wh/totals.log")"
@@ -181,8 +184,8 @@ else
 fi
 
 step "9. Housekeeping happened on the way"
-say "Every 3 commits the ingester compacted small files and expired old snapshots (the table keeps 5 to 20), so days of 2-second commits do not pile up:"
-grep -h "maintenance" "$wh/events.log" | tail -n 3 | sed 's/^/  /'
+say "Every 3 commits the ingester compacted small files and expired old snapshots (the tables keep 3 to 5), so days of 2-second commits do not pile up:"
+cat "$wh/events.log.1" "$wh/events.log" | grep -h "maintenance" | tail -n 4 | sed 's/^/  /'
 run "$paimon" snapshots "$events"
 [ "$ok" = 1 ] || die "the tables do not match the source"
 say "Done. The warehouse stays in $wh for you to explore (paimon info/files/cat)."

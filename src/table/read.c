@@ -268,6 +268,29 @@ static int setup_result_schema(pm_read_state *st, const paimon_split *sp, paimon
   return 0;
 }
 
+/* Row-group / stripe skipping: the format reader's statistics of the read columns,
+ * mapped to the work row the filter is bound to. */
+static bool skip_group(void *payload, const pm_col_stats *stats, int64_t rows) {
+  pm_read_state *st = payload;
+  const pm_type *work = st->work_type;
+  pm_col_stats small[32] = {{0}};
+  pm_col_stats *ws = work->nfields <= 32 ? small : pm_calloc((size_t)work->nfields, sizeof *ws);
+  if (!ws) return false;
+  for (int32_t w = 0; w < work->nfields; w++) {
+    memset(&ws[w], 0, sizeof ws[w]);
+    ws[w].null_count = -1;
+    int32_t src = st->work_from[w];
+    if (src < 0) {
+      ws[w].null_count = rows; /* absent from the file: all null */
+    } else if (!st->cast_from[w]) {
+      ws[w] = stats[src]; /* borrowed view; nothing is released here */
+    }
+  }
+  bool skip = !pm_pred_may_match_cols(st->bound, ws, rows);
+  if (ws != small) pm_free(ws);
+  return skip;
+}
+
 /* Opens file `fi` of the current split for an append-style read. */
 static int open_file(pm_read_state *st, const paimon_split *sp, size_t fi, paimon_error *err) {
   const pm_data_file *f = &sp->files[fi];
@@ -314,6 +337,12 @@ static int open_file(pm_read_state *st, const paimon_split *sp, size_t fi, paimo
   ro.orc_timezone = "UTC";
   const char *legacy = pm_table_opt(st->t, "orc.timestamp-ltz.legacy.type", "true");
   ro.orc_ltz_legacy = strcmp(legacy, "false") != 0;
+  /* deletion vectors count positions from the file start: skipped groups still advance
+   * first_row, so skipping is safe with them too */
+  if (st->bound && !sp->primary_key) {
+    ro.skip_group = skip_group;
+    ro.skip_payload = st;
+  }
   PM_TRY(pm_format_open(&st->reader, kind, st->t->fs, path, st->read_type, &ro, err));
   if (sp->dvs && sp->dvs[fi].index_path) {
     PM_TRY(pm_dv_read(st->t->fs, sp->dvs[fi].index_path, sp->dvs[fi].offset, sp->dvs[fi].length,

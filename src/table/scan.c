@@ -259,6 +259,124 @@ static int part_filter_row(const part_filter *f, const uint8_t *bytes, size_t le
   return 0;
 }
 
+
+/* ---- file pruning by value statistics (append tables) ------------------------------ */
+
+typedef struct file_filter {
+  const paimon_predicate *pred;
+  const pm_schema *schema; /* the plan's schema: the predicate binds to its row */
+  pm_pred *bound;
+  paimon_table *t;
+  const char *branch;
+  pm_schema **cache; /* file schemas by id (small) */
+  int64_t *cache_ids;
+  size_t ncache;
+} file_filter;
+
+static void file_filter_clear(file_filter *ff) {
+  pm_pred_free(ff->bound);
+  for (size_t i = 0; i < ff->ncache; i++) pm_schema_free(ff->cache[i]);
+  pm_free(ff->cache);
+  pm_free(ff->cache_ids);
+  memset(ff, 0, sizeof *ff);
+}
+
+static pm_schema *ff_schema(file_filter *ff, int64_t id) {
+  for (size_t i = 0; i < ff->ncache; i++)
+    if (ff->cache_ids[i] == id) return ff->cache[i];
+  pm_schema *s = NULL;
+  if (pm_table_load_schema(ff->t, ff->branch, id, &s, NULL)) return NULL;
+  pm_schema **nc = pm_realloc(ff->cache, (ff->ncache + 1) * sizeof *nc);
+  int64_t *ni = pm_realloc(ff->cache_ids, (ff->ncache + 1) * sizeof *ni);
+  if (nc) ff->cache = nc;
+  if (ni) ff->cache_ids = ni;
+  if (!nc || !ni) {
+    pm_schema_free(s);
+    return NULL;
+  }
+  ff->cache[ff->ncache] = s;
+  ff->cache_ids[ff->ncache++] = id;
+  return s;
+}
+
+/* False only when the file's statistics prove no row can match (conservative: any
+ * doubt, such as a column whose type changed since the file was written, keeps it). */
+static bool file_may_match(file_filter *ff, const pm_data_file *f) {
+  const pm_simple_stats *st = &f->value_stats;
+  if (!ff->bound || !st->min_values || !st->max_values) return true;
+  pm_schema *fs = ff_schema(ff, f->schema_id);
+  if (!fs) return true;
+  /* the stats columns: _VALUE_STATS_COLS, or every column of the file's schema */
+  int32_t nst = f->nvalue_stats_cols >= 0 ? f->nvalue_stats_cols : fs->row->nfields;
+  pm_binrow mn, mx;
+  if (pm_binrow_view(&mn, st->min_values, st->min_len, NULL) ||
+      pm_binrow_view(&mx, st->max_values, st->max_len, NULL) || mn.arity != nst || mx.arity != nst)
+    return true;
+  const pm_type *row = ff->schema->row;
+  int32_t nf = row->nfields;
+  struct ArrowArray *mins = pm_calloc((size_t)nf + 1, sizeof *mins);
+  struct ArrowArray *maxs = pm_calloc((size_t)nf + 1, sizeof *maxs);
+  const struct ArrowArray **pmin = pm_calloc((size_t)nf + 1, sizeof *pmin);
+  const struct ArrowArray **pmax = pm_calloc((size_t)nf + 1, sizeof *pmax);
+  int64_t *nulls = pm_calloc((size_t)nf + 1, sizeof *nulls);
+  bool may = true;
+  if (!mins || !maxs || !pmin || !pmax || !nulls) goto done;
+  const int32_t *used;
+  size_t nused = pm_pred_fields(ff->bound, &used);
+  for (int32_t i = 0; i < nf; i++) nulls[i] = -1;
+  for (size_t u = 0; u < nused; u++) {
+    int32_t i = used[u];
+    const pm_field *want = &row->fields[i];
+    int ff_idx = pm_row_find_id(fs->row, want->id);
+    if (ff_idx < 0) {
+      /* column added after this file was written: all values are null */
+      nulls[i] = f->row_count;
+      continue;
+    }
+    const pm_field *have = &fs->row->fields[ff_idx];
+    if (!pm_type_equal(have->type, want->type) && !(have->type->id == want->type->id &&
+                                                   have->type->precision == want->type->precision &&
+                                                   have->type->scale == want->type->scale))
+      continue; /* cast since: statistics are of another type */
+    int32_t k = -1;
+    if (f->nvalue_stats_cols >= 0) {
+      for (int32_t c = 0; c < f->nvalue_stats_cols; c++)
+        if (strcmp(f->value_stats_cols[c], have->name) == 0) k = c;
+    } else {
+      k = ff_idx;
+    }
+    if (k < 0) continue;
+    pm_col a, b;
+    if (pm_col_init(&a, want->type)) continue;
+    if (pm_col_init(&b, want->type)) {
+      pm_col_free(&a);
+      continue;
+    }
+    if (pm_binrow_append(&mn, k, want->type, &a, NULL) == 0 &&
+        pm_binrow_append(&mx, k, want->type, &b, NULL) == 0 && pm_col_export(&a, &mins[i], NULL) == 0 &&
+        pm_col_export(&b, &maxs[i], NULL) == 0) {
+      pmin[i] = &mins[i];
+      pmax[i] = &maxs[i];
+    }
+    pm_col_free(&a);
+    pm_col_free(&b);
+    if (st->nnull_counts == nst && st->null_counts[k] != PM_NULL_I64) nulls[i] = st->null_counts[k];
+  }
+  pm_pred_stats ps = {.row_count = f->row_count, .min = pmin, .max = pmax, .row = 0, .null_counts = nulls};
+  may = pm_pred_may_match(ff->bound, &ps);
+done:
+  for (int32_t i = 0; mins && maxs && i < nf; i++) {
+    pm_array_release(&mins[i]);
+    pm_array_release(&maxs[i]);
+  }
+  pm_free(mins);
+  pm_free(maxs);
+  pm_free(pmin);
+  pm_free(pmax);
+  pm_free(nulls);
+  return may;
+}
+
 /* ---- plan ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -525,7 +643,18 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
   const char *ln = pm_schema_option(schema, "partition.legacy-name");
   if (ln && strcmp(ln, "false") == 0) legacy = false;
 
+  file_filter ff;
+  memset(&ff, 0, sizeof ff);
   PM_CHECK(pm_schema_partition_type(schema, &ptype, err), done);
+  if (filter && !pk) {
+    /* append tables prune files by value statistics; primary-key files cannot be
+     * pruned by values (an older version of a row would show) */
+    ff.pred = filter;
+    ff.schema = schema;
+    ff.t = t;
+    ff.branch = branch;
+    PM_CHECK(pm_pred_bind(&ff.bound, filter, schema->row, err), done);
+  }
   if (filter && schema->npartition_keys > 0) {
     /* Only conjuncts over partition columns prune partitions. */
     PM_CHECK(part_filter_new(&pf, filter, schema, ptype, err), done);
@@ -552,6 +681,7 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
     if (!ev.live[i]) continue;
     pm_manifest_entry *e = &ev.v[i];
     if (skip_level0 && e->file.level == 0) continue;
+    if (ff.bound && !file_may_match(&ff, &e->file)) continue;
     pm_binrow prow;
     PM_CHECK(pm_binrow_view(&prow, e->partition, e->partition_len, err), done);
     if (prow.arity != ptype->nfields) {
@@ -697,6 +827,7 @@ done:
   strmap_free(&groups);
   strmap_free(&dvmap);
   part_filter_free(pf);
+  file_filter_clear(&ff);
   pm_type_free(ptype);
   return rc;
 }
