@@ -13,7 +13,7 @@ DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
   python3-avro python3-zstandard python3-snappy tzdata \
   libmicrohttpd-dev curl doxygen g++
 
-.PHONY: all build build-asan build-tsan deps test demo clean
+.PHONY: all build build-asan build-tsan deps test fuzz demo clean
 
 all: build
 
@@ -49,6 +49,13 @@ test: build build-asan build-tsan
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_'
 
+# libFuzzer binaries (clang): build-fuzz/fuzz/<name>_fuzzer; run one with its seeds, e.g.
+#   build-fuzz/fuzz/parquet_fuzzer -max_total_time=60 fuzz/corpora/parquet
+fuzz: deps
+	@command -v clang >/dev/null || (apt-get install -y -qq clang libclang-rt-14-dev >/dev/null)
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DPAIMON_FUZZ=ON -DPAIMON_ASAN=ON >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+
 demo: build
 	bash tools/demo.sh
 
@@ -61,7 +68,7 @@ test-oracle: build
 	BUILD=$(CURDIR)/build bash tests/oracle/run.sh
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
 
 # ---- install / uninstall / docs / test-install ----------------------------------------
 PREFIX ?= /usr/local
