@@ -123,8 +123,7 @@ s=json.load(sys.stdin)
 print("  committed offsets per bucket:", ", ".join("bucket %d < line %d" % (o["bucket"], o["offset"]) for o in s["committed_offsets"]))'
 
 step "6. Crash: SIGKILL both ingesters in the middle of the stream"
-kill -9 "$ev_pid" "$to_pid" 2>/dev/null
-{ wait "$ev_pid" "$to_pid"; } 2>/dev/null # (quiet: no "Killed" notices)
+{ kill -9 "$ev_pid" "$to_pid"; wait "$ev_pid" "$to_pid"; sleep 0.1; } 2>/dev/null # quiet: no "Killed" notices
 pids="$gen"
 read_now=$(wc -l <"$stream")
 committed=$("$paimon" cat "$events" --format csv | tail -n +2 | wc -l)

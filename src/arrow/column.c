@@ -663,6 +663,29 @@ int pm_array_slice_copy(const struct ArrowArray *src, const pm_type *t, int64_t 
       }
     }
     c.length = length;
+  } else if (!rc && l == L_VAR && length > 0) {
+    /* Fast path: one memcpy for the bytes, offsets rebased to 0, then the validity bits. */
+    const int32_t *so = (const int32_t *)src->buffers[1] + src->offset + offset;
+    int64_t base = so[0], bytes = (int64_t)so[length] - base;
+    if (base < 0 || bytes < 0 || bytes > INT32_MAX) rc = PAIMON_ECORRUPT;
+    if (!rc) rc = pm_col_reserve(&c, length, (size_t)bytes);
+    if (!rc) {
+      if (bytes) memcpy(c.data.data, (const uint8_t *)src->buffers[2] + base, (size_t)bytes);
+      c.data.len = (size_t)bytes;
+      int32_t *dof = (int32_t *)(void *)c.offsets.data;
+      for (int64_t r = 0; r <= length; r++) dof[r] = (int32_t)(so[r] - base);
+      c.offsets.len = (size_t)(length + 1) * 4;
+      if (src->buffers[0] == NULL || src->null_count == 0) {
+        pm_col_set_validity(&c, 0, length, true);
+      } else {
+        for (int64_t r = 0; r < length; r++) {
+          bool v = pm_arr_is_valid(src, offset + r);
+          bit_set(c.validity.data, r, v);
+          if (!v) c.null_count++;
+        }
+      }
+      c.length = length;
+    }
   } else {
     for (int64_t r = 0; r < length && rc == 0; r++) rc = pm_col_append_from(&c, src, offset + r);
   }

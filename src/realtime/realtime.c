@@ -836,6 +836,7 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   rt_writer *rw = pm_writer_ext_write(w) == rt_write ? pm_writer_ext_ctx(w) : NULL;
   if (!rw) return pm_fail(err, PAIMON_EINVAL, "not a real-time writer (use paimon_realtime_writer_new)");
   if (rw->failed) return pm_fail(err, PAIMON_ESTATE, "real-time writer failed earlier: rebuild the context and replay");
+  if (rw->ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable (table changed underneath): rebuild it");
   paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
   int rc = pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; rc == 0 && i < rw->ntouched; i++) {
@@ -1225,6 +1226,7 @@ oom:
 typedef struct pin_item {
   rt_store *store;
   paimon_realtime_view view;
+  int64_t ctx_end; /* committed end read after the view was taken: bounds what it lacks */
 } pin_item;
 
 typedef struct pin_set {
@@ -1257,6 +1259,12 @@ static int rt_pin(void *c, void **out, paimon_error *err) {
   /* views are taken without any context-wide lock held */
   for (size_t i = 0; i < n && rc == 0; i++)
     rc = items[i].store->store.acquire_read_view(&items[i].store->store, &items[i].view, err);
+  /* A store reclaims only below the context's committed end, which refresh raises
+   * before advancing stores; read after the views, it bounds every row they lack.
+   * The snapshot chosen later is at least as new, so a refresh racing with the plan
+   * cannot make a consistent pin look stale. */
+  for (size_t i = 0; i < n && rc == 0; i++)
+    items[i].ctx_end = paimon_realtime_committed_offset(ctx, items[i].store->part_str, items[i].store->bucket);
   *out = ps;
   return rc;
 }
@@ -1302,7 +1310,7 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     pin_item *it = &ps->v[i];
     rt_store *s = it->store;
     int64_t snap_end = pm_offsets_get(&offs, s->part_str, s->bucket);
-    int64_t ctx_end = paimon_realtime_committed_offset(ctx, s->part_str, s->bucket);
+    int64_t ctx_end = it->ctx_end;
     if (ctx_end > snap_end) {
       /* the missing range may already be reclaimed from memory: refuse, never a gap */
       rc = pm_fail(err, PAIMON_EINVAL,

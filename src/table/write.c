@@ -510,8 +510,28 @@ int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_
   for (int32_t k = 0; rc == 0 && k < w->part_type->nfields; k++) pcols[k] = cols[w->part_idx[k]];
   for (int32_t k = 0; rc == 0 && w->bkey_type && k < w->bkey_type->nfields; k++)
     kcols[k] = cols[w->bkey_idx[k]];
+  /* Unpartitioned: one partition row for the whole batch; with a single bucket too,
+   * every row lands in group 0 and nothing needs to be hashed. */
+  bool one_part = w->part_type->nfields == 0;
+  if (rc == 0 && one_part && len > 0) rc = pm_binrow_build(w->part_type, pcols, 0, true, &w->partbuf, err);
+  if (rc == 0 && one_part && len > 0 && w->num_buckets <= 1) {
+    r->parts = pm_calloc(1, sizeof *r->parts);
+    r->plens = pm_calloc(1, sizeof *r->plens);
+    r->buckets = pm_calloc(1, sizeof *r->buckets);
+    uint8_t *copy = pm_malloc(w->partbuf.len ? w->partbuf.len : 1);
+    if (!r->parts || !r->plens || !r->buckets || !copy) {
+      pm_free(copy);
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    } else {
+      memcpy(copy, w->partbuf.data, w->partbuf.len);
+      r->parts[0] = copy;
+      r->plens[0] = w->partbuf.len;
+      r->ngroups = 1; /* group[] is zeroed: every row in group 0 */
+    }
+    len = 0;
+  }
   for (int64_t i = 0; rc == 0 && i < len; i++) {
-    rc = pm_binrow_build(w->part_type, pcols, i, true, &w->partbuf, err);
+    if (!one_part) rc = pm_binrow_build(w->part_type, pcols, i, true, &w->partbuf, err);
     if (rc) break;
     int32_t b = 0;
     if (w->num_buckets > 0) {
