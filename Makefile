@@ -87,11 +87,12 @@ install: build
 uninstall:
 	@if [ ! -f "$(MANIFEST)" ]; then \
 	  echo "no record of an install into $(DESTDIR)$(INSTALL_DIR) ($(MANIFEST))"; exit 1; fi
-	@while IFS= read -r f; do \
+	@# (CMake writes the manifest without a final newline)
+	@while IFS= read -r f || [ -n "$$f" ]; do \
 	  if [ -e "$$f" ] || [ -L "$$f" ]; then rm -f "$$f" && echo "removed $$f"; fi; \
 	done < "$(MANIFEST)"
 	@# only the directories that belong to paimon, and only when empty
-	@sed -n 's|/[^/]*$$||p' "$(MANIFEST)" | grep -E '/paimon(/sys)?$$' | sort -ru | \
+	@{ cat "$(MANIFEST)"; echo; } | sed -n 's|/[^/]*$$||p' | grep -E '/paimon(/sys)?$$' | sort -ru | \
 	  while IFS= read -r d; do [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; true; done
 	@rm -f "$(MANIFEST)"
 

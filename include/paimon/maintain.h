@@ -77,7 +77,7 @@ PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_t
 
 /** Compacts an append table (fixed-bucket or bucket-unaware) and returns the commit
  * messages to publish with paimon_commit (a COMPACT snapshot); nothing changes before the
- * commit. Outputs never committed are orphan files (paimon_remove_orphan_files).
+ * commit; paimon_commit_messages_abort deletes the rewritten files instead.
  *
  * Picking, per partition-bucket (files ordered by sequence number), with
  * "compaction.min.file-num" (5), "compaction.max.file-num" (50) and "target-file-size"

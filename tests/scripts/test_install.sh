@@ -171,7 +171,8 @@ fi
 if [ "$mode" = make ]; then
   manifest="$build/install_manifest$(echo "$prefix" | tr / _).txt"
   [ -f "$manifest" ] || fail "no install manifest $manifest"
-  cp "$manifest" "$tmp/manifest"
+  # CMake writes the manifest without a final newline
+  { cat "$manifest"; echo; } | grep . >"$tmp/manifest"
   make -s -C "$root" uninstall PREFIX="$prefix" >/dev/null || fail "make uninstall"
   while IFS= read -r f; do
     if [ -e "$f" ] || [ -L "$f" ]; then fail "left after uninstall: $f"; fi
