@@ -87,13 +87,14 @@ install: build
 uninstall:
 	@if [ ! -f "$(MANIFEST)" ]; then \
 	  echo "no record of an install into $(DESTDIR)$(INSTALL_DIR) ($(MANIFEST))"; exit 1; fi
-	@# (CMake writes the manifest without a final newline)
+	@# The manifest lists paths without DESTDIR, and has no final newline.
 	@while IFS= read -r f || [ -n "$$f" ]; do \
+	  f="$(DESTDIR)$$f"; \
 	  if [ -e "$$f" ] || [ -L "$$f" ]; then rm -f "$$f" && echo "removed $$f"; fi; \
 	done < "$(MANIFEST)"
 	@# only the directories that belong to paimon, and only when empty
 	@{ cat "$(MANIFEST)"; echo; } | sed -n 's|/[^/]*$$||p' | grep -E '/paimon(/sys)?$$' | sort -ru | \
-	  while IFS= read -r d; do [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; true; done
+	  while IFS= read -r d; do d="$(DESTDIR)$$d"; [ -d "$$d" ] && rmdir "$$d" 2>/dev/null; true; done
 	@rm -f "$(MANIFEST)"
 
 # Doxygen with docs/Doxyfile; any warning (an undocumented public symbol) fails.

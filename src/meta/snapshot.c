@@ -299,7 +299,10 @@ static int latest_or_earliest(paimon_fs *fs, const char *dir, bool latest, int64
   if (read_hint(fs, dir, latest ? "LATEST" : "EARLIEST", &h) && h > 0 && h < INT64_MAX) {
     /* LATEST h holds when snapshot-(h+1) is absent; EARLIEST h when snapshot-h exists. */
     PM_TRY(snapshot_exists(fs, dir, latest ? h + 1 : h, &ex, err));
-    if (ex != latest) {
+    bool h_exists = !latest ? ex : false;
+    /* a torn or stale hint may name a snapshot that does not exist: verify it */
+    if (latest && !ex) PM_TRY(snapshot_exists(fs, dir, h, &h_exists, err));
+    if (ex != latest && h_exists) {
       *out = h;
       return 0;
     }

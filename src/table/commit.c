@@ -485,11 +485,19 @@ done:
   return rc;
 }
 
+/* Best effort (readers verify hints): written to a temp file and renamed into place, so
+ * concurrent committers never leave a torn mix of two ids. */
 static void write_hint(paimon_table *t, const char *name, int64_t id) {
-  char buf[32];
+  char buf[32], uuid[37];
   int n = snprintf(buf, sizeof buf, "%lld", (long long)id);
+  pm_uuid(uuid);
   char *p = pm_asprintf("%s/snapshot/%s", t->meta_dir, name);
-  if (p) pm_fs_write_all(t->fs, p, buf, (size_t)n, NULL); /* best effort: readers verify */
+  char *tmp = pm_asprintf("%s/snapshot/.%s.%s.tmp", t->meta_dir, name, uuid);
+  if (p && tmp && pm_fs_write_all(t->fs, tmp, buf, (size_t)n, NULL) == 0) {
+    t->fs->remove(t->fs, p, NULL);
+    if (t->fs->rename_noreplace(t->fs, tmp, p, NULL)) t->fs->remove(t->fs, tmp, NULL);
+  }
+  pm_free(tmp);
   pm_free(p);
 }
 

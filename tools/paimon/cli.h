@@ -99,6 +99,5 @@ int cmd_ingest(int argc, char **argv);
 
 /* 1 + the newest commit identifier `user` committed to `t` (1 when none is retained). */
 int64_t cli_next_identifier(const paimon_table *t, const char *user);
-/* Parses the table's CSV rows `b` (header `hdr`, see write.c) into JSON lines. */
 
 #endif

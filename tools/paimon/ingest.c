@@ -55,6 +55,8 @@ const char *const USAGE_INGEST =
     "Without --follow the job commits at end of file and exits. One status line per\n"
     "commit goes to stderr.\n";
 
+#define MAX_RESPONSE ((size_t)256 << 20)
+
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) {
   (void)sig;
@@ -245,6 +247,12 @@ static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
         goto nomem;
       }
     b.release(&b);
+    if (body.len > MAX_RESPONSE) {
+      code = 413;
+      snprintf(msg, sizeof msg, "result larger than %d MiB: narrow it with where, select or limit",
+               (int)(MAX_RESPONSE >> 20));
+      goto done;
+    }
   }
   goto done;
 nomem:
