@@ -761,7 +761,7 @@ static int read_col(orc_reader *r, orc_col *c, pm_col *out, int64_t n, const uin
     }
     case PM_ORC_LIST:
     case PM_ORC_MAP: {
-      int64_t total;
+      int64_t total = 0;
       PM_TRY(read_lengths(r, c, nv, &total, err));
       if (c->kind == PM_ORC_LIST) {
         PM_TRY(read_col(r, &c->child[0], &out->children[0], total, NULL, err));
