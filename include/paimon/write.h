@@ -63,6 +63,16 @@ PAIMON_API int paimon_writer_write(paimon_writer *w, const struct ArrowArray *ba
 PAIMON_API int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
                                             int64_t commit_identifier, paimon_error *err);
 
+/** Primary-key tables: flushes the write buffers and compacts every bucket, waiting for
+ * the compaction; its result is part of the next prepare (committed as a COMPACT
+ * snapshot after the APPEND one).
+ * @param w    the writer (of a primary-key table).
+ * @param full non-zero: rewrite every sorted run into the highest level.
+ * @param err  nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL (append table: use paimon_compact_append()),
+ *         #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
+PAIMON_API int paimon_writer_compact(paimon_writer *w, int full, paimon_error *err);
+
 /** Deletes the files written since the last prepare and frees the writer.
  * @param w the writer, or NULL (ignored). */
 PAIMON_API void paimon_writer_close(paimon_writer *w);

@@ -457,16 +457,14 @@ int cmd_ingest(int argc, char **argv) {
     else if (IS("--source")) {
       VAL();
       source = v;
-    }
-    else if (IS("--commit-user")) {
+    } else if (IS("--commit-user")) {
       VAL();
       if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
       user = v;
     } else if (IS("--serve")) {
       VAL();
       serve = v;
-    }
-    else if (IS("--commit-interval")) {
+    } else if (IS("--commit-interval")) {
       VAL();
       if (!parse_duration_ms(v, &interval) || interval < 1)
         usage_error(USAGE_INGEST, "--commit-interval needs a duration such as 2s or 500ms, got '%s'", v);

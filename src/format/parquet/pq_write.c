@@ -1381,7 +1381,7 @@ static int build_meta(pw_writer *w, pw_leaf *L, const pw_chunk_meta *c, pm_buf *
     stat_value(L, &L->cst, true, &mx, &mxl);
   }
   if (!mm || mnl + mxl < PW_MAX_STATS) {
-    bool eq = mm && mnl == mxl && memcmp(mn, mx, mnl) == 0;
+    bool eq = mm && mnl == mxl && (mnl == 0 || memcmp(mn, mx, mnl) == 0);
     if (mm && (L->old_minmax || eq)) {
       pq_tw_bin(&t, 1, mx, mxl);
       pq_tw_bin(&t, 2, mn, mnl);

@@ -58,14 +58,14 @@ static int child_main(const char *path, int p, int start_fd) {
   paimon_table *t = NULL;
   char user[32];
   snprintf(user, sizeof user, "proc-%d", p);
+  paimon_writer *w = NULL; /* one writer per job, as a streaming writer keeps it */
   int rc = paimon_table_open(&t, path, NULL, &err);
+  if (rc == 0) rc = paimon_writer_new(&w, t, user, NULL, &err);
   for (int i = 1; rc == 0 && i <= NCOMMIT; i++) {
-    paimon_writer *w = NULL;
     paimon_commit_messages *m = NULL;
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    rc = paimon_writer_new(&w, t, user, NULL, &err);
-    if (rc == 0) rc = make_batch(p, i, &a, &s, &err);
+    rc = make_batch(p, i, &a, &s, &err);
     if (rc == 0) rc = paimon_writer_write(w, &a, &s, &err);
     if (a.release) a.release(&a);
     if (s.release) s.release(&s);
@@ -77,8 +77,8 @@ static int child_main(const char *path, int p, int start_fd) {
       rc = -1;
     }
     paimon_commit_messages_free(m);
-    paimon_writer_close(w);
   }
+  paimon_writer_close(w);
   if (rc) fprintf(stderr, "process %d: status %d: %s\n", p, rc, err.message);
   paimon_table_close(t);
   return rc ? 1 : 0;
