@@ -174,7 +174,8 @@ PAIMON_API int64_t paimon_snapshot_commit_identifier(const paimon_snapshot *s);
  *         not record it. */
 PAIMON_API int64_t paimon_snapshot_total_record_count(const paimon_snapshot *s);
 /** @param s the snapshot.
- * @return the number of rows this snapshot added, or -1 when not recorded. */
+ * @return rows added minus rows removed by this snapshot (negative for compactions that
+ *         drop retractions), or INT64_MIN when not recorded. */
 PAIMON_API int64_t paimon_snapshot_delta_record_count(const paimon_snapshot *s);
 /** @param s the snapshot.
  * @return "APPEND", "COMPACT", "OVERWRITE" or "ANALYZE", borrowed (valid while `s`

@@ -253,7 +253,7 @@ int64_t paimon_snapshot_total_record_count(const paimon_snapshot *s) {
   return s->snap->total_record_count == PM_NULL_I64 ? -1 : s->snap->total_record_count;
 }
 int64_t paimon_snapshot_delta_record_count(const paimon_snapshot *s) {
-  return s->snap->delta_record_count == PM_NULL_I64 ? -1 : s->snap->delta_record_count;
+  return s->snap->delta_record_count; /* PM_NULL_I64 (INT64_MIN) when absent */
 }
 const char *paimon_snapshot_commit_kind(const paimon_snapshot *s) { return s->snap->commit_kind; }
 const char *paimon_snapshot_commit_user(const paimon_snapshot *s) { return s->snap->commit_user; }

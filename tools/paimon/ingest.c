@@ -361,6 +361,8 @@ static void maintain(job *j) {
   paimon_error err = {0, ""};
   char ts[16];
   stamp(ts, sizeof ts);
+  const char *const *pks = NULL;
+  if (paimon_table_primary_keys(g->t, &pks) > 0) j->compact_off = true; /* the writer compacts */
   if (!j->compact_off) {
     paimon_commit_messages *msgs = NULL;
     int rc = paimon_compact_append(g->t, j->compact_user, 0, &msgs, &err);

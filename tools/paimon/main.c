@@ -535,7 +535,11 @@ static int cmd_info(int argc, char **argv) {
     printf("  total records: ");
     print_count(paimon_snapshot_total_record_count(s));
     printf("\n  delta records: ");
-    print_count(paimon_snapshot_delta_record_count(s));
+    {
+      int64_t d = paimon_snapshot_delta_record_count(s);
+      if (d == INT64_MIN) printf("-");
+      else printf("%lld", (long long)d);
+    }
     printf("\n  commit user: %s\n", paimon_snapshot_commit_user(s) ? paimon_snapshot_commit_user(s) : "");
     printf("  commit identifier: %lld\n", (long long)paimon_snapshot_commit_identifier(s));
     paimon_snapshot_free(s);
@@ -565,7 +569,7 @@ static int cmd_snapshots(int argc, char **argv) {
     int64_t tv = paimon_snapshot_total_record_count(s), dv = paimon_snapshot_delta_record_count(s);
     if (tv < 0) snprintf(tot, sizeof tot, "-");
     else snprintf(tot, sizeof tot, "%lld", (long long)tv);
-    if (dv < 0) snprintf(del, sizeof del, "-");
+    if (dv == INT64_MIN) snprintf(del, sizeof del, "-");
     else snprintf(del, sizeof del, "%lld", (long long)dv);
     const char *user = paimon_snapshot_commit_user(s);
     printf("%-6lld %-6lld %-9s %-23s %10s %10s  %-36s %lld\n", (long long)paimon_snapshot_id(s),

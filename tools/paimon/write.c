@@ -637,7 +637,18 @@ int cmd_compact(int argc, char **argv) {
   paimon_table *t = open_path(table);
   paimon_error err = {0, ""};
   paimon_commit_messages *msgs = NULL;
-  int rc = paimon_compact_append(t, user, full, &msgs, &err);
+  const char *const *pks = NULL;
+  int rc;
+  if (paimon_table_primary_keys(t, &pks) > 0) {
+    /* primary-key tables compact through a writer (universal compaction, or full) */
+    paimon_writer *w = NULL;
+    rc = paimon_writer_new(&w, t, user, NULL, &err);
+    if (rc == 0) rc = paimon_writer_compact(w, full, &err);
+    if (rc == 0) rc = paimon_writer_prepare_commit(&msgs, w, cli_next_identifier(t, user), &err);
+    paimon_writer_close(w);
+  } else {
+    rc = paimon_compact_append(t, user, full, &msgs, &err);
+  }
   if (rc != 0) die_err(&err, rc);
   if (paimon_commit_messages_count(msgs) == 0) {
     printf("nothing to compact\n");
