@@ -111,6 +111,10 @@ static int l_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paim
 
 /* ---- directories ----------------------------------------------------------------- */
 
+static int fsync_parent(const char *p, const char *orig, paimon_error *err);
+
+/* Creates every missing directory of `p`; a directory we create is made durable in its
+ * parent, so files synced inside it survive power loss with their whole path. */
 static int mkdirs_local(const char *p, const char *orig, paimon_error *err) {
   size_t n = strlen(p);
   char *buf = pm_malloc(n + 1);
@@ -121,7 +125,9 @@ static int mkdirs_local(const char *p, const char *orig, paimon_error *err) {
     if (buf[i] != '/' && buf[i] != '\0') continue;
     char saved = buf[i];
     buf[i] = '\0';
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+    if (mkdir(buf, 0755) == 0) {
+      rc = fsync_parent(buf, orig, err);
+    } else if (errno != EEXIST) {
       rc = fail_errno(err, errno, "mkdir", orig);
     } else {
       struct stat st;
@@ -181,6 +187,7 @@ typedef struct lwfile {
   paimon_wfile base;
   int fd;
   char *path;
+  bool name_durable; /* parent directory fsynced after creation */
 } lwfile;
 
 static int l_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err) {
@@ -199,9 +206,15 @@ static int l_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err
   return PAIMON_OK;
 }
 
+/* Makes the bytes durable and, the first time, the file's name in its directory: a
+ * published snapshot must never reference a file whose directory entry was lost. */
 static int l_sync(paimon_wfile *f, paimon_error *err) {
   lwfile *lf = (lwfile *)f;
   if (fsync(lf->fd) != 0) return fail_errno(err, errno, "fsync", lf->path);
+  if (!lf->name_durable) {
+    PM_TRY(fsync_parent(pm_path_strip_scheme(lf->path), lf->path, err));
+    lf->name_durable = true;
+  }
   return PAIMON_OK;
 }
 

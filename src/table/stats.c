@@ -21,18 +21,73 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
     return 0;
   }
   int64_t lo = -1, hi = -1, nulls = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (!pm_arr_is_valid(a, i)) {
-      nulls++;
-      continue;
+  bool all_valid = a->buffers[0] == NULL || a->null_count == 0;
+  /* typed loops for the common types (the generic comparator costs a call per value) */
+#define PM_SCAN_FIXED(T)                                                                   \
+  do {                                                                                     \
+    const T *v = (const T *)a->buffers[1] + a->offset;                                     \
+    for (int64_t i = 0; i < n; i++) {                                                      \
+      if (!all_valid && !pm_arr_is_valid(a, i)) {                                          \
+        nulls++;                                                                           \
+        continue;                                                                          \
+      }                                                                                    \
+      if (lo < 0) {                                                                        \
+        lo = hi = i;                                                                       \
+        continue;                                                                          \
+      }                                                                                    \
+      if (v[i] < v[lo]) lo = i;                                                            \
+      if (v[i] > v[hi]) hi = i;                                                            \
+    }                                                                                      \
+  } while (0)
+  switch (t->id) {
+    case PM_TINYINT: PM_SCAN_FIXED(int8_t); break;
+    case PM_SMALLINT: PM_SCAN_FIXED(int16_t); break;
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME: PM_SCAN_FIXED(int32_t); break;
+    case PM_BIGINT:
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: PM_SCAN_FIXED(int64_t); break;
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY: {
+      const int32_t *off = (const int32_t *)a->buffers[1] + a->offset;
+      const uint8_t *d = (const uint8_t *)a->buffers[2];
+      for (int64_t i = 0; i < n; i++) {
+        if (!all_valid && !pm_arr_is_valid(a, i)) {
+          nulls++;
+          continue;
+        }
+        if (lo < 0) {
+          lo = hi = i;
+          continue;
+        }
+        int32_t li = off[i + 1] - off[i];
+        int32_t ll = off[lo + 1] - off[lo], lh = off[hi + 1] - off[hi];
+        int c = memcmp(d + off[i], d + off[lo], (size_t)(li < ll ? li : ll));
+        if (c < 0 || (c == 0 && li < ll)) lo = i;
+        c = memcmp(d + off[i], d + off[hi], (size_t)(li < lh ? li : lh));
+        if (c > 0 || (c == 0 && li > lh)) hi = i;
+      }
+      break;
     }
-    if (lo < 0) {
-      lo = hi = i;
-      continue;
-    }
-    if (pm_mt_cmp_arrow(t, a, i, a, lo) < 0) lo = i;
-    if (pm_mt_cmp_arrow(t, a, i, a, hi) > 0) hi = i;
+    default:
+      /* floats (Java's NaN and -0.0 order), decimals, booleans: the generic comparator */
+      for (int64_t i = 0; i < n; i++) {
+        if (!pm_arr_is_valid(a, i)) {
+          nulls++;
+          continue;
+        }
+        if (lo < 0) {
+          lo = hi = i;
+          continue;
+        }
+        if (pm_mt_cmp_arrow(t, a, i, a, lo) < 0) lo = i;
+        if (pm_mt_cmp_arrow(t, a, i, a, hi) > 0) hi = i;
+      }
   }
+#undef PM_SCAN_FIXED
   acc->nulls += nulls;
   if (lo < 0) return 0;
   if (!acc->has || pm_mt_cmp_arrow(t, a, lo, &acc->min, 0) < 0) {

@@ -28,6 +28,13 @@ typedef struct bucket_writer {
   char **done_paths;
 } bucket_writer;
 
+typedef struct seq_entry {
+  uint8_t *part;
+  size_t plen;
+  int32_t bucket;
+  int64_t next;
+} seq_entry;
+
 struct paimon_writer {
   paimon_table *t;
   char *commit_user;
@@ -53,6 +60,9 @@ struct paimon_writer {
   bool failed;
   pm_buf keybuf, partbuf;
   pm_writer_ext ext; /* real-time writers delegate write/close here */
+  bool seqs_loaded;
+  size_t nseqs;
+  seq_entry *seqs;
   bool pk;           /* primary-key table */
   pm_pk_writer *pkw; /* primary key: merge-tree writer (created on first write) */
   paimon_options *opts_copy;
@@ -90,6 +100,8 @@ void paimon_writer_close(paimon_writer *w) {
   if (w->ext.free) w->ext.free(w->ext.ctx);
   pm_pk_writer_free(w->pkw);
   paimon_options_free(w->opts_copy);
+  for (size_t i = 0; i < w->nseqs; i++) pm_free(w->seqs[i].part);
+  pm_free(w->seqs);
   for (size_t i = 0; i < w->nbws; i++) bw_free(w, w->bws[i], true);
   pm_free(w->bws);
   pm_type_free(w->part_type);
@@ -281,28 +293,47 @@ fail:
   return rc;
 }
 
-/* Highest sequence number already in (partition, bucket) of the latest snapshot. */
-static int restore_seq(paimon_writer *w, bucket_writer *bw, paimon_error *err) {
-  bw->next_seq = 0;
-  bw->seq_known = true;
+/* Next sequence number of every partition-bucket of the latest snapshot, planned once
+ * per writer (a plan per bucket would rescan the manifests each time). */
+static int load_seqs(paimon_writer *w, paimon_error *err) {
+  if (w->seqs_loaded) return 0;
   paimon_scan *s = NULL;
   paimon_plan *p = NULL;
   PM_TRY(paimon_scan_new(&s, w->t, err));
   int rc = paimon_scan_plan(&p, s, err);
-  if (rc == 0) {
-    for (size_t i = 0; i < p->nsplits; i++) {
-      paimon_split *sp = p->splits[i];
-      if (sp->bucket != bw->bucket || sp->partition_len != bw->partition_len ||
-          memcmp(sp->partition, bw->partition, bw->partition_len) != 0)
-        continue;
-      for (size_t f = 0; f < sp->nfiles; f++)
-        if (sp->files[f].max_sequence_number + 1 > bw->next_seq)
-          bw->next_seq = sp->files[f].max_sequence_number + 1;
+  for (size_t i = 0; rc == 0 && i < p->nsplits; i++) {
+    paimon_split *sp = p->splits[i];
+    if (sp->branch) continue; /* fallback-branch files are not this table's */
+    int64_t next = 0;
+    for (size_t f = 0; f < sp->nfiles; f++)
+      if (sp->files[f].max_sequence_number + 1 > next) next = sp->files[f].max_sequence_number + 1;
+    seq_entry *nv = pm_realloc(w->seqs, (w->nseqs + 1) * sizeof *nv);
+    uint8_t *part = pm_malloc(sp->partition_len ? sp->partition_len : 1);
+    if (nv) w->seqs = nv;
+    if (!nv || !part) {
+      pm_free(part);
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      break;
     }
+    memcpy(part, sp->partition, sp->partition_len);
+    w->seqs[w->nseqs++] = (seq_entry){part, sp->partition_len, sp->bucket, next};
   }
   paimon_plan_free(p);
   paimon_scan_free(s);
+  if (rc == 0) w->seqs_loaded = true;
   return rc;
+}
+
+/* Highest sequence number already in (partition, bucket) of the latest snapshot. */
+static int restore_seq(paimon_writer *w, bucket_writer *bw, paimon_error *err) {
+  bw->next_seq = 0;
+  bw->seq_known = true;
+  PM_TRY(load_seqs(w, err));
+  for (size_t i = 0; i < w->nseqs; i++)
+    if (w->seqs[i].bucket == bw->bucket && w->seqs[i].plen == bw->partition_len &&
+        memcmp(w->seqs[i].part, bw->partition, bw->partition_len) == 0)
+      bw->next_seq = w->seqs[i].next;
+  return 0;
 }
 
 static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
