@@ -185,6 +185,124 @@ static bool partition_in(const entries *delta, const uint8_t *p, size_t n) {
   return false;
 }
 
+/* Writes `es` as manifest files rolled at `target` bytes (estimated per entry), each
+ * with its partition statistics; appends their metas to metas[*n]. */
+static int write_manifests(paimon_table *t, const char *mdir, const char *uuid, int64_t *counter,
+                           const pm_type *ptype, const entries *es, int64_t target,
+                           const char *compression, pm_manifest_file_meta *metas, size_t *n,
+                           attempt_files *af, paimon_error *err) {
+  int rc = 0;
+  size_t start = 0;
+  while (start < es->n && rc == 0) {
+    size_t end = start;
+    int64_t bytes = 0;
+    while (end < es->n && (end == start || bytes < target)) {
+      const pm_data_file *f = &es->v[end].file;
+      bytes += 96 + (int64_t)strlen(f->file_name) + (int64_t)es->v[end].partition_len +
+               (int64_t)(f->value_stats.min_len + f->value_stats.max_len + f->min_key_len + f->max_key_len) / 2;
+      end++;
+    }
+    pm_simple_stats ps;
+    rc = pm_partition_stats(ptype, es->v + start, end - start, &ps, err);
+    char *mp = rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)(*counter)++) : NULL;
+    if (rc == 0 && !mp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0) rc = pm_manifest_write(t->fs, mp, es->v + start, end - start, &ps, compression, &metas[*n], err);
+    if (rc == 0) {
+      (*n)++;
+      remember(af, mp);
+    } else {
+      pm_free(mp);
+    }
+    pm_free(ps.min_values);
+    pm_free(ps.max_values);
+    pm_free(ps.null_counts);
+    start = end;
+  }
+  return rc;
+}
+
+/* Manifest merging (Java's manifest.merge-min-count): when at least `min_count`
+ * manifests are live, either all of them (total below the full-compaction threshold)
+ * or the trailing run of small ones are folded -- an ADD and its DELETE cancel, other
+ * DELETEs stay in place -- and rewritten as a few manifests. Only a suffix is merged, so
+ * every DELETE still follows the ADD it cancels. On success lst[from..] is replaced by
+ * `*merged` (owned by the caller). */
+static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, int64_t *counter,
+                           const pm_type *ptype, pm_manifest_file_meta *lst, size_t *nlst,
+                           int64_t target, const char *compression, pm_manifest_file_meta **merged,
+                           size_t *nmerged, attempt_files *af, paimon_error *err) {
+  *merged = NULL;
+  *nmerged = 0;
+  int64_t min_count = pm_table_opt_i64(t, "manifest.merge-min-count", 30);
+  int64_t full_threshold = pm_table_opt_i64(t, "manifest.full-compaction-threshold-size.bytes", 16LL << 20);
+  if (min_count < 2 || (int64_t)*nlst < min_count) return 0;
+  int64_t total = 0;
+  for (size_t i = 0; i < *nlst; i++) total += lst[i].file_size;
+  size_t from = *nlst;
+  if (total < full_threshold) {
+    from = 0;
+  } else {
+    while (from > 0 && lst[from - 1].file_size < target) from--;
+    if ((int64_t)(*nlst - from) < min_count) return 0;
+  }
+  entries folded = {0};
+  int rc = 0;
+  for (size_t m = from; m < *nlst && rc == 0; m++) {
+    char *mp = pm_asprintf("%s/%s", mdir, lst[m].file_name);
+    pm_manifest_entry *es = NULL;
+    size_t ne = 0;
+    rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    pm_free(mp);
+    for (size_t i = 0; i < ne && rc == 0; i++) {
+      bool cancelled = false;
+      if (es[i].kind == PM_ENTRY_DELETE) {
+        for (size_t k = folded.n; k-- > 0;) {
+          pm_manifest_entry *a = &folded.v[k];
+          if (a->kind == PM_ENTRY_ADD && a->bucket == es[i].bucket && a->file.level == es[i].file.level &&
+              a->partition_len == es[i].partition_len &&
+              memcmp(a->partition, es[i].partition, a->partition_len) == 0 &&
+              strcmp(a->file.file_name, es[i].file.file_name) == 0) {
+            a->kind = -1; /* cancelled */
+            cancelled = true;
+            break;
+          }
+        }
+      }
+      if (!cancelled)
+        rc = entries_add(&folded, es[i].kind, es[i].partition, es[i].partition_len, es[i].bucket,
+                         es[i].total_buckets, &es[i].file, err);
+    }
+    pm_manifest_entries_free(es, ne);
+  }
+  /* drop the cancelled pairs */
+  size_t k = 0;
+  for (size_t i = 0; i < folded.n; i++) {
+    if (folded.v[i].kind < 0) {
+      pm_free(folded.v[i].partition);
+      pm_data_file_clear(&folded.v[i].file);
+      continue;
+    }
+    folded.v[k++] = folded.v[i];
+  }
+  folded.n = k;
+  pm_manifest_file_meta *out = rc == 0 ? pm_calloc(folded.n + 1, sizeof *out) : NULL;
+  if (rc == 0 && !out) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  size_t nout = 0;
+  if (rc == 0)
+    rc = write_manifests(t, mdir, uuid, counter, ptype, &folded, target, compression, out, &nout, af, err);
+  entries_free(&folded);
+  if (rc) {
+    pm_manifest_file_metas_free(out, nout);
+    return rc;
+  }
+  /* the merged manifests replace the suffix (shallow: `out` keeps ownership) */
+  for (size_t i = 0; i < nout; i++) lst[from + i] = out[i];
+  *nlst = from + nout;
+  *merged = out;
+  *nmerged = nout;
+  return 0;
+}
+
 /* One commit attempt; *published is set when the snapshot file was created. */
 /* Real-time progress of the new snapshot: the hook's (a real-time commit), else the
  * latest snapshot's carried forward, minus overwritten partitions. Returns the offsets
@@ -259,8 +377,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   int rc = 0;
   entries delta = {0};
   pm_type *ptype = NULL;
-  pm_manifest_file_meta *base = NULL, *deltam = NULL, *newm = NULL, *lst = NULL;
-  size_t nbase = 0, ndeltam = 0, nnew = 0, nlst = 0;
+  pm_manifest_file_meta *base = NULL, *deltam = NULL, *newm = NULL, *lst = NULL, *mergedm = NULL;
+  size_t nbase = 0, ndeltam = 0, nnew = 0, nlst = 0, nmergedm = 0;
   char *json = NULL;
   pm_snapshot snap;
   memset(&snap, 0, sizeof snap);
@@ -330,39 +448,14 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   }
   PM_CHECK(pm_schema_partition_type(t->schema, &ptype, err), done_mdir);
   if (delta.n) {
-    /* roll manifest files at manifest.target-file-size (estimated per entry) */
     newm = pm_calloc(delta.n, sizeof *newm);
     if (!newm) {
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto done_mdir;
     }
-    size_t start = 0;
-    while (start < delta.n && rc == 0) {
-      size_t end = start;
-      int64_t bytes = 0;
-      while (end < delta.n && (end == start || bytes < target)) {
-        const pm_data_file *f = &delta.v[end].file;
-        bytes += 96 + (int64_t)strlen(f->file_name) + (int64_t)delta.v[end].partition_len +
-                 (int64_t)(f->value_stats.min_len + f->value_stats.max_len + f->min_key_len + f->max_key_len) / 2;
-        end++;
-      }
-      pm_simple_stats ps;
-      rc = pm_partition_stats(ptype, delta.v + start, end - start, &ps, err);
-      char *mp = rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)counter++) : NULL;
-      if (rc == 0 && !mp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      if (rc == 0) rc = pm_manifest_write(t->fs, mp, delta.v + start, end - start, &ps, compression, &newm[nnew], err);
-      if (rc == 0) {
-        nnew++;
-        remember(af, mp);
-      } else {
-        pm_free(mp);
-      }
-      pm_free(ps.min_values);
-      pm_free(ps.max_values);
-      pm_free(ps.null_counts);
-      start = end;
-    }
-    if (rc) goto done_mdir;
+    PM_CHECK(write_manifests(t, mdir, uuid, &counter, ptype, &delta, target, compression, newm, &nnew,
+                             af, err),
+             done_mdir);
   }
   /* base = everything live before this commit: previous base + previous delta */
   if (latest) {
@@ -377,6 +470,9 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   if (nbase) memcpy(lst, base, nbase * sizeof *lst);
   if (ndeltam) memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
   nlst = nbase + ndeltam;
+  PM_CHECK(merge_manifests(t, mdir, uuid, &counter, ptype, lst, &nlst, target, compression, &mergedm,
+                           &nmergedm, af, err),
+           done_mdir);
   char *base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
   char *delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
   char *base_path = base_name ? pm_asprintf("%s/%s", mdir, base_name) : NULL;
@@ -480,6 +576,7 @@ done:
   pm_manifest_file_metas_free(base, nbase);
   pm_manifest_file_metas_free(deltam, ndeltam);
   pm_manifest_file_metas_free(newm, nnew);
+  pm_manifest_file_metas_free(mergedm, nmergedm);
   pm_type_free(ptype);
   entries_free(&delta);
   return rc;

@@ -303,12 +303,43 @@ static void test_stats_prune(void **state) {
   paimon_table_close(t);
 }
 
+
+/* Many small commits: manifests are merged, so planning reads a bounded number of
+ * manifest files, and the table reads the same. */
+static void test_manifest_merge(void **state) {
+  (void)state;
+  paimon_table *t = create(SCHEMA_JSON);
+  for (int c = 0; c < 45; c++) write_commit(t, "u", c + 1, c * 10, 10);
+  int64_t count, ksum;
+  read_sums(t, &count, &ksum);
+  assert_int_equal(count, 450);
+  assert_int_equal(ksum, (int64_t)449 * 450 / 2);
+  /* the latest snapshot's base + delta lists name fewer than merge-min-count manifests */
+  paimon_error err = {0};
+  paimon_snapshot *s;
+  PM_ASSERT_OK(paimon_table_snapshot(&s, t, -1, &err), &err);
+  paimon_table *tt = (paimon_table *)t;
+  pm_snapshot *snap = NULL;
+  PM_ASSERT_OK(pm_snapshot_load(&snap, tt->fs, tt->meta_dir, paimon_snapshot_id(s), &err), &err);
+  char *lp = pm_asprintf("%s/manifest/%s", tt->root, snap->base_manifest_list);
+  pm_manifest_file_meta *metas = NULL;
+  size_t n = 0;
+  PM_ASSERT_OK(pm_manifest_list_read(tt->fs, lp, &metas, &n, &err), &err);
+  assert_true(n < 30);
+  pm_manifest_file_metas_free(metas, n);
+  pm_free(lp);
+  pm_snapshot_free(snap);
+  paimon_snapshot_free(s);
+  paimon_table_close(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_bucket_routing),
       cmocka_unit_test(test_idempotent_commit), cmocka_unit_test(test_overwrite),
       cmocka_unit_test(test_close_without_commit), cmocka_unit_test(test_invalid_schemas),
       cmocka_unit_test(test_stats_prune),
+      cmocka_unit_test(test_manifest_merge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
