@@ -24,7 +24,10 @@
  * Thread safety: a context is thread-safe and shared by writers, scans and reads; it
  * outlives writers, and readers keep what they pinned alive after it is freed. A writer
  * is used by one thread at a time (one in-flight prepare); scans and reads may run on
- * other threads concurrently with writes, prepares and commits.
+ * other threads concurrently with writes, prepares and commits. Exception: on a
+ * real-time writer, paimon_writer_write may run on one thread while
+ * paimon_realtime_prepare_commit runs on another (ingestion continues during prepare);
+ * never two writes or two prepares at once.
  */
 #ifndef PAIMON_REALTIME_H
 #define PAIMON_REALTIME_H

@@ -333,9 +333,12 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
 typedef struct rt_writer {
   paimon_realtime_context *ctx;
   paimon_writer *w; /* the public handle (routing + file writers) */
+  /* `lock` guards touched/failed: write may run on one thread while prepare runs on
+   * another (ingestion continues during prepare) */
+  pthread_mutex_t lock;
   rt_store **touched;
   size_t ntouched;
-  bool failed;
+  atomic_bool failed;
   bool replay; /* realtime.write.skip-committed: drop rows already committed */
   pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows (created on first prepare) */
   char *commit_user;
@@ -344,6 +347,7 @@ typedef struct rt_writer {
 
 static void rt_writer_free(void *p) {
   rt_writer *rw = p;
+  pthread_mutex_destroy(&rw->lock);
   pm_pk_writer_free(rw->pk);
   pm_free(rw->commit_user);
   paimon_options_free(rw->opts);
@@ -354,14 +358,22 @@ static void rt_writer_free(void *p) {
 }
 
 static int touch(rt_writer *rw, rt_store *s) {
-  for (size_t i = 0; i < rw->ntouched; i++)
-    if (rw->touched[i] == s) return 0;
-  rt_store **nv = pm_realloc(rw->touched, (rw->ntouched + 1) * sizeof *nv);
-  if (!nv) return PAIMON_ENOMEM;
-  rw->touched = nv;
-  atomic_fetch_add(&s->refs, 1);
-  rw->touched[rw->ntouched++] = s;
-  return 0;
+  int rc = 0;
+  pthread_mutex_lock(&rw->lock);
+  bool have = false;
+  for (size_t i = 0; i < rw->ntouched && !have; i++) have = rw->touched[i] == s;
+  if (!have) {
+    rt_store **nv = pm_realloc(rw->touched, (rw->ntouched + 1) * sizeof *nv);
+    if (!nv) {
+      rc = PAIMON_ENOMEM;
+    } else {
+      rw->touched = nv;
+      atomic_fetch_add(&s->refs, 1);
+      rw->touched[rw->ntouched++] = s;
+    }
+  }
+  pthread_mutex_unlock(&rw->lock);
+  return rc;
 }
 
 /* Row kinds from an optional "_VALUE_KIND" column (0..3 or "+I"/"-U"/"+U"/"-D"). */
@@ -614,6 +626,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->ctx = ctx;
   ctx_ref(ctx);
   rw->w = w;
+  pthread_mutex_init(&rw->lock, NULL);
   rw->commit_user = pm_strdup(paimon_writer_commit_user(w));
   if (opts && paimon_options_new(&rw->opts) == 0)
     for (size_t i = 0; i < paimon_options_count(opts); i++) {
@@ -839,8 +852,18 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   if (rw->ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable (table changed underneath): rebuild it");
   paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
   int rc = pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  for (size_t i = 0; rc == 0 && i < rw->ntouched; i++) {
-    rt_store *s = rw->touched[i];
+  /* the stores written so far; writes may go on (and add stores) meanwhile */
+  pthread_mutex_lock(&rw->lock);
+  size_t ntouched = rw->ntouched;
+  rt_store **touched = pm_calloc(ntouched + 1, sizeof *touched);
+  for (size_t i = 0; touched && i < ntouched; i++) {
+    touched[i] = rw->touched[i];
+    atomic_fetch_add(&touched[i]->refs, 1);
+  }
+  pthread_mutex_unlock(&rw->lock);
+  if (!touched && rc == 0) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; rc == 0 && i < ntouched; i++) {
+    rt_store *s = touched[i];
     paimon_realtime_segment seg;
     memset(&seg, 0, sizeof seg);
     /* short critical section: the store rotates its building segment */
@@ -890,6 +913,8 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
       rg->rows = rows;
     }
   }
+  for (size_t i = 0; touched && i < ntouched; i++) store_unref(touched[i]);
+  pm_free(touched);
   if (rc == 0 && rw->ctx->pk && rw->pk && pg->nranges > 0) {
     /* primary key: the level-0 files (and any finished compaction) of every bucket */
     paimon_commit_messages *pm = NULL;
