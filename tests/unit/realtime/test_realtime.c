@@ -565,7 +565,7 @@ static void test_write_during_prepare(void **state) {
       PM_ASSERT_OK(paimon_realtime_refresh(ctx, id, &err), &err);
       paimon_realtime_progress_free(pg);
     }
-    /* every union read: no duplicate, and each partition-bucket a gap-free prefix */
+    /* every union read: no duplicate (gap-freedom per bucket: test_rt_concurrency) */
     paimon_scan *sc;
     PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
     PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
@@ -589,13 +589,6 @@ static void test_write_during_prepare(void **state) {
     }
     st.release(&st);
     paimon_scan_free(sc);
-    /* keys of one parity share a partition; their prefix has no hole below its max */
-    for (int par = 0; par < 2; par++) {
-      int32_t max = -1;
-      for (int32_t k = par; k < 20000; k += 2)
-        if (seen[k]) max = k;
-      (void)max;
-    }
     assert_true(n <= 20000);
   }
   pthread_join(th, NULL);
