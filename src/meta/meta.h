@@ -6,6 +6,7 @@
 #define PM_META_H
 
 #include <paimon/sys/fs.h>
+#include <stdatomic.h>
 
 #include "arrow/column.h"
 #include "format/format.h"
@@ -27,7 +28,14 @@ typedef struct pm_schema {
   char *comment;      /* nullable */
   int64_t time_millis;
   char *json;         /* text as parsed or as produced by pm_schema_to_json */
+  atomic_int extra_refs; /* holders beyond the first (pm_schema_ref); 0 = one owner */
 } pm_schema;
+
+/* Shares an immutable schema: each pm_schema_ref needs one more pm_schema_free. */
+static inline pm_schema *pm_schema_ref(pm_schema *s) {
+  if (s) atomic_fetch_add(&s->extra_refs, 1);
+  return s;
+}
 
 /* Parses schema JSON (applies the version<=1 bucket=1 and version<=2 file.format=orc
  * defaults by adding those options when absent). */

@@ -238,6 +238,7 @@ const char *pm_schema_option(const pm_schema *s, const char *key) {
 
 void pm_schema_free(pm_schema *s) {
   if (!s) return;
+  if (atomic_fetch_sub(&s->extra_refs, 1) > 0) return; /* still shared */
   pm_type_free(s->row);
   pm_json_free_strs(s->partition_keys, s->npartition_keys);
   pm_json_free_strs(s->primary_keys, s->nprimary_keys);

@@ -12,6 +12,9 @@ void pm_table_ref(paimon_table *t) { atomic_fetch_add(&t->refs, 1); }
 
 static void table_destroy(paimon_table *t) {
   pm_schema_free(t->schema);
+  for (size_t i = 0; i < t->nschemas; i++) pm_schema_free(t->schemas[i]);
+  pm_free(t->schemas);
+  pthread_mutex_destroy(&t->schema_lock);
   for (int32_t i = 0; i < t->nremaps; i++) {
     pm_free(t->remap_from[i]);
     pm_free(t->remap_to[i]);
@@ -58,17 +61,37 @@ char *pm_table_branch_dir(const paimon_table *t, const char *branch) {
   return pm_asprintf("%s/branch/branch-%s", t->root, branch);
 }
 
-int pm_table_load_schema(const paimon_table *t, const char *branch, int64_t id, pm_schema **out,
+int pm_table_load_schema(const paimon_table *ct, const char *branch, int64_t id, pm_schema **out,
                          paimon_error *err) {
+  paimon_table *t = (paimon_table *)ct;
   if (!branch && id == t->schema->id) {
-    /* cheap path: re-parse the cached text so callers own an independent copy */
-    return pm_schema_parse(out, t->schema->json, strlen(t->schema->json), err);
+    *out = pm_schema_ref(t->schema);
+    return 0;
+  }
+  /* schemas are immutable: parse each once per table and share it */
+  if (!branch) {
+    pthread_mutex_lock(&t->schema_lock);
+    for (size_t i = 0; i < t->nschemas; i++)
+      if (t->schemas[i]->id == id) {
+        *out = pm_schema_ref(t->schemas[i]);
+        pthread_mutex_unlock(&t->schema_lock);
+        return 0;
+      }
+    pthread_mutex_unlock(&t->schema_lock);
   }
   char *dir = pm_table_branch_dir(t, branch);
   if (!dir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int rc = pm_schema_load(out, t->fs, dir, id, err);
   pm_free(dir);
-  return rc;
+  if (rc || branch) return rc;
+  pthread_mutex_lock(&t->schema_lock);
+  pm_schema **nv = t->nschemas < 256 ? pm_realloc(t->schemas, (t->nschemas + 1) * sizeof *nv) : NULL;
+  if (nv) {
+    t->schemas = nv;
+    t->schemas[t->nschemas++] = pm_schema_ref(*out);
+  }
+  pthread_mutex_unlock(&t->schema_lock);
+  return 0;
 }
 
 static int add_remaps(paimon_table *t, const char *spec, paimon_error *err) {
@@ -113,6 +136,7 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
   paimon_table *t = pm_calloc(1, sizeof *t);
   if (!t) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&t->refs, 1);
+  pthread_mutex_init(&t->schema_lock, NULL);
   t->fs = fs;
   t->batch_size = 4096;
   int rc = 0;

@@ -2,6 +2,7 @@
 #ifndef PM_TABLE_INTERNAL_H
 #define PM_TABLE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include <paimon/paimon.h>
@@ -23,6 +24,9 @@ struct paimon_table {
   char **remap_to;
   int64_t batch_size;
   char *fallback_branch;  /* scan.fallback-branch, when followed */
+  pthread_mutex_t schema_lock; /* guards the parsed-schema cache below */
+  size_t nschemas;
+  pm_schema **schemas;    /* parsed schemas of meta_dir, shared (pm_schema_ref) */
   const char **pk_names;  /* borrowed from schema */
   const char **part_names;
 };
