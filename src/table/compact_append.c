@@ -39,19 +39,6 @@ typedef struct cwriter {
   size_t nwritten;
 } cwriter;
 
-static int64_t parse_size(const char *v, int64_t def) {
-  if (!v || !*v) return def;
-  char *end;
-  double x = strtod(v, &end);
-  while (*end == ' ') end++;
-  int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
-  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
-  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
-  return x > 0 && x * (double)mul < 9.0e18 ? (int64_t)(x * (double)mul) : def;
-}
-
 static int int_opt(const paimon_table *t, const char *key, int64_t def, int64_t *out,
                    paimon_error *err) {
   const char *v = pm_table_opt(t, key, NULL);
@@ -96,7 +83,7 @@ static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *
   w->wopts.compression_level =
       (int)strtol(pm_table_opt(t, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->target = parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
+  w->target = pm_parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
   const char *sm = pm_table_opt(t, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->trunc = (int32_t)strtol(sm + 9, NULL, 10);
   else if (strcmp(sm, "full") == 0) w->trunc = 0;

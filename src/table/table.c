@@ -363,3 +363,42 @@ int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_erro
   *out = row;
   return 0;
 }
+
+int64_t pm_parse_size(const char *v, int64_t def) {
+  if (!v || !*v) return def;
+  char *end;
+  double x = strtod(v, &end);
+  while (*end == ' ') end++;
+  int64_t mul = 1;
+  if (*end == 'k' || *end == 'K') mul = 1024;
+  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
+  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
+  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
+  return x > 0 ? (int64_t)(x * (double)mul) : def;
+}
+
+int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
+               paimon_error *err) {
+  pm_type *r = pm_type_new_row(false);
+  *idx = pm_calloc((size_t)(n ? n : 1), sizeof(int32_t));
+  if (!r || !*idx) {
+    pm_type_free(r);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  for (int32_t i = 0; i < n; i++) {
+    int f = pm_row_find(row, names[i]);
+    if (f < 0) {
+      pm_type_free(r);
+      return pm_fail(err, PAIMON_EINVAL, "column '%s' does not exist", names[i]);
+    }
+    (*idx)[i] = f;
+    pm_type *c = pm_type_clone(row->fields[f].type);
+    if (!c || pm_type_row_add(r, row->fields[f].id, row->fields[f].name, c)) {
+      pm_type_free(c);
+      pm_type_free(r);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  *out = r;
+  return 0;
+}

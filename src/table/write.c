@@ -117,19 +117,6 @@ void paimon_writer_close(paimon_writer *w) {
 
 const char *paimon_writer_commit_user(const paimon_writer *w) { return w->commit_user; }
 
-static int64_t parse_size(const char *v, int64_t def) {
-  if (!v || !*v) return def;
-  char *end;
-  double x = strtod(v, &end);
-  while (*end == ' ') end++;
-  int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
-  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
-  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
-  return x > 0 ? (int64_t)(x * (double)mul) : def;
-}
-
 /* Option from the writer overrides, else the table. */
 static const char *wopt(const paimon_writer *w, const paimon_options *o, const char *key,
                         const char *def) {
@@ -138,32 +125,6 @@ static const char *wopt(const paimon_writer *w, const paimon_options *o, const c
 }
 
 /* ROW of the named columns, with their indices into the table row. */
-static int sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
-                   paimon_error *err) {
-  pm_type *r = pm_type_new_row(false);
-  *idx = pm_calloc((size_t)(n ? n : 1), sizeof(int32_t));
-  if (!r || !*idx) {
-    pm_type_free(r);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  for (int32_t i = 0; i < n; i++) {
-    int f = pm_row_find(row, names[i]);
-    if (f < 0) {
-      pm_type_free(r);
-      return pm_fail(err, PAIMON_EINVAL, "column '%s' does not exist", names[i]);
-    }
-    (*idx)[i] = f;
-    pm_type *c = pm_type_clone(row->fields[f].type);
-    if (!c || pm_type_row_add(r, row->fields[f].id, row->fields[f].name, c)) {
-      pm_type_free(c);
-      pm_type_free(r);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
-  }
-  *out = r;
-  return 0;
-}
-
 static int ensure_pkw(paimon_writer *w, paimon_error *err);
 
 int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
@@ -226,7 +187,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
       goto fail;
     }
   w->num_buckets = (int32_t)nb;
-  PM_CHECK(sub_row(w->row, t->schema->partition_keys, t->schema->npartition_keys, &w->part_type,
+  PM_CHECK(pm_sub_row(w->row, t->schema->partition_keys, t->schema->npartition_keys, &w->part_type,
                    &w->part_idx, err),
            fail);
   if (nb > 0) {
@@ -257,7 +218,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
       while (*tok == ' ') tok++;
       names[nn++] = tok;
     }
-    rc = sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err);
+    rc = pm_sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err);
     pm_free(copy);
     pm_free(trimmed);
     if (rc) goto fail;
@@ -269,7 +230,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
   w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->target_file_size = parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
+  w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
   const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
   else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;

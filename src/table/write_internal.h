@@ -97,6 +97,12 @@ bool pm_writer_failed(const paimon_writer *w);
 bool pm_writer_is_pk(const paimon_writer *w);
 void pm_writer_mark_failed(paimon_writer *w);
 
+/* A size option such as "128mb", "1 gb", "4096" in bytes; `def` when absent or invalid. */
+int64_t pm_parse_size(const char *v, int64_t def);
+/* ROW of the named columns of `row`, with their indices into `row` (*idx, pm_free it). */
+int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
+               paimon_error *err);
+
 /* ROW type of the partition columns of `schema`. */
 int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err);
 

@@ -346,19 +346,6 @@ static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *
 
 /* ---- options ---------------------------------------------------------------------------- */
 
-static int64_t parse_size(const char *v, int64_t def) {
-  if (!v || !*v) return def;
-  char *end;
-  double x = strtod(v, &end);
-  while (*end == ' ') end++;
-  int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
-  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
-  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
-  return x > 0 ? (int64_t)(x * (double)mul) : def;
-}
-
 static const char *wopt(const pm_pk_writer *w, const paimon_options *o, const char *key,
                         const char *def) {
   const char *v = o ? paimon_options_get(o, key) : NULL;
@@ -383,32 +370,6 @@ static int opt_int(const pm_pk_writer *w, const paimon_options *o, const char *k
 static bool opt_true(const pm_pk_writer *w, const paimon_options *o, const char *key) {
   const char *v = wopt(w, o, key, "false");
   return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
-}
-
-static int sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
-                   paimon_error *err) {
-  pm_type *r = pm_type_new_row(false);
-  *idx = pm_calloc((size_t)(n ? n : 1), sizeof(int32_t));
-  if (!r || !*idx) {
-    pm_type_free(r);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  for (int32_t i = 0; i < n; i++) {
-    int f = pm_row_find(row, names[i]);
-    if (f < 0) {
-      pm_type_free(r);
-      return pm_fail(err, PAIMON_EINVAL, "column '%s' does not exist", names[i]);
-    }
-    (*idx)[i] = f;
-    pm_type *c = pm_type_clone(row->fields[f].type);
-    if (!c || pm_type_row_add(r, row->fields[f].id, row->fields[f].name, c)) {
-      pm_type_free(c);
-      pm_type_free(r);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
-  }
-  *out = r;
-  return 0;
 }
 
 static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t, bool not_null,
@@ -545,7 +506,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
       }
     }
   }
-  PM_CHECK(sub_row(w->row, s->partition_keys, s->npartition_keys, &w->part_type, &w->part_idx, err), fail);
+  PM_CHECK(pm_sub_row(w->row, s->partition_keys, s->npartition_keys, &w->part_type, &w->part_idx, err), fail);
   /* trimmed primary key: primary key minus partition keys */
   w->key_type = pm_type_new_row(false);
   w->kv_type = pm_type_new_row(false);
@@ -619,12 +580,12 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
         while (*tok == ' ') tok++;
         names[nn++] = tok;
       }
-      rc = copy ? sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err)
+      rc = copy ? pm_sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err)
                 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
       pm_free(copy);
       if (rc) goto fail;
     } else {
-      PM_CHECK(sub_row(w->row, trimmed, w->nkeys, &w->bkey_type, &w->bkey_idx, err), fail);
+      PM_CHECK(pm_sub_row(w->row, trimmed, w->nkeys, &w->bkey_type, &w->bkey_idx, err), fail);
     }
   }
   PM_CHECK(pm_mt_engine_new(&w->engine, w->row, (const char *const *)s->primary_keys, s->nprimary_keys,
@@ -638,8 +599,8 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
   w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->target_file_size = parse_size(wopt(w, opts, "target-file-size", "128mb"), 128LL << 20);
-  w->buffer_size = parse_size(wopt(w, opts, "write-buffer-size", "256mb"), 256LL << 20);
+  w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "128mb"), 128LL << 20);
+  w->buffer_size = pm_parse_size(wopt(w, opts, "write-buffer-size", "256mb"), 256LL << 20);
   {
     double ratio = strtod(wopt(w, opts, "compaction.small-file-ratio", "0.7"), NULL);
     if (!(ratio > 0 && ratio <= 1)) ratio = 0.7;
