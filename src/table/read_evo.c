@@ -2,12 +2,14 @@
  * add only some columns (_WRITE_COLS) for rows that already exist; files covering the
  * same row-id range (_FIRST_ROW_ID .. + row count) are stitched column by column, each
  * column taken from the newest file (highest max sequence number) that holds it.
- * BLOB payloads live in ".blob" files whose layout is not read yet: such columns read
- * as null and a warning is printed once per stream. */
+ * BLOB payloads live in ".blob" files with their own row ranges: a BLOB column is
+ * assembled per group from the blob files covering its rows (rows no blob file covers,
+ * or a blob file that cannot be decoded, read as null, with a warning on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/blob/blob.h"
 #include "table/read_internal.h"
 
 typedef struct evo_src {
@@ -32,6 +34,10 @@ struct pm_evo_reader {
   int32_t *w_col;   /* work field -> child in that source's batch */
   pm_type **w_cast; /* work field -> file type when a cast is needed */
   int64_t remaining;
+  int64_t group_lo, group_rows, group_pos;
+  size_t *blobs; /* indices of .blob files */
+  size_t nblobs;
+  struct ArrowArray *blob_cols; /* per work field: the group's BLOB column, or released */
   bool warned_blob;
 };
 
@@ -50,6 +56,10 @@ static void close_group(pm_evo_reader *r) {
   pm_free(r->w_src);
   pm_free(r->w_col);
   pm_free(r->w_cast);
+  for (int32_t w = 0; r->blob_cols && w < pm_read_work_type(r->st)->nfields; w++)
+    pm_array_release(&r->blob_cols[w]);
+  pm_free(r->blob_cols);
+  r->blob_cols = NULL;
   r->srcs = NULL;
   r->w_src = r->w_col = NULL;
   r->w_cast = NULL;
@@ -60,6 +70,7 @@ void pm_evo_reader_free(pm_evo_reader *r) {
   if (!r) return;
   close_group(r);
   pm_free(r->order);
+  pm_free(r->blobs);
   pm_free(r);
 }
 
@@ -82,23 +93,17 @@ int pm_evo_reader_open(pm_evo_reader **out, pm_read_state *st, const paimon_spli
     pm_free(r);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  /* .blob files carry only BLOB payloads, in their own row ranges: they are left out
-   * of the stitching, and BLOB columns read as null (with a warning). */
-  bool blobs = false;
-  for (size_t i = 0; i < sp->nfiles; i++) {
-    if (is_blob_file(sp->files[i].file_name)) {
-      blobs = true;
-      continue;
-    }
-    r->order[r->norder++] = i;
+  /* .blob files carry only BLOB payloads, in their own row ranges: they are not
+   * stitched like data files but assembled per group (see blob_column) */
+  r->blobs = pm_calloc(sp->nfiles ? sp->nfiles : 1, sizeof(size_t));
+  if (!r->blobs) {
+    pm_evo_reader_free(r);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  const pm_type *wt = pm_read_work_type(st);
-  for (int32_t w = 0; blobs && w < wt->nfields; w++)
-    if (wt->fields[w].type->id == PM_BLOB && !r->warned_blob) {
-      fprintf(stderr, "paimon: warning: BLOB payloads in .blob files are not read yet; column "
-                      "'%s' reads as null\n", wt->fields[w].name);
-      r->warned_blob = true;
-    }
+  for (size_t i = 0; i < sp->nfiles; i++) {
+    if (is_blob_file(sp->files[i].file_name)) r->blobs[r->nblobs++] = i;
+    else r->order[r->norder++] = i;
+  }
   /* insertion sort (splits hold few files; qsort has no context argument in C11) */
   for (size_t i = 1; i < r->norder; i++)
     for (size_t j = i; j > 0 && cmp_first_row(sp, r->order[j - 1], r->order[j]) > 0; j--) {
@@ -120,6 +125,82 @@ static int file_field(const pm_data_file *f, const pm_schema *fs, int32_t id) {
     return -1;
   }
   return ff;
+}
+
+/* The BLOB column of work field `w` for rows [lo, lo + n) of the current group, from
+ * the .blob files that hold it. Never fails the read: trouble means nulls + warning. */
+static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n, struct ArrowArray *out) {
+  const paimon_split *sp = r->sp;
+  const pm_field *wf = &pm_read_work_type(r->st)->fields[w];
+  paimon_table *t = pm_read_table(r->st);
+  pm_col c;
+  memset(out, 0, sizeof *out);
+  if (pm_col_init(&c, wf->type)) return;
+  pm_buf raw = PM_BUF_INIT;
+  int64_t filled = 0; /* rows [lo, lo + filled) are in c */
+  const char *problem = NULL;
+  char msg[600] = "";
+  /* blob files covering the range, in row-id order (few per group: insertion order) */
+  for (int64_t row = lo; row < lo + n && !problem;) {
+    const pm_data_file *best = NULL;
+    size_t best_i = 0;
+    for (size_t b = 0; b < r->nblobs; b++) {
+      const pm_data_file *f = &sp->files[r->blobs[b]];
+      if (f->first_row_id == PM_NULL_I64 || f->first_row_id > row || f->first_row_id + f->row_count <= row)
+        continue;
+      pm_schema *fs = NULL;
+      if (pm_read_schema(r->st, sp->branch, f->schema_id, &fs, NULL) || file_field(f, fs, wf->id) < 0) continue;
+      if (!best || f->max_sequence_number > best->max_sequence_number) {
+        best = f;
+        best_i = r->blobs[b];
+      }
+    }
+    if (!best) { /* no blob file for this row */
+      if (pm_col_append_null(&c)) problem = "out of memory";
+      row++;
+      filled++;
+      continue;
+    }
+    pm_col fc;
+    if (pm_col_init(&fc, wf->type)) {
+      problem = "out of memory";
+      break;
+    }
+    paimon_error e = {0};
+    int64_t got = 0;
+    if (pm_fs_read_all(t->fs, sp->paths[best_i], PM_MAX_ALLOC, &raw, &e) == 0 &&
+        pm_blob_decode(raw.data, raw.len, sp->paths[best_i], &fc, &got, &e) == 0 && got == best->row_count) {
+      struct ArrowArray fa;
+      if (pm_col_export(&fc, &fa, NULL) == 0) {
+        int64_t from = row - best->first_row_id;
+        int64_t upto = best->first_row_id + best->row_count;
+        if (upto > lo + n) upto = lo + n;
+        for (int64_t i = from; i < upto - best->first_row_id; i++)
+          if (pm_col_append_from(&c, &fa, i)) problem = "out of memory";
+        filled += upto - row;
+        row = upto;
+        pm_array_release(&fa);
+      } else {
+        problem = "out of memory";
+      }
+    } else {
+      snprintf(msg, sizeof msg, "%s", e.message[0] ? e.message : "row count differs from its manifest");
+      problem = msg;
+    }
+    pm_col_free(&fc);
+  }
+  pm_buf_free(&raw);
+  if (problem) {
+    if (!r->warned_blob)
+      fprintf(stderr, "paimon: warning: BLOB column '%s' reads as null: %s\n", wf->name, problem);
+    r->warned_blob = true;
+    pm_col_free(&c);
+    pm_array_make_nulls(wf->type, n, out, NULL);
+    return;
+  }
+  (void)filled;
+  if (pm_col_export(&c, out, NULL)) pm_array_make_nulls(wf->type, n, out, NULL);
+  pm_col_free(&c);
 }
 
 /* Opens the next group of files covering one row-id range. */
@@ -167,13 +248,7 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
       PM_TRY(pm_read_schema(r->st, sp->branch, f->schema_id, &fs, err));
       int ff = file_field(f, fs, work->fields[w].id);
       if (ff < 0) continue;
-      if (is_blob_file(f->file_name)) {
-        if (!r->warned_blob)
-          fprintf(stderr, "paimon: warning: BLOB payloads in .blob files are not read yet; column "
-                          "'%s' reads as null\n", work->fields[w].name);
-        r->warned_blob = true;
-        continue;
-      }
+      if (is_blob_file(f->file_name)) continue;
       if (f->max_sequence_number > best_seq) {
         best_seq = f->max_sequence_number;
         best = i;
@@ -213,6 +288,17 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
     PM_TRY(pm_format_open(&s->reader, kind, t->fs, sp->paths[s->file], s->read_type, &ro, err));
   }
   r->remaining = first->row_count;
+  r->group_lo = lo;
+  r->group_rows = first->row_count;
+  r->group_pos = 0;
+  /* BLOB columns no data file holds come from the .blob files */
+  if (r->nblobs && lo != PM_NULL_I64) {
+    r->blob_cols = pm_calloc((size_t)(nw ? nw : 1), sizeof *r->blob_cols);
+    if (!r->blob_cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t w = 0; w < nw; w++)
+      if (r->w_src[w] < 0 && work->fields[w].type->id == PM_BLOB)
+        blob_column(r, w, lo, first->row_count, &r->blob_cols[w]);
+  }
   return 0;
 }
 
@@ -258,7 +344,10 @@ int pm_evo_reader_next(pm_evo_reader *r, struct ArrowArray *work, paimon_error *
     for (int32_t w = 0; w < wt->nfields && rc == 0; w++) {
       const pm_type *t = wt->fields[w].type;
       if (r->w_src[w] < 0) {
-        rc = pm_array_make_nulls(t, n, &kids[w], err);
+        if (r->blob_cols && r->blob_cols[w].release)
+          rc = pm_array_slice_copy(&r->blob_cols[w], t, r->group_pos, n, &kids[w], err);
+        else
+          rc = pm_array_make_nulls(t, n, &kids[w], err);
         continue;
       }
       evo_src *s = &r->srcs[r->w_src[w]];
@@ -276,6 +365,7 @@ int pm_evo_reader_next(pm_evo_reader *r, struct ArrowArray *work, paimon_error *
     for (int32_t i = 0; i < r->nsrcs; i++)
       if (r->srcs[i].reader) r->srcs[i].pos += n;
     r->remaining -= n;
+    r->group_pos += n;
     if (rc == 0) rc = pm_array_make_struct(kids, wt->nfields, n, work, err);
     else
       for (int32_t w = 0; w < wt->nfields; w++) pm_array_release(&kids[w]);
