@@ -752,8 +752,7 @@ static int cmp_seq_ref(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int flush_pk(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
-  (void)s;
+static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *err) {
   paimon_realtime_context *ctx = rw->ctx;
   if (!rw->pk) PM_TRY(pm_pk_writer_new(&rw->pk, ctx->t, rw->commit_user, rw->opts, err));
   const pm_type *st = ctx->store_type;
@@ -809,7 +808,6 @@ static int flush_pk(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, p
   }
   if (rc == 0 && nrefs > 1) qsort(refs, (size_t)nrefs, sizeof *refs, cmp_seq_ref);
   /* gather the table columns and kinds in sequence order */
-  int32_t ncols = nc - ctx->nsys;
   pm_col *cols = rc == 0 ? pm_calloc((size_t)nc, sizeof *cols) : NULL;
   if (rc == 0 && !cols) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int32_t inited = 0;
@@ -827,7 +825,6 @@ static int flush_pk(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, p
   }
   if (rc == 0 && nrefs > 0)
     rc = pm_pk_writer_write(rw->pk, ptrs + ctx->nsys, nrefs, ptrs[2], "c", err);
-  (void)ncols;
   *rows += nrefs;
   for (int32_t c = 0; arrs && c < nc; c++) pm_array_release(&arrs[c]);
   pm_free(arrs);
@@ -878,7 +875,7 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
     rc = s->store.create_commit_readers(&s->store, &seg, collect_stream, &sv, err);
     if (rc == 0) {
       if (rw->ctx->pk) {
-        rc = flush_pk(rw, s, &sv, &rows, err);
+        rc = flush_pk(rw, &sv, &rows, err);
       } else {
         rc = flush_append(rw, s, &sv, &rows, err);
       }

@@ -505,7 +505,7 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
         if (sp->mem && !st->mem.done) {
           if (sp->nfiles == 0) PM_TRY(setup_result_schema(st, sp, err));
           struct ArrowArray work;
-          int rc = pm_mem_streams_next(&st->mem, sp->mem, st->work_type, false, &work, err);
+          int rc = pm_mem_streams_next(&st->mem, sp->mem, st->work_type, st->filter, &work, err);
           if (rc == 0) {
             PM_TRY(pm_read_finish_batch(st, &work, 0, false, out, err));
             if (out->length == 0) {
@@ -730,12 +730,13 @@ void pm_mem_streams_clear(pm_mem_streams *ms) {
 }
 
 int pm_mem_streams_open(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want,
-                        paimon_error *err) {
+                        const paimon_predicate *filter, paimon_error *err) {
   pm_mem_streams_clear(ms);
   const char **cols = pm_calloc((size_t)want->nfields + 1, sizeof(char *));
   if (!cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (int32_t i = 0; i < want->nfields; i++) cols[i] = want->fields[i].name;
-  int rc = mp->open_streams(mp, cols, NULL, mem_sink, ms, err);
+  /* append tables only: the store may skip whole batches (rows are filtered exactly later) */
+  int rc = mp->open_streams(mp, cols, mp->primary_key ? NULL : filter, mem_sink, ms, err);
   pm_free(cols);
   if (rc) return pm_fail_ctx(err, rc, "real-time store");
   ms->schemas = pm_calloc(ms->n + 1, sizeof *ms->schemas);
@@ -793,10 +794,9 @@ int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b, co
   return rc;
 }
 
-int pm_mem_streams_next(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want, bool one,
-                        struct ArrowArray *out, paimon_error *err) {
-  (void)one;
-  if (!ms->opened) PM_TRY(pm_mem_streams_open(ms, mp, want, err));
+int pm_mem_streams_next(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want,
+                        const paimon_predicate *filter, struct ArrowArray *out, paimon_error *err) {
+  if (!ms->opened) PM_TRY(pm_mem_streams_open(ms, mp, want, filter, err));
   while (ms->cur < ms->n) {
     struct ArrowArrayStream *s = &ms->v[ms->cur];
     struct ArrowArray b;

@@ -54,10 +54,10 @@ typedef struct pm_mem_streams {
 } pm_mem_streams;
 /* Opens the part's streams asking for the fields of `want` (by name). */
 int pm_mem_streams_open(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want,
-                        paimon_error *err);
+                        const paimon_predicate *filter, paimon_error *err);
 /* Next batch across all streams, converted to `want` (window-filtered). */
-int pm_mem_streams_next(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want, bool one,
-                        struct ArrowArray *out, paimon_error *err);
+int pm_mem_streams_next(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want,
+                        const paimon_predicate *filter, struct ArrowArray *out, paimon_error *err);
 /* Converts one store batch (schema `sch`) to `want` columns by name, keeping rows whose
  * offset lies in the part's window. Consumes `b`. */
 int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b,
