@@ -46,7 +46,7 @@ test: build build-asan build-tsan
 	cd build && ctest --output-on-failure -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PM_RT_CONC_SECONDS=30 \
 	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_'
 
 # libFuzzer binaries (clang): build-fuzz/fuzz/<name>_fuzzer; run one with its seeds, e.g.
