@@ -20,7 +20,9 @@ int pm_mt_value_class(const pm_type *t);
 enum {
   MT_AGG_NONE = 0, MT_AGG_SUM, MT_AGG_PRODUCT, MT_AGG_MAX, MT_AGG_MIN, MT_AGG_LAST_VALUE,
   MT_AGG_LAST_NON_NULL, MT_AGG_FIRST_VALUE, MT_AGG_FIRST_NON_NULL, MT_AGG_LISTAGG,
-  MT_AGG_BOOL_AND, MT_AGG_BOOL_OR, MT_AGG_PRIMARY_KEY
+  MT_AGG_BOOL_AND, MT_AGG_BOOL_OR, MT_AGG_PRIMARY_KEY,
+  /* Functions whose result is a new value built from several inputs (state-owned). */
+  MT_AGG_COLLECT, MT_AGG_MERGE_MAP, MT_AGG_NESTED_UPDATE, MT_AGG_RBM32
 };
 
 typedef struct mt_field {
@@ -29,7 +31,10 @@ typedef struct mt_field {
   bool nullable;
   int agg;              /* MT_AGG_*; MT_AGG_NONE = no aggregator */
   bool ignore_retract;
-  bool distinct;        /* listagg */
+  bool distinct;        /* listagg, collect */
+  int32_t *nkey;        /* nested_update: nested-key field indices in the element ROW */
+  int32_t nnkey;
+  int32_t count_limit;  /* nested_update: fields.<f>.count-limit */
   char *delim;          /* listagg delimiter (owned) */
   int32_t delim_len;
   int32_t group;        /* sequence group comparator of the field, or -1 */
@@ -80,6 +85,15 @@ typedef struct mt_rec {
   int8_t kind;
 } mt_rec;
 
+/* A source element picked for a built nested result: element/row i of array a, or map
+ * entry (key of struct a at i, value of struct va at vi). */
+typedef struct mt_pick {
+  const struct ArrowArray *a;
+  int64_t i;
+  const struct ArrowArray *va;
+  int64_t vi;
+} mt_pick;
+
 /* Per-merger merge-function state (one key group at a time). */
 typedef struct mt_state {
   const pm_mt_engine *e;
@@ -89,6 +103,10 @@ typedef struct mt_state {
   pm_buf *own;        /* 2 buffers per field for computed bytes */
   uint8_t *own_cur;   /* which of the two holds the cell's bytes */
   bool *first_init;   /* first_value / first_non_null_value state */
+  pm_col *ocol;       /* per nested-agg field: builder of the next result (1 row) */
+  struct ArrowArray *oarr; /* 2 per field: exported results (own_cur picks the live one) */
+  struct mt_pick *pick; /* scratch selection of source elements */
+  int64_t npick, cap_pick;
   bool *processed;    /* sequence-group scratch */
   bool *updated;
   bool has_ref;       /* deduplicate / first-row: result is a record */

@@ -220,7 +220,7 @@ static int cmp_size(const void *a, const void *b) {
 /* Rewrites `files` (of split `sp`) into new files appended to `after`. */
 static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, size_t n,
                    file_vec *after, paimon_error *err) {
-  qsort(files, n, sizeof *files, cmp_seq);
+  if (n > 1) qsort(files, n, sizeof *files, cmp_seq);
   int rc = 0;
   paimon_split *sub = pm_calloc(1, sizeof *sub);
   if (!sub) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -326,7 +326,7 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
   pm_data_file **f = pm_malloc(n * sizeof *f);
   if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) f[i] = &sp->files[i];
-  qsort(f, n, sizeof *f, cmp_seq);
+  if (n > 1) qsort(f, n, sizeof *f, cmp_seq);
   int rc = 0;
   int64_t target = w->target;
   if (w->bucketed && !full) {
@@ -361,7 +361,7 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
       if (f[i]->file_size < small_limit) f[m++] = f[i];
-    qsort(f, m, sizeof *f, cmp_size);
+    if (m > 1) qsort(f, m, sizeof *f, cmp_size);
     size_t bs = 0;
     int64_t total = 0;
     for (size_t i = 0; i < m && rc == 0; i++) {
