@@ -226,9 +226,9 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
                      "aggregate function '%s' of field '%s' is not implemented by this version",
                      fn, name);
   /* The nested builders are written but their output is not yet verified: refuse. */
-  /* merge_map, nested_update and rbm32 are written but not yet verified against Java's
-   * cases: refused until they are (collect is verified) */
-  if (agg == MT_AGG_MERGE_MAP || agg == MT_AGG_NESTED_UPDATE || agg == MT_AGG_RBM32) agg = -1;
+  /* nested_update is written but not yet verified against Java's cases: refused until
+   * it is */
+  if (agg == MT_AGG_NESTED_UPDATE) agg = -1;
   if (agg < 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
                    "aggregate function '%s' of field '%s' is not supported", fn, name);

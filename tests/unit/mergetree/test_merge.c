@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <roaring/roaring.h>
+
 #include "mergetree/mergetree.h"
 
 /* ---- a tiny value model ------------------------------------------------------------ */
@@ -915,6 +917,152 @@ static int merge_int_lists(const char *const *kv, const int32_t *const *lists, c
   return rc;
 }
 
+
+/* Merges rows (k=1, seq i, kind +I) whose value column `vtype` is filled by `fill` (row i
+ * into builder c) under aggregate options `kv`; returns the merged value as a 1-row array
+ * in *out (caller releases), or a negative status. */
+typedef void (*fill_fn)(pm_col *c, int i, const void *arg);
+
+static int merge_values(const char *const *kv, pm_type *vtype, fill_fn fill, const void *arg, int n,
+                        struct ArrowArray *out) {
+  const char *names[] = {"k", "v"};
+  pm_type *types[] = {T(PM_BIGINT, false), vtype};
+  pm_type *vt = row_of(2, names, types);
+  pm_type *bt = T(PM_BIGINT, false), *kt = T(PM_TINYINT, false);
+  pm_col c[4];
+  assert_int_equal(pm_col_init(&c[0], bt), 0);
+  assert_int_equal(pm_col_init(&c[1], bt), 0);
+  assert_int_equal(pm_col_init(&c[2], kt), 0);
+  assert_int_equal(pm_col_init(&c[3], vt->fields[1].type), 0);
+  for (int i = 0; i < n; i++) {
+    pm_col_append_int(&c[0], 1);
+    pm_col_append_int(&c[1], i);
+    pm_col_append_int(&c[2], 0);
+    fill(&c[3], i, arg);
+  }
+  paimon_error err;
+  nrun r;
+  memset(&r, 0, sizeof r);
+  assert_int_equal(pm_cols_export_struct(c, 4, n, &r.batch, &err), 0);
+  int nopt = 0;
+  const char *ks[8], *vs[8];
+  for (; kv[2 * nopt]; nopt++) {
+    ks[nopt] = kv[2 * nopt];
+    vs[nopt] = kv[2 * nopt + 1];
+  }
+  const char *pk[] = {"k"};
+  pm_mt_engine *e = NULL;
+  int rc = pm_mt_engine_new(&e, vt, pk, 1, ks, vs, nopt, &err);
+  memset(out, 0, sizeof *out);
+  if (rc == 0) {
+    const pm_type *kts[] = {bt};
+    int32_t keyc[] = {0}, valc[] = {0, 3};
+    pm_mt_layout lay = {1, keyc, 1, 2, valc};
+    pm_mt_run run = {nrun_next, NULL, &r};
+    pm_mt_options o = {0, false, false};
+    pm_mt_merger *m = NULL;
+    rc = pm_mt_merger_new(&m, e, kts, &lay, &run, 1, &o, &err);
+    struct ArrowArray merged;
+    if (rc == 0) rc = pm_mt_merger_next(m, &merged, &err);
+    if (rc == 0) {
+      assert_int_equal(merged.length, 1);
+      rc = pm_array_slice_copy(merged.children[1], vt->fields[1].type, 0, 1, out, &err);
+      pm_array_release(&merged);
+    }
+    pm_mt_merger_free(m);
+  }
+  pm_array_release(&r.batch);
+  pm_mt_engine_free(e);
+  for (int i = 0; i < 4; i++) pm_col_free(&c[i]);
+  pm_type_free(bt);
+  pm_type_free(kt);
+  pm_type_free(vt);
+  return rc;
+}
+
+/* MAP<INT, INT> rows from {count, k1, v1, k2, v2, ...} records. */
+static void fill_map(pm_col *c, int i, const void *arg) {
+  const int32_t *const *maps = arg;
+  const int32_t *m = maps[i];
+  pm_col *ent = &c->children[0];
+  for (int32_t j = 0; j < m[0]; j++) {
+    pm_col_append_i32(&ent->children[0], m[1 + 2 * j]);
+    pm_col_append_i32(&ent->children[1], m[2 + 2 * j]);
+    pm_col_append_struct(ent, true);
+  }
+  pm_col_append_list_end(c);
+}
+
+/* FieldAggregatorTest.testFieldMergeMapAgg (values as INT: A=1, B=2, a=3, c=4):
+ * {1:A} + {1:A, 2:B} = {1:A, 2:B}; + {1:a, 3:c} = {1:a, 2:B, 3:c}. */
+static void test_golden_merge_map(void **state) {
+  (void)state;
+  const int32_t m1[] = {1, 1, 1}, m2[] = {2, 1, 1, 2, 2}, m3[] = {2, 1, 3, 3, 4};
+  const int32_t *maps[] = {m1, m2, m3};
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
+                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map, maps, 3,
+                                &out),
+                   0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, 3);
+  const struct ArrowArray *ent = out.children[0];
+  int32_t got[8] = {0};
+  for (int64_t j = b; j < e; j++)
+    got[PM_ARR_FIXED(ent->children[0], int32_t, j)] = PM_ARR_FIXED(ent->children[1], int32_t, j);
+  assert_int_equal(got[1], 3);
+  assert_int_equal(got[2], 2);
+  assert_int_equal(got[3], 4);
+  out.release(&out);
+}
+
+/* Serialized RoaringBitmaps (portable format, as Java's RoaringBitmap32.serialize). */
+typedef struct bm_arg {
+  const uint32_t *vals[4];
+  int n[4];
+} bm_arg;
+
+static void fill_bitmap(pm_col *c, int i, const void *arg) {
+  const bm_arg *a = arg;
+  roaring_bitmap_t *r = roaring_bitmap_of_ptr((size_t)a->n[i], a->vals[i]);
+  roaring_bitmap_run_optimize(r);
+  size_t sz = roaring_bitmap_portable_size_in_bytes(r);
+  char *buf = malloc(sz);
+  roaring_bitmap_portable_serialize(r, buf);
+  pm_col_append_bytes(c, buf, sz);
+  free(buf);
+  roaring_bitmap_free(r);
+}
+
+/* FieldAggregatorTest.testFieldRoaringBitmap32Agg: {2,3} + {1} = {1,2,3}, byte-equal to
+ * the bitmap of {1,2,3} serialized directly. */
+static void test_golden_rbm32(void **state) {
+  (void)state;
+  const uint32_t a1[] = {2, 3}, in[] = {1}, all[] = {1, 2, 3};
+  bm_arg arg = {{a1, in}, {2, 1}};
+  pm_type *vt = pm_type_new(PM_VARBINARY, true);
+  vt->length = INT32_MAX;
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "rbm32"), vt, fill_bitmap, &arg, 2, &out), 0);
+  bm_arg want = {{all}, {3}};
+  pm_type *wt = pm_type_new(PM_VARBINARY, true);
+  pm_col w;
+  pm_col_init(&w, wt);
+  fill_bitmap(&w, 0, &want);
+  struct ArrowArray wa;
+  paimon_error err;
+  assert_int_equal(pm_col_export(&w, &wa, &err), 0);
+  int32_t l1, l2;
+  const uint8_t *p1 = pm_arr_bytes(&out, 0, &l1), *p2 = pm_arr_bytes(&wa, 0, &l2);
+  assert_int_equal(l1, l2);
+  assert_memory_equal(p1, p2, (size_t)l1);
+  wa.release(&wa);
+  out.release(&out);
+  pm_col_free(&w);
+  pm_type_free(wt);
+}
+
 static void test_golden_nested_aggregates(void **state) {
   (void)state;
   int32_t got[64];
@@ -952,8 +1100,7 @@ static void test_golden_nested_aggregates(void **state) {
                                      (const int32_t *const[]){NULL, NULL}, NULL, 2, got, &ng), 0);
     assert_int_equal(ng, -1);
   }
-  assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "merge_map"),
-                                   (const int32_t *const[]){b1}, NULL, 1, got, &ng), PAIMON_EUNSUPPORTED);  assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "rbm64"),
+  assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "rbm64"),
                                    (const int32_t *const[]){b1}, NULL, 1, got, &ng), PAIMON_EUNSUPPORTED);
 
   /* FieldProductAgg on DECIMAL(10, 2): BigDecimal multiply rounded HALF_UP to the scale,
@@ -1410,7 +1557,8 @@ int main(void) {
       cmocka_unit_test(test_golden_aggregates),
       cmocka_unit_test(test_golden_partial_update),
       cmocka_unit_test(test_golden_aggregation_engine),
-      cmocka_unit_test(test_golden_nested_aggregates),
+      cmocka_unit_test(test_golden_nested_aggregates), cmocka_unit_test(test_golden_merge_map),
+      cmocka_unit_test(test_golden_rbm32),
       cmocka_unit_test(test_unsorted_run),
       cmocka_unit_test(test_property),
   };
