@@ -11,6 +11,41 @@ void pm_col_acc_clear(pm_col_acc *acc) {
   memset(acc, 0, sizeof *acc);
 }
 
+/* Keys whose signed order is Java's Float.compare / Double.compare: NaN (canonicalised)
+ * above +Inf, -0.0 below 0.0, negatives reversed by flipping their magnitude bits. */
+static inline int32_t f32_key(float f) {
+  int32_t b;
+  if (f != f) return 0x7fc00000;
+  memcpy(&b, &f, 4);
+  return b < 0 ? b ^ INT32_MAX : b;
+}
+
+static inline int64_t f64_key(double f) {
+  int64_t b;
+  if (f != f) return INT64_C(0x7ff8000000000000);
+  memcpy(&b, &f, 8);
+  return b < 0 ? b ^ INT64_MAX : b;
+}
+
+/* The first 8 bytes big-endian, zero-padded: when two differ, they order the strings. */
+static inline uint64_t prefix8(const uint8_t *p, int32_t n) {
+  uint8_t b[8] = {0};
+  if (n >= 8) return pm_load_be64(p);
+  if (n > 0) memcpy(b, p, (size_t)n);
+  return pm_load_be64(b);
+}
+
+/* Unsigned lexicographic order of byte strings, shorter prefix first. */
+static inline int bytes_cmp(const uint8_t *a, int32_t an, const uint8_t *b, int32_t bn) {
+  if (an > 0 && bn > 0 && a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  int32_t m = an < bn ? an : bn;
+  int c = m > 0 ? memcmp(a, b, (size_t)m) : 0;
+  if (c) return c;
+  return (an > bn) - (an < bn);
+}
+
+#define PM_STAT_BLOCK 256
+
 int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray *a,
                       paimon_error *err) {
   int64_t n = a->length;
@@ -26,8 +61,56 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
 #define PM_SCAN_FIXED(T)                                                                   \
   do {                                                                                     \
     const T *v = (const T *)a->buffers[1] + a->offset;                                     \
+    if (all_valid) {                                                                       \
+      /* blockwise min/max (vectorizable); the first occurrence is searched only in the   \
+       * block that last improved each bound */                                            \
+      T mn = v[0], mx = v[0];                                                              \
+      int64_t bl = 0, bh = 0;                                                              \
+      for (int64_t b = 0; b < n; b += PM_STAT_BLOCK) {                                     \
+        T bmn = v[b], bmx = v[b];                                                          \
+        if (n - b >= PM_STAT_BLOCK) {                                                      \
+          /* constant trip count, four independent lanes: vectorized or pipelined */      \
+          T l0 = bmn, l1 = bmn, l2 = bmn, l3 = bmn, h0 = bmx, h1 = bmx, h2 = bmx, h3 = bmx; \
+          for (int k = 0; k < PM_STAT_BLOCK; k += 4) {                                     \
+            const T *q = v + b + k;                                                        \
+            l0 = q[0] < l0 ? q[0] : l0;                                                    \
+            l1 = q[1] < l1 ? q[1] : l1;                                                    \
+            l2 = q[2] < l2 ? q[2] : l2;                                                    \
+            l3 = q[3] < l3 ? q[3] : l3;                                                    \
+            h0 = q[0] > h0 ? q[0] : h0;                                                    \
+            h1 = q[1] > h1 ? q[1] : h1;                                                    \
+            h2 = q[2] > h2 ? q[2] : h2;                                                    \
+            h3 = q[3] > h3 ? q[3] : h3;                                                    \
+          }                                                                                \
+          l0 = l1 < l0 ? l1 : l0;                                                          \
+          l2 = l3 < l2 ? l3 : l2;                                                          \
+          bmn = l2 < l0 ? l2 : l0;                                                         \
+          h0 = h1 > h0 ? h1 : h0;                                                          \
+          h2 = h3 > h2 ? h3 : h2;                                                          \
+          bmx = h2 > h0 ? h2 : h0;                                                         \
+        } else {                                                                           \
+          for (int64_t i = b + 1; i < n; i++) {                                            \
+            bmn = v[i] < bmn ? v[i] : bmn;                                                 \
+            bmx = v[i] > bmx ? v[i] : bmx;                                                 \
+          }                                                                                \
+        }                                                                                  \
+        if (bmn < mn) {                                                                    \
+          mn = bmn;                                                                        \
+          bl = b;                                                                          \
+        }                                                                                  \
+        if (bmx > mx) {                                                                    \
+          mx = bmx;                                                                        \
+          bh = b;                                                                          \
+        }                                                                                  \
+      }                                                                                    \
+      for (lo = bl; v[lo] != mn; lo++) {                                                   \
+      }                                                                                    \
+      for (hi = bh; v[hi] != mx; hi++) {                                                   \
+      }                                                                                    \
+      break;                                                                               \
+    }                                                                                      \
     for (int64_t i = 0; i < n; i++) {                                                      \
-      if (!all_valid && !pm_arr_is_valid(a, i)) {                                          \
+      if (!pm_arr_is_valid(a, i)) {                                                        \
         nulls++;                                                                           \
         continue;                                                                          \
       }                                                                                    \
@@ -39,6 +122,32 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
       if (v[i] > v[hi]) hi = i;                                                            \
     }                                                                                      \
   } while (0)
+  /* floats: the same loop over integer keys ordered as Java's Float/Double.compare */
+#define PM_SCAN_KEYED(T, K, KEY)                                                           \
+  do {                                                                                     \
+    const T *v = (const T *)a->buffers[1] + a->offset;                                     \
+    K kl = 0, kh = 0;                                                                      \
+    for (int64_t i = 0; i < n; i++) {                                                      \
+      if (!all_valid && !pm_arr_is_valid(a, i)) {                                          \
+        nulls++;                                                                           \
+        continue;                                                                          \
+      }                                                                                    \
+      K k = KEY(v[i]);                                                                     \
+      if (lo < 0) {                                                                        \
+        lo = hi = i;                                                                       \
+        kl = kh = k;                                                                       \
+        continue;                                                                          \
+      }                                                                                    \
+      if (k < kl) {                                                                        \
+        lo = i;                                                                            \
+        kl = k;                                                                            \
+      }                                                                                    \
+      if (k > kh) {                                                                        \
+        hi = i;                                                                            \
+        kh = k;                                                                            \
+      }                                                                                    \
+    }                                                                                      \
+  } while (0)
   switch (t->id) {
     case PM_TINYINT: PM_SCAN_FIXED(int8_t); break;
     case PM_SMALLINT: PM_SCAN_FIXED(int16_t); break;
@@ -48,27 +157,44 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
     case PM_BIGINT:
     case PM_TIMESTAMP:
     case PM_TIMESTAMP_LTZ: PM_SCAN_FIXED(int64_t); break;
+    case PM_FLOAT: PM_SCAN_KEYED(float, int32_t, f32_key); break;
+    case PM_DOUBLE: PM_SCAN_KEYED(double, int64_t, f64_key); break;
     case PM_CHAR:
     case PM_VARCHAR:
     case PM_BINARY:
     case PM_VARBINARY: {
       const int32_t *off = (const int32_t *)a->buffers[1] + a->offset;
       const uint8_t *d = (const uint8_t *)a->buffers[2];
+      /* the current bounds stay cached; most values differ from them in the first byte */
+      const uint8_t *pl = NULL, *ph = NULL;
+      int32_t ll = 0, lh = 0;
+      uint64_t kl = 0, kh = 0;
       for (int64_t i = 0; i < n; i++) {
         if (!all_valid && !pm_arr_is_valid(a, i)) {
           nulls++;
           continue;
         }
+        const uint8_t *p = d + off[i];
+        int32_t li = off[i + 1] - off[i];
+        uint64_t k = prefix8(p, li);
         if (lo < 0) {
           lo = hi = i;
+          pl = ph = p;
+          ll = lh = li;
+          kl = kh = k;
           continue;
         }
-        int32_t li = off[i + 1] - off[i];
-        int32_t ll = off[lo + 1] - off[lo], lh = off[hi + 1] - off[hi];
-        int c = memcmp(d + off[i], d + off[lo], (size_t)(li < ll ? li : ll));
-        if (c < 0 || (c == 0 && li < ll)) lo = i;
-        c = memcmp(d + off[i], d + off[hi], (size_t)(li < lh ? li : lh));
-        if (c > 0 || (c == 0 && li > lh)) hi = i;
+        if (k < kl || (k == kl && bytes_cmp(p, li, pl, ll) < 0)) {
+          lo = i;
+          pl = p;
+          ll = li;
+          kl = k;
+        } else if (k > kh || (k == kh && bytes_cmp(p, li, ph, lh) > 0)) {
+          hi = i;
+          ph = p;
+          lh = li;
+          kh = k;
+        }
       }
       break;
     }
@@ -88,6 +214,7 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
       }
   }
 #undef PM_SCAN_FIXED
+#undef PM_SCAN_KEYED
   acc->nulls += nulls;
   if (lo < 0) return 0;
   if (!acc->has || pm_mt_cmp_arrow(t, a, lo, &acc->min, 0) < 0) {

@@ -37,6 +37,7 @@ enum {
 #define PW_CI_TRUNC 64               /* column-index min/max truncation */
 #define PW_MAX_STATS 4096            /* chunk statistics larger than this are dropped */
 #define PW_MAX_PATH 64
+#define PW_HEAD 32                   /* room before PLAIN values for the page's levels */
 
 /* Steps from a top-level field down to a leaf. */
 enum { PK_PRIM, PK_STRUCT, PK_LIST, PK_MAP };
@@ -101,8 +102,10 @@ typedef struct pw_leaf {
 
   /* current page */
   pm_buf defs, reps;
+  bool pg_defs_mixed; /* some level entry of the page is below max_def */
   int64_t pg_entries, pg_rows, pg_values, pg_raw;
-  pm_buf plain;
+  pm_buf plain; /* values from offset phead: the levels go in front without a copy */
+  size_t phead;
   int64_t bool_bits;
   pm_buf idx; /* uint32 dictionary ids */
   pw_stat pst;
@@ -429,6 +432,8 @@ static int add_leaf(pw_writer *w, pw_build *b, const pm_type *t, bool optional, 
   L->old_minmax = t->id != PM_DECIMAL && L->sort != ST_BYTES && L->sort != ST_NONE;
   L->dict_on = L->dict_allowed;
   L->ck_ci_ok = true;
+  L->phead = L->conv == C_BOOL ? 0 : PW_HEAD;
+  if (pm_buf_resize(&L->plain, L->phead)) return pw_oom(w, err);
   return 0;
 }
 
@@ -441,7 +446,9 @@ static int cmp_flba(const uint8_t *a, const uint8_t *b, int n) {
   return c < 0 ? -1 : c > 0;
 }
 
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+static inline int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  /* most values differ from the running bounds in their first byte */
+  if (an && bn && a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
   size_t n = an < bn ? an : bn;
   int c = n ? memcmp(a, b, n) : 0;
   if (c) return c < 0 ? -1 : 1;
@@ -483,6 +490,32 @@ static int cmp_fixed(const pw_leaf *L, const uint8_t *a, const uint8_t *b) {
 
 static int stat_width(const pw_leaf *L) { return L->sort == ST_BOOL ? 1 : L->width; }
 
+/* Min/max of 8-byte values [i, n) in groups of 16 over four independent lanes (no loop-
+ * carried chain through one register); returns where the scalar tail starts. */
+#define PW_LANES(NAME, T)                                                                  \
+  static int64_t NAME(const uint8_t *vals, int64_t i, int64_t n, T *omn, T *omx) {        \
+    T l[4], h[4], q[4];                                                                    \
+    for (int k = 0; k < 4; k++) l[k] = *omn, h[k] = *omx;                                  \
+    for (; i + 16 <= n; i += 16)                                                           \
+      for (int j = 0; j < 16; j += 4) {                                                    \
+        memcpy(q, vals + (i + j) * 8, 32);                                                 \
+        for (int k = 0; k < 4; k++) {                                                      \
+          l[k] = q[k] < l[k] ? q[k] : l[k];                                                \
+          h[k] = q[k] > h[k] ? q[k] : h[k];                                                \
+        }                                                                                  \
+      }                                                                                    \
+    for (int k = 1; k < 4; k++) {                                                          \
+      if (l[k] < l[0]) l[0] = l[k];                                                        \
+      if (h[k] > h[0]) h[0] = h[k];                                                        \
+    }                                                                                      \
+    *omn = l[0];                                                                           \
+    *omx = h[0];                                                                           \
+    return i;                                                                              \
+  }
+PW_LANES(minmax_i64_lanes, int64_t)
+PW_LANES(minmax_f64_lanes, double)
+#undef PW_LANES
+
 /* Folds the fixed values [vals, vals + n*W) into the page statistics. */
 static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
   pw_stat *s = &L->pst;
@@ -499,6 +532,17 @@ static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
       } else {
         memcpy(&mn, s->min, 4);
         memcpy(&mx, s->max, 4);
+      }
+      /* fixed-length blocks let the compiler vectorize at -O2 */
+      for (; i + 32 <= n; i += 32) {
+        int32_t bmn = mn, bmx = mx;
+        for (int k = 0; k < 32; k++) {
+          memcpy(&v, vals + (i + k) * 4, 4);
+          bmn = v < bmn ? v : bmn;
+          bmx = v > bmx ? v : bmx;
+        }
+        mn = bmn;
+        mx = bmx;
       }
       for (; i < n; i++) {
         memcpy(&v, vals + i * 4, 4);
@@ -522,6 +566,7 @@ static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
         memcpy(&mn, s->min, 8);
         memcpy(&mx, s->max, 8);
       }
+      i = minmax_i64_lanes(vals, i, n, &mn, &mx);
       for (; i < n; i++) {
         memcpy(&v, vals + i * 8, 8);
         mn = v < mn ? v : mn;
@@ -532,42 +577,63 @@ static void stats_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
       s->has = true;
       return;
     }
-    case ST_F32:
-      for (int64_t i = 0; i < n; i++) {
-        float v;
-        memcpy(&v, vals + i * 4, 4);
-        if (v != v) continue; /* NaN never enters min/max */
-        if (!s->has) {
-          memcpy(s->min, &v, 4);
-          memcpy(s->max, &v, 4);
-          s->has = true;
-          continue;
-        }
-        float mn, mx;
+    case ST_F32: {
+      /* NaN never enters min/max */
+      float mn = 0, mx = 0, v;
+      bool has = s->has;
+      if (has) {
         memcpy(&mn, s->min, 4);
         memcpy(&mx, s->max, 4);
-        if (v < mn) memcpy(s->min, &v, 4);
-        if (v > mx) memcpy(s->max, &v, 4);
       }
-      return;
-    case ST_F64:
       for (int64_t i = 0; i < n; i++) {
-        double v;
-        memcpy(&v, vals + i * 8, 8);
+        memcpy(&v, vals + i * 4, 4);
         if (v != v) continue;
-        if (!s->has) {
-          memcpy(s->min, &v, 8);
-          memcpy(s->max, &v, 8);
-          s->has = true;
+        if (!has) {
+          mn = mx = v;
+          has = true;
           continue;
         }
-        double mn, mx;
-        memcpy(&mn, s->min, 8);
-        memcpy(&mx, s->max, 8);
-        if (v < mn) memcpy(s->min, &v, 8);
-        if (v > mx) memcpy(s->max, &v, 8);
+        if (v < mn) mn = v;
+        if (v > mx) mx = v;
+      }
+      if (has) {
+        memcpy(s->min, &mn, 4);
+        memcpy(s->max, &mx, 4);
+        s->has = true;
       }
       return;
+    }
+    case ST_F64: {
+      /* NaN never enters min/max */
+      double mn = 0, mx = 0, v;
+      bool has = s->has;
+      if (has) {
+        memcpy(&mn, s->min, 8);
+        memcpy(&mx, s->max, 8);
+      }
+      int64_t i = 0;
+      for (; i < n && !has; i++) {
+        memcpy(&v, vals + i * 8, 8);
+        if (v == v) {
+          mn = mx = v;
+          has = true;
+        }
+      }
+      /* a NaN fails both comparisons, so it never enters; which zero is kept does not
+       * matter (stat_value writes -0.0 / +0.0) */
+      if (has) i = minmax_f64_lanes(vals, i, n, &mn, &mx);
+      for (; i < n; i++) {
+        memcpy(&v, vals + i * 8, 8);
+        if (v < mn) mn = v;
+        if (v > mx) mx = v;
+      }
+      if (has) {
+        memcpy(s->min, &mn, 8);
+        memcpy(s->max, &mx, 8);
+        s->has = true;
+      }
+      return;
+    }
     default: {
       int W = stat_width(L);
       for (int64_t i = 0; i < n; i++) {
@@ -597,10 +663,8 @@ static int stats_bytes1(pw_stat *s, const uint8_t *p, size_t n) {
     if (buf_set(&s->minb, p, n) || buf_set(&s->maxb, p, n)) return PAIMON_ENOMEM;
     return 0;
   }
-  if (cmp_bytes(p, n, s->minb.data, s->minb.len) < 0 && buf_set(&s->minb, p, n))
-    return PAIMON_ENOMEM;
-  if (cmp_bytes(p, n, s->maxb.data, s->maxb.len) > 0 && buf_set(&s->maxb, p, n))
-    return PAIMON_ENOMEM;
+  if (cmp_bytes(p, n, s->minb.data, s->minb.len) < 0) return buf_set(&s->minb, p, n);
+  if (cmp_bytes(p, n, s->maxb.data, s->maxb.len) > 0) return buf_set(&s->maxb, p, n);
   return 0;
 }
 
@@ -744,7 +808,7 @@ static int dict_fallback(pw_leaf *L) {
   const uint32_t *ids = (const uint32_t *)L->idx.data;
   size_t n = L->idx.len / 4;
   const uint32_t *offs = (const uint32_t *)L->doffs.data;
-  L->plain.len = 0;
+  L->plain.len = L->phead;
   for (size_t i = 0; i < n; i++) {
     if (L->width == 0) {
       const uint8_t *ent = L->dvals.data + offs[ids[i]];
@@ -807,17 +871,52 @@ static inline int64_t src_at(const pw_src *s, int64_t i) {
   return s->vidx ? s->vidx[i] : s->start + i;
 }
 
+/* The first 8 bytes big-endian, zero-padded: when two differ, they order the values. */
+static inline uint64_t prefix8(const uint8_t *p, size_t n) {
+  uint8_t b[8] = {0};
+  if (n >= 8) return pm_load_be64(p);
+  if (n > 0) memcpy(b, p, n);
+  return pm_load_be64(b);
+}
+
+/* Folds the bounds of one enc_bytes call into the page statistics. */
+static int stats_bytes_span(pw_stat *s, const uint8_t *lo, size_t lol, const uint8_t *hi, size_t hil) {
+  if (!lo) return 0;
+  PM_TRY(stats_bytes1(s, lo, lol));
+  return stats_bytes1(s, hi, hil);
+}
+
 static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
   const int32_t *off = (const int32_t *)s->a->buffers[1];
   const uint8_t *data = (const uint8_t *)s->a->buffers[2];
   int64_t ao = s->a->offset;
+  /* bounds of this call, pointing into the Arrow data; folded into the page at the end */
+  const uint8_t *lo = NULL, *hi = NULL;
+  size_t lol = 0, hil = 0;
+  uint64_t klo = 0, khi = 0;
+  bool st = L->sort == ST_BYTES;
   for (int64_t i = 0; i < n; i++) {
     int64_t j = src_at(s, from + i) + ao;
     int32_t b = off[j], e = off[j + 1];
-    if (e < b) return PAIMON_EINVAL;
+    if (e < b) return PAIMON_EINVAL; /* the writer fails: partial statistics do not matter */
     const uint8_t *p = data + b;
     size_t len = (size_t)(e - b);
-    if (L->sort == ST_BYTES && stats_bytes1(&L->pst, p, len)) return PAIMON_ENOMEM;
+    if (st) {
+      uint64_t k = prefix8(p, len);
+      if (!lo) {
+        lo = hi = p;
+        lol = hil = len;
+        klo = khi = k;
+      } else if (k < klo || (k == klo && cmp_bytes(p, len, lo, lol) < 0)) {
+        lo = p;
+        lol = len;
+        klo = k;
+      } else if (k > khi || (k == khi && cmp_bytes(p, len, hi, hil) > 0)) {
+        hi = p;
+        hil = len;
+        khi = k;
+      }
+    }
     L->pg_raw += 4 + (int64_t)len;
     if (L->dict_on) {
       uint32_t id;
@@ -829,12 +928,13 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
     }
     uint8_t lp[4];
     pm_store_le32(lp, (uint32_t)len);
-    if (pm_buf_reserve(&L->plain, 4 + len)) return PAIMON_ENOMEM;
+    if (L->plain.cap - L->plain.len < 4 + len && pm_buf_reserve(&L->plain, 4 + len))
+      return PAIMON_ENOMEM;
     memcpy(L->plain.data + L->plain.len, lp, 4);
     if (len) memcpy(L->plain.data + L->plain.len + 4, p, len);
     L->plain.len += 4 + len;
   }
-  return 0;
+  return stats_bytes_span(&L->pst, lo, lol, hi, hil);
 }
 
 static int enc_bool(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
@@ -916,13 +1016,18 @@ static int enc_values(pw_writer *w, pw_leaf *L, const pw_src *s, int64_t from, i
 
 /* ---- pages --------------------------------------------------------------------------- */
 
-static int write_levels(pm_buf *page, const pm_buf *levels, int max) {
+/* `uniform`: every level is `max` (no nulls), one run without scanning. */
+static int write_levels(pm_buf *page, const pm_buf *levels, int max, bool uniform) {
   size_t at = page->len;
   if (pm_buf_append(page, "\0\0\0\0", 4)) return PAIMON_ENOMEM;
   pq_rle_enc e;
   pq_rle_enc_init(&e, page, pq_bit_width((uint32_t)max));
   const uint8_t *lv = levels->data;
   size_t n = levels->len, i = 0;
+  if (uniform && n) {
+    pq_rle_enc_put_run(&e, (uint32_t)max, (int64_t)n);
+    i = n;
+  }
   while (i < n) {
     size_t j = i + 1;
     while (j < n && lv[j] == lv[i]) j++;
@@ -946,19 +1051,19 @@ static int write_ids(pm_buf *out, const pm_buf *idx, uint32_t dcount) {
   return pq_rle_enc_finish(&e);
 }
 
-/* Compresses w->page and appends header + body to `dst`; *total / *uncomp_total receive
- * the bytes written and their uncompressed equivalent. */
-static int emit_page(pw_writer *w, int type, int32_t num_values, int enc, int def_enc,
-                     int rep_enc, pm_buf *dst, size_t *total, size_t *uncomp_total,
-                     paimon_error *err) {
-  const uint8_t *body = w->page.data;
-  size_t blen = w->page.len;
+/* Compresses the page [raw, raw + rlen) and appends header + body to `dst`; *total /
+ * *uncomp_total receive the bytes written and their uncompressed equivalent. */
+static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, int32_t num_values,
+                     int enc, int def_enc, int rep_enc, pm_buf *dst, size_t *total,
+                     size_t *uncomp_total, paimon_error *err) {
+  const uint8_t *body = raw;
+  size_t blen = rlen;
   if (w->codec == PM_CODEC_ZSTD) {
-    size_t bound = ZSTD_compressBound(w->page.len);
+    size_t bound = ZSTD_compressBound(rlen);
     w->cbuf.len = 0;
     if (pm_buf_reserve(&w->cbuf, bound)) return pw_oom(w, err);
     if (!w->zctx && !(w->zctx = ZSTD_createCCtx())) return pw_oom(w, err);
-    size_t r = ZSTD_compressCCtx(w->zctx, w->cbuf.data, bound, w->page.data, w->page.len, w->level);
+    size_t r = ZSTD_compressCCtx(w->zctx, w->cbuf.data, bound, raw, rlen, w->level);
     if (ZSTD_isError(r))
       return pm_fail(err, PAIMON_EIO, "%s: zstd compression failed: %s", w->path, ZSTD_getErrorName(r));
     w->cbuf.len = r;
@@ -966,18 +1071,18 @@ static int emit_page(pw_writer *w, int type, int32_t num_values, int enc, int de
     blen = w->cbuf.len;
   } else if (w->codec != PM_CODEC_NONE) {
     w->cbuf.len = 0;
-    PM_TRY(pm_compress(w->codec, w->level, w->page.data, w->page.len, &w->cbuf, err));
+    PM_TRY(pm_compress(w->codec, w->level, raw, rlen, &w->cbuf, err));
     body = w->cbuf.data;
     blen = w->cbuf.len;
   }
-  if (w->page.len > INT32_MAX || blen > INT32_MAX)
-    return pm_fail(err, PAIMON_EINVAL, "%s: parquet page of %zu bytes is too large", w->path, w->page.len);
+  if (rlen > INT32_MAX || blen > INT32_MAX)
+    return pm_fail(err, PAIMON_EINVAL, "%s: parquet page of %zu bytes is too large", w->path, rlen);
   uint32_t crc = pm_crc32(0, body, blen);
   w->hdr.len = 0;
   pq_tw t;
   pq_tw_init(&t, &w->hdr);
   pq_tw_i32(&t, 1, type);
-  pq_tw_i32(&t, 2, (int32_t)w->page.len);
+  pq_tw_i32(&t, 2, (int32_t)rlen);
   pq_tw_i32(&t, 3, (int32_t)blen);
   pq_tw_i32(&t, 4, (int32_t)crc);
   if (type == PG_DATA) {
@@ -997,7 +1102,7 @@ static int emit_page(pw_writer *w, int type, int32_t num_values, int enc, int de
   if (t.oom || pm_buf_append(dst, w->hdr.data, w->hdr.len) || pm_buf_append(dst, body, blen))
     return pw_oom(w, err);
   *total = w->hdr.len + blen;
-  *uncomp_total = w->hdr.len + w->page.len;
+  *uncomp_total = w->hdr.len + rlen;
   return 0;
 }
 
@@ -1084,7 +1189,7 @@ static int ci_record(pw_leaf *L, pw_pageloc *loc) {
 }
 
 static int64_t page_size_est(const pw_leaf *L) {
-  return (int64_t)(L->plain.len + L->idx.len + L->defs.len / 4 + L->reps.len / 4);
+  return (int64_t)(L->plain.len - L->phead + L->idx.len + L->defs.len / 4 + L->reps.len / 4);
 }
 
 static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
@@ -1092,8 +1197,9 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   if (L->pg_entries > INT32_MAX) return pm_fail(err, PAIMON_EINVAL, "%s: too many values in a page", w->path);
   pm_buf *pg = &w->page;
   pg->len = 0;
-  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->max_rep)) return pw_oom(w, err);
-  if (L->max_def > 0 && write_levels(pg, &L->defs, L->max_def)) return pw_oom(w, err);
+  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->max_rep, false)) return pw_oom(w, err);
+  if (L->max_def > 0 && write_levels(pg, &L->defs, L->max_def, !L->pg_defs_mixed))
+    return pw_oom(w, err);
   int enc = E_PLAIN;
   if (L->dict_on) {
     w->tmp.len = 0;
@@ -1107,9 +1213,19 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
       if (pm_buf_append(pg, w->tmp.data, w->tmp.len)) return pw_oom(w, err);
     }
   }
-  if (enc == E_PLAIN) {
-    size_t n = L->conv == C_BOOL ? (size_t)((L->bool_bits + 7) / 8) : L->plain.len;
-    if (pm_buf_append(pg, L->plain.data, n)) return pw_oom(w, err);
+  const uint8_t *raw = pg->data;
+  size_t rlen = pg->len;
+  if (enc == E_PLAIN && L->conv != C_BOOL && pg->len <= L->phead) {
+    /* levels into the room before the values: the page needs no copy */
+    uint8_t *at = L->plain.data + L->phead - pg->len;
+    if (pg->len) memcpy(at, pg->data, pg->len);
+    raw = at;
+    rlen = pg->len + L->plain.len - L->phead;
+  } else if (enc == E_PLAIN) {
+    size_t n = L->conv == C_BOOL ? (size_t)((L->bool_bits + 7) / 8) : L->plain.len - L->phead;
+    if (pm_buf_append(pg, L->plain.data + L->phead, n)) return pw_oom(w, err);
+    raw = pg->data;
+    rlen = pg->len;
   }
   pw_pageloc loc;
   loc.offset = (int64_t)L->chunk.len;
@@ -1118,7 +1234,7 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   loc.null_page = L->pg_values == 0;
   loc.has_minmax = L->pst.has;
   size_t total, utotal;
-  PM_TRY(emit_page(w, PG_DATA, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
+  PM_TRY(emit_page(w, raw, rlen, PG_DATA, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
                    L->max_rep > 0 ? E_RLE : E_BIT_PACKED, &L->chunk, &total, &utotal, err));
   loc.size = (int32_t)total;
   if (pm_buf_append(&L->pages, &loc, sizeof loc)) return pw_oom(w, err);
@@ -1131,14 +1247,16 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   if (enc == E_PLAIN_DICT) L->ck_dict_pages++;
   else L->ck_plain_pages++;
   /* reset the page */
-  L->defs.len = L->reps.len = L->plain.len = L->idx.len = 0;
+  L->defs.len = L->reps.len = L->idx.len = 0;
+  L->plain.len = L->phead;
   L->pg_entries = L->pg_rows = L->pg_values = L->pg_raw = L->bool_bits = 0;
   L->pst.has = false;
+  L->pg_defs_mixed = false;
   return 0;
 }
 
 /* Appends level entries [0, n) with their values (entries whose def == max_def, in
- * order, taken from `s`). */
+ * order, taken from `s`). def NULL with max_def > 0: every entry is present. */
 static int leaf_write(pw_writer *w, pw_leaf *L, const uint8_t *def, const uint8_t *rep, int64_t n,
                       const pw_src *s, paimon_error *err) {
   int64_t e = 0, v = 0;
@@ -1163,10 +1281,15 @@ static int leaf_write(pw_writer *w, pw_leaf *L, const uint8_t *def, const uint8_
       take = k - e;
     }
     int64_t nv = take;
-    if (L->max_def > 0) {
+    if (L->max_def > 0 && !def) {
+      if (pm_buf_reserve(&L->defs, (size_t)take)) return pw_oom(w, err);
+      memset(L->defs.data + L->defs.len, L->max_def, (size_t)take);
+      L->defs.len += (size_t)take;
+    } else if (L->max_def > 0) {
       if (pm_buf_append(&L->defs, def + e, (size_t)take)) return pw_oom(w, err);
       nv = 0;
       for (int64_t i = e; i < e + take; i++) nv += def[i] == L->max_def;
+      if (nv < take) L->pg_defs_mixed = true;
     }
     if (rep && pm_buf_append(&L->reps, rep + e, (size_t)take)) return pw_oom(w, err);
     int rc = enc_values(w, L, s, v, nv);
@@ -1203,13 +1326,10 @@ static int shred_leaf(pw_writer *w, pw_leaf *L, const struct ArrowArray *top, in
           if (!pm_arr_is_valid(a, i)) return null_in_required(w, L, err);
       return leaf_write(w, L, NULL, NULL, n, &s, err);
     }
+    if (!has_nulls) return leaf_write(w, L, NULL, NULL, n, &s, err);
     w->e_def[0].len = 0;
     if (pm_buf_resize(&w->e_def[0], (size_t)n)) return pw_oom(w, err);
     uint8_t *def = w->e_def[0].data;
-    if (!has_nulls) {
-      memset(def, 1, (size_t)n);
-      return leaf_write(w, L, def, NULL, n, &s, err);
-    }
     w->vidx.len = 0;
     if (pm_buf_reserve(&w->vidx, (size_t)n * 8)) return pw_oom(w, err);
     int64_t *vi = (int64_t *)w->vidx.data, nv = 0;
@@ -1531,11 +1651,9 @@ static int flush_row_group(pw_writer *w, paimon_error *err) {
     c->dict_off = -1;
     int64_t start = w->pos;
     if (L->dict_used) {
-      w->page.len = 0;
-      if (pm_buf_append(&w->page, L->dvals.data, L->dvals.len)) return pw_oom(w, err);
       w->tmp.len = 0;
       size_t total, utotal;
-      PM_TRY(emit_page(w, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, 0, 0, &w->tmp, &total, &utotal, err));
+      PM_TRY(emit_page(w, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, 0, 0, &w->tmp, &total, &utotal, err));
       PM_TRY(file_write(w, w->tmp.data, w->tmp.len, err));
       c->dict_off = start;
       L->ck_comp += (int64_t)total;
