@@ -262,6 +262,11 @@ def create_and_write(name, fields, options, rows_j, pk=None, parts=None):
         json.dump(schema, fh)
     run([PAIMON, 'create', path, '--schema', sp])
     run([PAIMON, 'write', path], stdin=''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows_j))
+    if pk:
+        # a second write of the same rows and a full compaction: level-0 and compacted
+        # (top-level) KeyValue files are both checked below
+        run([PAIMON, 'write', path], stdin=''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows_j))
+        run([PAIMON, 'compact', path, '--full'])
     return path
 
 

@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,15 +531,17 @@ static void test_pk_commit_union(void **state) {
 typedef struct ingest_arg {
   paimon_writer *w;
   int64_t rows;
-  volatile int stop;
+  atomic_int stop;
+  int rc; /* read after join */
+  char msg[512];
 } ingest_arg;
 
 static void *ingest_thread(void *p) {
   ingest_arg *a = p;
   paimon_error err = {0};
-  for (int64_t off = 0; off < a->rows; off += 100)
-    if (write_range(a->w, off, off + 100, &err)) fail_msg("write: %s", err.message);
-  a->stop = 1;
+  for (int64_t off = 0; off < a->rows && a->rc == 0; off += 100)
+    if ((a->rc = write_range(a->w, off, off + 100, &err)) != 0) snprintf(a->msg, sizeof a->msg, "%s", err.message);
+  atomic_store(&a->stop, 1);
   return NULL;
 }
 
@@ -550,12 +553,16 @@ static void test_write_during_prepare(void **state) {
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
   paimon_writer *w;
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", NULL, &err), &err);
-  ingest_arg a = {w, 20000, 0};
+  ingest_arg a;
+  memset(&a, 0, sizeof a);
+  a.w = w;
+  a.rows = 20000;
+  atomic_init(&a.stop, 0);
   pthread_t th;
   pthread_create(&th, NULL, ingest_thread, &a);
   int64_t ident = 0;
   for (int done = 0; !done;) {
-    done = a.stop;
+    done = atomic_load(&a.stop);
     paimon_realtime_progress *pg = NULL;
     PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, ++ident, &err), &err);
     if (pg) {
@@ -592,6 +599,7 @@ static void test_write_during_prepare(void **state) {
     assert_true(n <= 20000);
   }
   pthread_join(th, NULL);
+  if (a.rc) fail_msg("ingest thread: %s", a.msg);
   sums r = read_table(t, NULL);
   assert_int_equal(r.rows, 20000);
   assert_int_equal(r.ksum, (int64_t)19999 * 20000 / 2);
