@@ -262,11 +262,12 @@ def create_and_write(name, fields, options, rows_j, pk=None, parts=None):
         json.dump(schema, fh)
     run([PAIMON, 'create', path, '--schema', sp])
     run([PAIMON, 'write', path], stdin=''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows_j))
-    if pk:
-        # a second write of the same rows and a full compaction: level-0 and compacted
-        # (top-level) KeyValue files are both checked below
+    if pk and name.endswith('_compacted'):
+        # the same rows again, a full compaction into the top level, and expiry of the
+        # level-0 snapshots: only the compacted KeyValue files stay to be checked
         run([PAIMON, 'write', path], stdin=''.join(json.dumps(r, ensure_ascii=False) + '\n' for r in rows_j))
         run([PAIMON, 'compact', path, '--full'])
+        run([PAIMON, 'expire', path, '-o', 'snapshot.num-retained.min=1', '-o', 'snapshot.num-retained.max=1'])
     return path
 
 
@@ -556,7 +557,7 @@ def java_meta_schemas():
 
 def check_metadata(label, path, java_lists, java_manifests, expect_rows, java_snap_keys, java_schema_keys):
     data = set(os.path.basename(f) for ext in ('parquet', 'avro', 'orc') for f in data_files(path, ext))
-    added, rows = set(), 0
+    added, rows, deleted, sizes = set(), 0, set(), {}
     mfiles = sorted(glob.glob(os.path.join(path, 'manifest', 'manifest-*')))
     for f in mfiles:
         head, recs = avro_dump(f, True)
@@ -576,6 +577,13 @@ def check_metadata(label, path, java_lists, java_manifests, expect_rows, java_sn
                 if r['_KIND'] == 0:
                     added.add(r['_FILE']['_FILE_NAME'])
                     rows += r['_FILE']['_ROW_COUNT']
+                    sizes[r['_FILE']['_FILE_NAME']] = r['_FILE']['_ROW_COUNT']
+                else:
+                    deleted.add(r['_FILE']['_FILE_NAME'])
+    # files a compaction replaced are DELETEd later and expired from disk
+    for name in deleted & added:
+        added.discard(name)
+        rows -= sizes[name]
     if added != data:
         err('%s: manifests add %d files, %d data files on disk' % (label, len(added), len(data)))
     if rows != expect_rows:
@@ -620,6 +628,8 @@ tables = [
     ('pk_parquet', True, 'parquet', {'bucket': '2'}, ['p'], ['id', 'p']),
     ('append_avro', False, 'avro', {'bucket': '2', 'bucket-key': 'id', 'target-file-size': '160kb'}, ['p'], None),
     ('pk_avro', False, 'avro', {'bucket': '2'}, [], ['id']),
+    ('pk_parquet_compacted', True, 'parquet', {'bucket': '2'}, ['p'], ['id', 'p']),
+    ('pk_avro_compacted', False, 'avro', {'bucket': '2'}, [], ['id']),
 ]
 for name, ts_high, fmt, opts, parts, pk in tables:
     fields = all_fields(ts_high)
