@@ -647,6 +647,99 @@ static void test_filtered_union_read(void **state) {
   paimon_table_close(t);
 }
 
+
+/* Primary key, every engine the level-0 writer accepts: rows on disk, in a sealed (prepared,
+ * uncommitted) segment and in the building segment merge into one row per key, with
+ * updates and deletes crossing the three. */
+static void write_kv(paimon_writer *w, int64_t *off, int n, const int32_t *k, const int64_t *v,
+                     const int8_t *kind) {
+  paimon_error err = {0};
+  int64_t o[8];
+  for (int i = 0; i < n; i++) o[i] = (*off)++;
+  struct ArrowArray a;
+  struct ArrowSchema s;
+  batch(n, o, k, v, kind, &a, &s);
+  PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
+  a.release(&a);
+  s.release(&s);
+}
+
+static void test_pk_disk_sealed_building(void **state) {
+  (void)state;
+  const char *engines[] = {"", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
+                           ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\""};
+  for (int e = 0; e < 3; e++) {
+    char js[1024];
+    snprintf(js, sizeof js, PK_SCHEMA_FMT, engines[e]);
+    paimon_table *t = create(js);
+    paimon_error err = {0};
+    paimon_realtime_context *ctx;
+    PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+    paimon_writer *w;
+    PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+    int64_t off = 0;
+    /* disk: keys 1..4 = 10 */
+    const int32_t k1[] = {1, 2, 3, 4};
+    const int64_t v1[] = {10, 10, 10, 10};
+    write_kv(w, &off, 4, k1, v1, NULL);
+    paimon_realtime_progress *pg;
+    PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 1, &err), &err);
+    int64_t id;
+    const paimon_realtime_progress *one[1] = {pg};
+    PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "u", one, 1, 1, &err), &err);
+    PM_ASSERT_OK(paimon_realtime_refresh(ctx, id, &err), &err);
+    paimon_realtime_progress_free(pg);
+    /* sealed: 1 -> 20, 2 -> null (partial update keeps 10), 3 deleted */
+    const int32_t k2[] = {1, 2, 3};
+    const int64_t v2[] = {20, INT64_MIN, 10};
+    const int8_t kd2[] = {0, 0, 3};
+    write_kv(w, &off, 3, k2, v2, kd2);
+    PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 2, &err), &err); /* sealed, not committed */
+    /* building: 1 -> 5, 4 -> 40, new key 5 */
+    const int32_t k3[] = {1, 4, 5};
+    const int64_t v3[] = {5, 40, 50};
+    write_kv(w, &off, 3, k3, v3, NULL);
+    int64_t got[6];
+    for (int i = 0; i < 6; i++) got[i] = -1;
+    paimon_scan *sc;
+    PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
+    PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
+    struct ArrowArrayStream st;
+    PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
+    int64_t rows = 0;
+    for (;;) {
+      struct ArrowArray b;
+      if (st.get_next(&st, &b)) fail_msg("engine %d: %s", e, st.get_last_error(&st));
+      if (!b.release) break;
+      for (int64_t i = 0; i < b.length; i++) {
+        int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
+        got[k] = pm_arr_is_valid(b.children[1], i) ? PM_ARR_FIXED(b.children[1], int64_t, i) : -2;
+      }
+      rows += b.length;
+      b.release(&b);
+    }
+    st.release(&st);
+    paimon_scan_free(sc);
+    if (e == 0) { /* deduplicate: latest wins, the delete removes key 3 */
+      int64_t want[] = {-1, 5, -2, -1, 40, 50};
+      for (int k = 1; k <= 5; k++) assert_int_equal(got[k], want[k]);
+      assert_int_equal(rows, 4);
+    } else if (e == 1) { /* partial-update: nulls keep 10, the delete is ignored */
+      int64_t want[] = {-1, 5, 10, 10, 40, 50};
+      for (int k = 1; k <= 5; k++) assert_int_equal(got[k], want[k]);
+      assert_int_equal(rows, 5);
+    } else { /* sum: the -D retracts key 3's 10; a null adds nothing */
+      int64_t want[] = {-1, 35, 10, 0, 50, 50};
+      for (int k = 1; k <= 5; k++) assert_int_equal(got[k], want[k]);
+      assert_int_equal(rows, 5);
+    }
+    paimon_realtime_progress_free(pg);
+    paimon_writer_close(w);
+    paimon_realtime_context_free(ctx);
+    paimon_table_close(t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_requires_enabled),
@@ -659,6 +752,7 @@ int main(void) {
       cmocka_unit_test(test_pk_commit_union),
       cmocka_unit_test(test_write_during_prepare),
       cmocka_unit_test(test_filtered_union_read),
+      cmocka_unit_test(test_pk_disk_sealed_building),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
