@@ -924,7 +924,7 @@ static int merge_int_lists(const char *const *kv, const int32_t *const *lists, c
 typedef void (*fill_fn)(pm_col *c, int i, const void *arg);
 
 static int merge_values(const char *const *kv, pm_type *vtype, fill_fn fill, const void *arg, int n,
-                        struct ArrowArray *out) {
+                        const int8_t *kinds, struct ArrowArray *out) {
   const char *names[] = {"k", "v"};
   pm_type *types[] = {T(PM_BIGINT, false), vtype};
   pm_type *vt = row_of(2, names, types);
@@ -937,7 +937,7 @@ static int merge_values(const char *const *kv, pm_type *vtype, fill_fn fill, con
   for (int i = 0; i < n; i++) {
     pm_col_append_int(&c[0], 1);
     pm_col_append_int(&c[1], i);
-    pm_col_append_int(&c[2], 0);
+    pm_col_append_int(&c[2], kinds ? kinds[i] : 0);
     fill(&c[3], i, arg);
   }
   paimon_error err;
@@ -1002,7 +1002,7 @@ static void test_golden_merge_map(void **state) {
   struct ArrowArray out;
   assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
                                 pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map, maps, 3,
-                                &out),
+                                NULL, &out),
                    0);
   int64_t b, e;
   pm_arr_list_range(&out, 0, &b, &e);
@@ -1044,7 +1044,7 @@ static void test_golden_rbm32(void **state) {
   pm_type *vt = pm_type_new(PM_VARBINARY, true);
   vt->length = INT32_MAX;
   struct ArrowArray out;
-  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "rbm32"), vt, fill_bitmap, &arg, 2, &out), 0);
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "rbm32"), vt, fill_bitmap, &arg, 2, NULL, &out), 0);
   bm_arg want = {{all}, {3}};
   pm_type *wt = pm_type_new(PM_VARBINARY, true);
   pm_col w;
@@ -1061,6 +1061,79 @@ static void test_golden_rbm32(void **state) {
   out.release(&out);
   pm_col_free(&w);
   pm_type_free(wt);
+}
+
+
+/* ARRAY<ROW<k0 INT, k1 INT, v STRING>> rows from {count, k0, k1, "v", ...} records. */
+typedef struct nrow {
+  int n;
+  int32_t k0[4], k1[4];
+  const char *v[4];
+} nrow;
+
+static void fill_nested(pm_col *c, int i, const void *arg) {
+  const nrow *rows = arg;
+  const nrow *r = &rows[i];
+  pm_col *el = &c->children[0];
+  for (int j = 0; j < r->n; j++) {
+    pm_col_append_i32(&el->children[0], r->k0[j]);
+    pm_col_append_i32(&el->children[1], r->k1[j]);
+    pm_col_append_bytes(&el->children[2], r->v[j], strlen(r->v[j]));
+    pm_col_append_struct(el, true);
+  }
+  pm_col_append_list_end(c);
+}
+
+static pm_type *nested_type(void) {
+  pm_type *row = pm_type_new_row(true);
+  pm_type_row_add(row, 10, "k0", T(PM_INT, true));
+  pm_type_row_add(row, 11, "k1", T(PM_INT, true));
+  pm_type_row_add(row, 12, "v", STR(true));
+  return pm_type_new_array(row, true);
+}
+
+/* Merges the nested rows with kinds and checks the result's (k0, k1, v) elements, in order. */
+static void check_nested(const char *const *kv, const nrow *rows, const int8_t *kinds, int n,
+                         const nrow *want) {
+  struct ArrowArray out;
+  assert_int_equal(merge_values(kv, nested_type(), fill_nested, rows, n, kinds, &out), 0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, want->n);
+  const struct ArrowArray *el = out.children[0];
+  for (int j = 0; j < want->n; j++) {
+    int64_t x = b + j;
+    assert_int_equal(PM_ARR_FIXED(el->children[0], int32_t, el->offset + x), want->k0[j]);
+    assert_int_equal(PM_ARR_FIXED(el->children[1], int32_t, el->offset + x), want->k1[j]);
+    int32_t len;
+    const uint8_t *p = pm_arr_bytes(el->children[2], el->offset + x, &len);
+    assert_int_equal(len, (int32_t)strlen(want->v[j]));
+    assert_memory_equal(p, want->v[j], (size_t)len);
+  }
+  out.release(&out);
+}
+
+/* FieldAggregatorTest.testFieldNestedUpdateAgg, keyed by (k0, k1):
+ * (0,0,A) ; + (0,1,B) -> [(0,0,A), (0,1,B)] ; + (0,1,b) -> [(0,0,A), (0,1,b)].
+ * testFieldNestedAppendAgg (no key): (0,1,B) + (0,1,b) -> both kept. */
+static void test_golden_nested_update(void **state) {
+  (void)state;
+  nrow in[3] = {{1, {0}, {0}, {"A"}}, {1, {0}, {1}, {"B"}}, {1, {0}, {1}, {"b"}}};
+  nrow want2 = {2, {0, 0}, {0, 1}, {"A", "B"}};
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), in, NULL, 2,
+               &want2);
+  nrow want3 = {2, {0, 0}, {0, 1}, {"A", "b"}};
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), in, NULL, 3,
+               &want3);
+  /* retracting (0,1,b) removes it: [(0,0,A)] */
+  nrow ret[3] = {{1, {0}, {0}, {"A"}}, {1, {0}, {1}, {"b"}}, {1, {0}, {1}, {"b"}}};
+  int8_t kd[3] = {0, 0, 3};
+  nrow want_ret = {1, {0}, {0}, {"A"}};
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), ret, kd, 3,
+               &want_ret);
+  nrow app[2] = {{1, {0}, {1}, {"B"}}, {1, {0}, {1}, {"b"}}};
+  nrow want_app = {2, {0, 0}, {1, 1}, {"B", "b"}};
+  check_nested(KV("fields.v.aggregate-function", "nested_update"), app, NULL, 2, &want_app);
 }
 
 static void test_golden_nested_aggregates(void **state) {
@@ -1559,6 +1632,7 @@ int main(void) {
       cmocka_unit_test(test_golden_aggregation_engine),
       cmocka_unit_test(test_golden_nested_aggregates), cmocka_unit_test(test_golden_merge_map),
       cmocka_unit_test(test_golden_rbm32),
+      cmocka_unit_test(test_golden_nested_update),
       cmocka_unit_test(test_unsorted_run),
       cmocka_unit_test(test_property),
   };
