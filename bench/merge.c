@@ -14,6 +14,7 @@
 #define PM_BENCH_CLOCK CLOCK_MONOTONIC
 #endif
 
+#include "bench.h"
 #include "mergetree/mergetree.h"
 
 #define NRUNS 5
@@ -125,16 +126,7 @@ static int run_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   return 0;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(PM_BENCH_CLOCK, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+static double now_s(void) { return bench_clock_s(PM_BENCH_CLOCK); }
 
 int main(void) {
   static run_data runs[NRUNS];
@@ -186,11 +178,11 @@ int main(void) {
     pm_mt_merger_free(m);
     t[it] = now_s() - t0;
   }
-  qsort(t, 5, sizeof t[0], cmp_d);
+  double med = bench_median(t, 5);
   double in_rows = (double)NRUNS * ROWS_PER_RUN;
   printf("merge: %d runs x %d rows -> %lld distinct keys, median %.3f s\n", NRUNS, ROWS_PER_RUN,
-         (long long)out_rows, t[2]);
-  printf("RESULT merge_rows_per_s=%.0f\n", in_rows / t[2]);
+         (long long)out_rows, med);
+  printf("RESULT merge_rows_per_s=%.0f\n", in_rows / med);
   pm_mt_engine_free(e);
   pm_type_free(vt);
   return 0;

@@ -8,76 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "format/parquet/parquet.h"
-#include "io/io.h"
-
-typedef struct sums {
-  int64_t rows, isum, bytes;
-  double dsum;
-} sums;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int scan(pm_format_kind kind, const char *path, const pm_type *t, sums *s) {
-  paimon_error err;
-  pm_format_reader *r;
-  pm_format_read_opts o;
-  memset(&o, 0, sizeof o);
-  o.batch_size = 8192;
-  int rc = pm_format_open(&r, kind, pm_fs_local_shared(), path, t, &o, &err);
-  if (rc) {
-    fprintf(stderr, "open %s: %s\n", path, err.message);
-    return rc;
-  }
-  memset(s, 0, sizeof *s);
-  struct ArrowArray b;
-  int64_t first;
-  while ((rc = r->ops->next(r, &b, &first, &err)) == 0) {
-    s->rows += b.length;
-    for (int32_t f = 0; f < t->nfields; f++) {
-      const struct ArrowArray *a = b.children[f];
-      switch (t->fields[f].type->id) {
-        case PM_INT: {
-          const int32_t *v = (const int32_t *)a->buffers[1] + a->offset;
-          for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
-          break;
-        }
-        case PM_BIGINT: {
-          const int64_t *v = (const int64_t *)a->buffers[1] + a->offset;
-          for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
-          break;
-        }
-        case PM_DOUBLE: {
-          const double *v = (const double *)a->buffers[1] + a->offset;
-          double acc = 0;
-          for (int64_t i = 0; i < a->length; i++) acc += v[i];
-          s->dsum += acc;
-          break;
-        }
-        case PM_VARCHAR:
-        case PM_CHAR: {
-          const int32_t *o32 = (const int32_t *)a->buffers[1] + a->offset;
-          s->bytes += o32[a->length] - o32[0];
-          break;
-        }
-        default: break;
-      }
-    }
-    b.release(&b);
-  }
-  pm_format_close(r);
-  if (rc != PAIMON_ITEROVER) {
-    fprintf(stderr, "next %s: %s\n", path, err.message);
-    return rc;
-  }
-  return 0;
-}
+#include "bench_scan.h"
 
 /* Copies the Parquet file into an ORC file with our writer. */
 static int convert(const char *pq, const char *orc, const pm_type *t) {
@@ -122,22 +54,6 @@ static int convert(const char *pq, const char *orc, const pm_type *t) {
   return rename(tmp, orc) != 0;
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median_scan(pm_format_kind k, const char *path, const pm_type *t, int runs, sums *s) {
-  double times[64];
-  for (int i = 0; i < runs; i++) {
-    double t0 = now_s();
-    if (scan(k, path, t, s) != 0) exit(1);
-    times[i] = now_s() - t0;
-  }
-  qsort(times, (size_t)runs, sizeof times[0], cmp_d);
-  return times[runs / 2];
-}
-
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s PARQUET_FILE ORC_FILE [RUNS]\n", argv[0]);
@@ -153,9 +69,9 @@ int main(int argc, char **argv) {
   }
   struct stat st;
   if (stat(argv[2], &st) != 0 && convert(argv[1], argv[2], t) != 0) return 1;
-  sums so, sp;
-  double to = median_scan(PM_FORMAT_ORC, argv[2], t, runs, &so);
-  double tp = median_scan(PM_FORMAT_PARQUET, argv[1], t, runs, &sp);
+  bench_sums so, sp;
+  double to = bench_median_scan(PM_FORMAT_ORC, argv[2], t, runs, &so);
+  double tp = bench_median_scan(PM_FORMAT_PARQUET, argv[1], t, runs, &sp);
   printf("orc:     rows=%lld int_sum=%lld double_sum=%.6e string_bytes=%lld median=%.3fs\n",
          (long long)so.rows, (long long)so.isum, so.dsum, (long long)so.bytes, to);
   printf("parquet: rows=%lld int_sum=%lld double_sum=%.6e string_bytes=%lld median=%.3fs\n",

@@ -35,6 +35,7 @@
 #include <paimon/paimon.h>
 
 #include "arrow/column.h"
+#include "bench.h"
 #include "meta/meta.h"
 #include "util/util.h"
 
@@ -304,11 +305,6 @@ static void *vis_query(void *arg) {
   return NULL;
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void phase_visible(double *p50, double *p99) {
   paimon_error err = {0};
   vis_state vs;
@@ -371,7 +367,7 @@ static void phase_visible(double *p50, double *p99) {
   int n = 0;
   for (int p = 0; p < PROBES; p++)
     if (vs.t_seen[p] > 0) d[n++] = (vs.t_seen[p] - vs.t_write[p]) * 1e6;
-  qsort(d, (size_t)n, sizeof *d, cmp_d);
+  qsort(d, (size_t)n, sizeof *d, bench_cmp_d);
   *p50 = n ? d[n / 2] : -1;
   *p99 = n ? d[(int)((double)n * 0.99)] : -1;
   printf("visible: %d probes (%d not seen within 1 s) in %.1f s, %lld queries, concurrent ingest "

@@ -17,16 +17,11 @@
 
 #include <paimon/paimon.h>
 
+#include "bench.h"
 #include "format/parquet/parquet.h"
 #include "io/io.h"
 
-static double clock_s(clockid_t c) {
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
-static double cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
+static double cpu_s(void) { return bench_clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* VmRSS or VmHWM of this process in MiB. */
 static double rss_mb(const char *key) {
@@ -38,11 +33,6 @@ static double rss_mb(const char *key) {
     if (strncmp(line, key, kl) == 0) v = strtod(line + kl + 1, NULL) / 1024.0;
   if (f) fclose(f);
   return v;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 static void die(const char *what, const paimon_error *err) {
@@ -123,7 +113,7 @@ int main(int argc, char **argv) {
     if (system(cmd) != 0) return 1;
     paimon_table *tab = NULL;
     if (paimon_table_create_json(&tab, path, json, &err) != 0) die("create", &err);
-    double t0 = now_s(), c0 = cpu_s();
+    double t0 = bench_now_s(), c0 = cpu_s();
     paimon_writer *w = NULL;
     if (paimon_writer_new(&w, tab, "bench", NULL, &err) != 0) die("writer", &err);
     for (size_t i = 0; i < nb; i++)
@@ -132,7 +122,7 @@ int main(int argc, char **argv) {
     if (paimon_writer_prepare_commit(&m, w, 1, &err) != 0) die("prepare", &err);
     int64_t sid = 0;
     if (paimon_commit(&sid, tab, "bench", 1, m, NULL, &err) != 0) die("commit", &err);
-    times[run] = now_s() - t0;
+    times[run] = bench_now_s() - t0;
     cpus[run] = cpu_s() - c0;
     if (paimon_commit_messages_row_count(m) != rows) {
       fprintf(stderr, "committed %lld rows, wrote %lld\n", (long long)paimon_commit_messages_row_count(m),
@@ -155,9 +145,7 @@ int main(int argc, char **argv) {
       if (system(cmd) != 0) return 1;
     }
   }
-  qsort(times, (size_t)runs, sizeof *times, cmp_d);
-  qsort(cpus, (size_t)runs, sizeof *cpus, cmp_d);
-  double med = times[runs / 2], cmed = cpus[runs / 2];
+  double med = bench_median(times, runs), cmed = bench_median(cpus, runs);
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "du -sk '%s' | cut -f1", path);
   FILE *du = popen(cmd, "r");

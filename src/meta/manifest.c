@@ -418,8 +418,8 @@ int pm_data_file_copy(pm_data_file *dst, const pm_data_file *src) {
 typedef int (*row_fn)(ctx *c, const pm_type *rt, const struct ArrowArray *batch, int64_t i,
                       void *out_elem);
 
-static int read_all(paimon_fs *fs, const char *path, pm_type *rt, size_t elem_size, row_fn fn,
-                    void (*clear)(void *), void **out, size_t *n, paimon_error *err) {
+static int read_rows(paimon_fs *fs, const char *path, pm_type *rt, size_t elem_size, row_fn fn,
+                     void (*clear)(void *), void **out, size_t *n, paimon_error *err) {
   *out = NULL;
   *n = 0;
   pm_format_kind kind;
@@ -479,6 +479,17 @@ static int read_all(paimon_fs *fs, const char *path, pm_type *rt, size_t elem_si
   return 0;
 }
 
+/* Builds the file's row type with `make_type`, reads every row through `fn`, frees the type. */
+static int read_all(paimon_fs *fs, const char *path, pm_type *(*make_type)(tb *), size_t elem_size,
+                    row_fn fn, void (*clear)(void *), void **out, size_t *n, paimon_error *err) {
+  tb b = {false};
+  pm_type *rt = make_type(&b);
+  int rc = (b.oom || !rt) ? pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path)
+                          : read_rows(fs, path, rt, elem_size, fn, clear, out, n, err);
+  pm_type_free(rt);
+  return rc;
+}
+
 static int check_version(ctx *c, const struct ArrowArray *a, const pm_type *t, int64_t i,
                          int32_t want, const char *what) {
   int32_t ver = 0;
@@ -519,16 +530,8 @@ static int entry_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int6
 
 int pm_manifest_read(paimon_fs *fs, const char *path, pm_manifest_entry **out, size_t *n,
                      paimon_error *err) {
-  tb b = {false};
-  pm_type *rt = manifest_type(&b);
-  if (b.oom || !rt) {
-    pm_type_free(rt);
-    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
-  }
-  int rc = read_all(fs, path, rt, sizeof(pm_manifest_entry), entry_row, entry_clear, (void **)out,
-                    n, err);
-  pm_type_free(rt);
-  return rc;
+  return read_all(fs, path, manifest_type, sizeof(pm_manifest_entry), entry_row, entry_clear,
+                  (void **)out, n, err);
 }
 
 void pm_manifest_entries_free(pm_manifest_entry *e, size_t n) {
@@ -575,16 +578,8 @@ static int meta_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int64
 
 int pm_manifest_list_read(paimon_fs *fs, const char *path, pm_manifest_file_meta **out, size_t *n,
                           paimon_error *err) {
-  tb b = {false};
-  pm_type *rt = manifest_list_type(&b);
-  if (b.oom || !rt) {
-    pm_type_free(rt);
-    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
-  }
-  int rc = read_all(fs, path, rt, sizeof(pm_manifest_file_meta), meta_row, meta_clear,
-                    (void **)out, n, err);
-  pm_type_free(rt);
-  return rc;
+  return read_all(fs, path, manifest_list_type, sizeof(pm_manifest_file_meta), meta_row,
+                  meta_clear, (void **)out, n, err);
 }
 
 void pm_manifest_file_metas_free(pm_manifest_file_meta *m, size_t n) {
@@ -646,16 +641,8 @@ static int index_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int6
 
 int pm_index_manifest_read(paimon_fs *fs, const char *path, pm_index_entry **out, size_t *n,
                            paimon_error *err) {
-  tb b = {false};
-  pm_type *rt = index_type(&b);
-  if (b.oom || !rt) {
-    pm_type_free(rt);
-    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
-  }
-  int rc = read_all(fs, path, rt, sizeof(pm_index_entry), index_row, index_clear, (void **)out, n,
-                    err);
-  pm_type_free(rt);
-  return rc;
+  return read_all(fs, path, index_type, sizeof(pm_index_entry), index_row, index_clear,
+                  (void **)out, n, err);
 }
 
 void pm_index_entries_free(pm_index_entry *e, size_t n) {

@@ -174,25 +174,11 @@ static int put_file(pm_col *c, const pm_data_file *f) {
   return pm_col_append_struct(c, true);
 }
 
-static int avro_codec(const char *compression, pm_codec *out, paimon_error *err) {
-  if (!compression || !strcmp(compression, "zstd") || !strcmp(compression, "zstandard"))
-    *out = PM_CODEC_ZSTD;
-  else if (!strcmp(compression, "none") || !strcmp(compression, "null") || !strcmp(compression, "uncompressed"))
-    *out = PM_CODEC_NONE;
-  else if (!strcmp(compression, "snappy"))
-    *out = PM_CODEC_SNAPPY;
-  else if (!strcmp(compression, "deflate") || !strcmp(compression, "gzip"))
-    *out = PM_CODEC_DEFLATE_RAW;
-  else
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "manifest.compression '%s' is not supported", compression);
-  return 0;
-}
-
 /* Writes the columns `cols` (type `row`) as one Avro file at `path`. */
 static int write_avro(paimon_fs *fs, const char *path, const pm_type *row, pm_col *cols, int64_t n,
                       const char *compression, int64_t *size, paimon_error *err) {
   pm_avro_write_opts o = {0};
-  PM_TRY(avro_codec(compression, &o.codec, err));
+  PM_TRY(pm_avro_codec_from_name(compression, &o.codec, err));
   struct ArrowArray batch;
   PM_TRY(pm_cols_export_struct(cols, row->nfields, n, &batch, err));
   pm_avro_writer *w = NULL;

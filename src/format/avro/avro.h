@@ -90,6 +90,15 @@ int pm_avro_node_to_type(const pm_avro_node *n, pm_type **out, paimon_error *err
  * TIMESTAMP/LTZ precision > 6, TIME precision > 3 and VARIANT are PAIMON_EUNSUPPORTED. */
 int pm_avro_schema_json_for_type(const pm_type *row, pm_buf *out, paimon_error *err);
 
+/* Time unit of a timestamp logical type: 0 millis, 1 micros, 2 nanos (also used by the
+ * local-timestamp-* variants); -1 for any other logical type. */
+int pm_avro_ts_unit(pm_avro_logical lt);
+
+/* Maps a Paimon compression option for Avro files (NULL = the default zstd; "zstd" or
+ * "zstandard", "snappy", "deflate" or "gzip", "none"/"null"/"uncompressed") to a
+ * pm_codec; anything else is PAIMON_EUNSUPPORTED. */
+int pm_avro_codec_from_name(const char *name, pm_codec *out, paimon_error *err);
+
 /* Minimum encoded size of a value of `n` (computed when the schema is parsed). */
 int64_t pm_avro_min_size(pm_avro_node *n);
 

@@ -50,12 +50,8 @@ int pm_avro_create(pm_format_writer **out, paimon_fs *fs, const char *path, cons
   *out = NULL;
   pm_avro_write_opts ao;
   memset(&ao, 0, sizeof ao);
-  const char *c = opts && opts->compression ? opts->compression : "zstd";
-  if (!strcmp(c, "zstd")) ao.codec = PM_CODEC_ZSTD;
-  else if (!strcmp(c, "snappy")) ao.codec = PM_CODEC_SNAPPY;
-  else if (!strcmp(c, "deflate") || !strcmp(c, "gzip")) ao.codec = PM_CODEC_DEFLATE_RAW;
-  else if (!strcmp(c, "none") || !strcmp(c, "uncompressed") || !strcmp(c, "null")) ao.codec = PM_CODEC_NONE;
-  else return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: Avro files cannot use compression '%s'", path, c);
+  int rc0 = pm_avro_codec_from_name(opts ? opts->compression : NULL, &ao.codec, err);
+  if (rc0) return pm_fail_ctx(err, rc0, "%s", path);
   ao.level = opts ? opts->compression_level : 0;
   avro_fw *a = pm_calloc(1, sizeof *a);
   if (!a) return pm_fail(err, PAIMON_ENOMEM, "out of memory");

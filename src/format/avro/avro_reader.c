@@ -158,18 +158,6 @@ static int incompatible(avro_reader *rd, const char *field, const pm_avro_node *
   return rc;
 }
 
-static int ts_unit_of(pm_avro_logical lt) {
-  switch (lt) {
-  case PM_AVRO_LT_TS_MILLIS:
-  case PM_AVRO_LT_LTS_MILLIS: return 0;
-  case PM_AVRO_LT_TS_MICROS:
-  case PM_AVRO_LT_LTS_MICROS: return 1;
-  case PM_AVRO_LT_TS_NANOS:
-  case PM_AVRO_LT_LTS_NANOS: return 2;
-  default: return -1;
-  }
-}
-
 static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char *field,
                  int depth, plan **out);
 
@@ -310,7 +298,7 @@ static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char 
   if (!p) return nomem(rd);
   *out = p;
   if (o == OP_TS) {
-    int wu = ts_unit_of(w->logical), ru = pm_ts_unit(r->precision);
+    int wu = pm_avro_ts_unit(w->logical), ru = pm_ts_unit(r->precision);
     if (wu < 0) wu = ru; /* a plain long is taken in the requested unit */
     p->mul = p->div = 1;
     for (int u = wu; u < ru; u++) p->mul *= 1000;

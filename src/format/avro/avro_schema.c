@@ -671,3 +671,26 @@ int pm_avro_schema_json_for_type(const pm_type *row, pm_buf *out, paimon_error *
   if (rc > 0 || rc == PAIMON_ENOMEM) return pm_fail(err, PAIMON_ENOMEM, "avro writer: out of memory");
   return rc;
 }
+
+int pm_avro_ts_unit(pm_avro_logical lt) {
+  switch (lt) {
+    case PM_AVRO_LT_TS_MILLIS:
+    case PM_AVRO_LT_LTS_MILLIS: return 0;
+    case PM_AVRO_LT_TS_MICROS:
+    case PM_AVRO_LT_LTS_MICROS: return 1;
+    case PM_AVRO_LT_TS_NANOS:
+    case PM_AVRO_LT_LTS_NANOS: return 2;
+    default: return -1;
+  }
+}
+
+int pm_avro_codec_from_name(const char *name, pm_codec *out, paimon_error *err) {
+  if (!name || !strcmp(name, "zstd") || !strcmp(name, "zstandard")) *out = PM_CODEC_ZSTD;
+  else if (!strcmp(name, "snappy")) *out = PM_CODEC_SNAPPY;
+  else if (!strcmp(name, "deflate") || !strcmp(name, "gzip")) *out = PM_CODEC_DEFLATE_RAW;
+  else if (!strcmp(name, "none") || !strcmp(name, "null") || !strcmp(name, "uncompressed"))
+    *out = PM_CODEC_NONE;
+  else
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro files cannot use compression '%s'", name);
+  return 0;
+}

@@ -96,18 +96,6 @@ static int mismatch(const char *field, const pm_avro_node *node, const pm_type *
   return rc;
 }
 
-static int ts_unit_of(pm_avro_logical lt) {
-  switch (lt) {
-  case PM_AVRO_LT_TS_MILLIS:
-  case PM_AVRO_LT_LTS_MILLIS: return 0;
-  case PM_AVRO_LT_TS_MICROS:
-  case PM_AVRO_LT_LTS_MICROS: return 1;
-  case PM_AVRO_LT_TS_NANOS:
-  case PM_AVRO_LT_LTS_NANOS: return 2;
-  default: return -1;
-  }
-}
-
 static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t, const char *field,
                   int depth, eplan **out, paimon_error *err);
 
@@ -229,7 +217,7 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
       p->div = 1;
       return 0;
     }
-    int tu = pm_ts_unit(t->precision), su = ts_unit_of(node->logical);
+    int tu = pm_ts_unit(t->precision), su = pm_avro_ts_unit(node->logical);
     if (su < 0) su = tu;
     p->mul = p->div = 1;
     for (int u = tu; u < su; u++) p->mul *= 1000;
