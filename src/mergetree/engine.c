@@ -2,6 +2,7 @@
  * key group at a time. Semantics mirror Java's DeduplicateMergeFunction,
  * FirstRowMergeFunction, PartialUpdateMergeFunction, AggregateMergeFunction and the
  * FieldAggregator subclasses (apache/paimon paimon-core mergetree/compact). */
+#include "mergetree/agg_binary.h"
 #include "mergetree/mt_internal.h"
 
 #include <ctype.h>
@@ -173,7 +174,9 @@ static const struct {
     {"bool_and", MT_AGG_BOOL_AND}, {"bool_or", MT_AGG_BOOL_OR},
     {"primary-key", MT_AGG_PRIMARY_KEY}, {"collect", MT_AGG_COLLECT},
     {"merge_map", MT_AGG_MERGE_MAP}, {"nested_update", MT_AGG_NESTED_UPDATE},
-    {"rbm32", MT_AGG_RBM32},
+    {"rbm32", MT_AGG_RBM32}, {"nested_partial_update", MT_AGG_NESTED_PARTIAL_UPDATE},
+    {"merge_map_with_keytime", MT_AGG_MERGE_MAP_KEYTIME}, {"rbm64", MT_AGG_RBM64},
+    {"theta_sketch", MT_AGG_THETA}, {"hll_sketch", MT_AGG_HLL},
 };
 
 static bool is_numeric(const pm_type *t) {
@@ -181,24 +184,52 @@ static bool is_numeric(const pm_type *t) {
          t->id == PM_FLOAT || t->id == PM_DOUBLE || t->id == PM_DECIMAL;
 }
 
-/* nested_update options (FieldNestedUpdateAggFactory): fields.<f>.nested-key (comma list of
- * element fields), fields.<f>.count-limit (default Integer.MAX_VALUE). */
-static int set_nested_update(mt_field *f, const opts *o, const char *name, paimon_error *err) {
+/* nested_update / nested_partial_update options (FieldNestedUpdateAggFactory,
+ * FieldNestedPartialUpdateAggFactory): fields.<f>.nested-key (comma list of element
+ * fields; required by nested_partial_update), fields.<f>.nested-key-null-strategy
+ * (merge | ignore | error, default merge; needs a nested key), and for nested_update
+ * fields.<f>.nested-sequence-field (needs a nested key) and fields.<f>.count-limit
+ * (default Integer.MAX_VALUE). */
+static int set_nested_update(mt_field *f, const opts *o, const char *name, bool partial,
+                             paimon_error *err) {
   if (f->type->id != PM_ARRAY || f->type->elem->id != PM_ROW)
     return pm_fail(err, PAIMON_EINVAL,
                    "Data type for nested table column '%s' must be 'Array<Row>'", name);
+  char what[300];
   const char *nk = opt_getf(o, name, "nested-key");
   if (nk && *nk) {
-    char what[300];
     snprintf(what, sizeof what, "fields.%s.nested-key", name);
     PM_TRY(split_fields(f->type->elem, nk, true, &f->nkey, &f->nnkey, what, err));
   }
-  static const char *const UNSUP[] = {"nested-sequence-field", "nested-key-null-strategy"};
-  for (size_t i = 0; i < 2; i++)
-    if (opt_getf(o, name, UNSUP[i]))
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "option fields.%s.%s is not supported", name,
-                     UNSUP[i]);
+  if (partial && f->nnkey == 0)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "nested_partial_update column '%s' needs option fields.%s.nested-key", name, name);
+  const char *ns = opt_getf(o, name, "nested-key-null-strategy");
+  if (ns) {
+    if (f->nnkey == 0)
+      return pm_fail(err, PAIMON_EINVAL, "Option 'fields.%s.nested-key-null-strategy' requires "
+                     "'fields.%s.nested-key' to be configured.", name, name);
+    if (ieq(ns, "merge")) f->nkey_null = MT_NKN_MERGE;
+    else if (ieq(ns, "ignore")) f->nkey_null = MT_NKN_IGNORE;
+    else if (ieq(ns, "error")) f->nkey_null = MT_NKN_ERROR;
+    else
+      return pm_fail(err, PAIMON_EINVAL, "option fields.%s.nested-key-null-strategy: '%s' is not "
+                     "one of merge, ignore, error", name, ns);
+  }
+  const char *sq = partial ? NULL : opt_getf(o, name, "nested-sequence-field");
+  if (sq && *sq) {
+    if (f->nnkey == 0)
+      return pm_fail(err, PAIMON_EINVAL, "Option 'fields.%s.nested-sequence-field' requires "
+                     "'fields.%s.nested-key' to be configured.", name, name);
+    snprintf(what, sizeof what, "fields.%s.nested-sequence-field", name);
+    PM_TRY(split_fields(f->type->elem, sq, true, &f->nseq, &f->nnseq, what, err));
+    for (int32_t q = 0; q < f->nnseq; q++)
+      if (!pm_mt_type_comparable(f->type->elem->fields[f->nseq[q]].type))
+        return pm_fail(err, PAIMON_EINVAL, "%s: field '%s' has a non-comparable type", what,
+                       f->type->elem->fields[f->nseq[q]].name);
+  }
   f->count_limit = INT32_MAX;
+  if (partial) return 0;
   const char *cl = opt_getf(o, name, "count-limit");
   if (cl) {
     char *end;
@@ -211,6 +242,31 @@ static int set_nested_update(mt_field *f, const opts *o, const char *name, paimo
   return 0;
 }
 
+/* merge_map_with_keytime (FieldMergeMapWithKeyTimeAggFactory): MAP<K, ROW<...>> with at
+ * least two fields; fields.<f>.ts-field names the timestamp field (default: the last). Java
+ * reads it with getString, so it must be a character string. */
+static int set_keytime(mt_field *f, const opts *o, const char *name, paimon_error *err) {
+  if (f->type->id != PM_MAP)
+    return pm_fail(err, PAIMON_EINVAL, "Data type for field '%s' must be 'MAP'", name);
+  const pm_type *rt = f->type->value;
+  if (rt->id != PM_ROW)
+    return pm_fail(err, PAIMON_EINVAL, "Value type of MAP for field '%s' must be ROW", name);
+  if (rt->nfields < 2)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "ROW type for field '%s' must have at least 2 fields, but found %d", name,
+                   (int)rt->nfields);
+  const char *ts = opt_getf(o, name, "ts-field");
+  f->ts_field = ts ? field_index(rt, ts, strlen(ts)) : rt->nfields - 1;
+  if (f->ts_field < 0)
+    return pm_fail(err, PAIMON_EINVAL, "Timestamp field '%s' not found in ROW type for field '%s'",
+                   ts, name);
+  pm_type_id tid = rt->fields[f->ts_field].type->id;
+  if (tid != PM_VARCHAR && tid != PM_CHAR)
+    return pm_fail(err, PAIMON_EINVAL, "Timestamp field '%s' of field '%s' must be a STRING",
+                   rt->fields[f->ts_field].name, name);
+  return 0;
+}
+
 /* Resolves function `fn` for field k and checks the field type as Java's factories do. */
 static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, paimon_error *err) {
   mt_field *f = &e->f[k];
@@ -218,14 +274,6 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
   int agg = -1;
   for (size_t i = 0; i < sizeof AGG_NAMES / sizeof AGG_NAMES[0]; i++)
     if (strcmp(AGG_NAMES[i].name, fn) == 0) agg = AGG_NAMES[i].agg;
-  static const char *const KNOWN[] = {"nested_partial_update", "rbm64", "hll_sketch",
-                                      "theta_sketch", "merge_map_with_keytime"};
-  for (size_t i = 0; agg < 0 && i < sizeof KNOWN / sizeof KNOWN[0]; i++)
-    if (strcmp(KNOWN[i], fn) == 0)
-      return pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "aggregate function '%s' of field '%s' is not implemented by this version",
-                     fn, name);
-  /* The nested builders are written but their output is not yet verified: refuse. */
   if (agg < 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
                    "aggregate function '%s' of field '%s' is not supported", fn, name);
@@ -265,14 +313,22 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
       if (f->type->id != PM_MAP)
         return pm_fail(err, PAIMON_EINVAL, "Data type of merge map column '%s' must be 'MAP'", name);
       break;
-    case MT_AGG_RBM32:
+    case MT_AGG_RBM32: case MT_AGG_RBM64: case MT_AGG_THETA: case MT_AGG_HLL:
       if (f->type->id != PM_VARBINARY)
-        return pm_fail(err, PAIMON_EINVAL, "Data type for roaring bitmap column '%s' must be "
-                       "'VARBINARY'", name);
+        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'VARBINARY'", fn,
+                       name);
       break;
-    case MT_AGG_NESTED_UPDATE: PM_TRY(set_nested_update(f, o, name, err)); break;
+    case MT_AGG_NESTED_UPDATE: PM_TRY(set_nested_update(f, o, name, false, err)); break;
+    case MT_AGG_NESTED_PARTIAL_UPDATE: PM_TRY(set_nested_update(f, o, name, true, err)); break;
+    case MT_AGG_MERGE_MAP_KEYTIME: PM_TRY(set_keytime(f, o, name, err)); break;
     default: break;
   }
+#ifndef PM_WIRE_BINARY_AGGS
+  if (agg == MT_AGG_RBM64 || agg == MT_AGG_THETA || agg == MT_AGG_HLL)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "aggregate function '%s' of field '%s' is not implemented by this version", fn,
+                   name);
+#endif
   f->agg = agg;
   PM_TRY(opt_bool("ignore-retract", opt_getf(o, name, "ignore-retract"), false, &f->ignore_retract,
                   err));
@@ -285,6 +341,7 @@ void pm_mt_engine_free(pm_mt_engine *e) {
     for (int32_t i = 0; i < e->nfields; i++) {
       pm_free(e->f[i].delim);
       pm_free(e->f[i].nkey);
+      pm_free(e->f[i].nseq);
     }
   pm_free(e->f);
   pm_free(e->seq_fields);
@@ -567,7 +624,9 @@ int pm_mt_state_init(mt_state *s, const pm_mt_engine *e, const int32_t *value_co
   }
   for (int32_t k = 0; k < e->nfields; k++) {
     int a = e->f[k].agg;
-    if (a != MT_AGG_COLLECT && a != MT_AGG_MERGE_MAP && a != MT_AGG_NESTED_UPDATE) continue;
+    if (a != MT_AGG_COLLECT && a != MT_AGG_MERGE_MAP && a != MT_AGG_NESTED_UPDATE &&
+        a != MT_AGG_NESTED_PARTIAL_UPDATE && a != MT_AGG_MERGE_MAP_KEYTIME)
+      continue;
     int rc = pm_col_init(&s->ocol[k], e->f[k].type);
     if (rc) {
       pm_mt_state_free(s);
@@ -588,6 +647,7 @@ void pm_mt_state_free(mt_state *s) {
   pm_free(s->ocol);
   pm_free(s->oarr);
   pm_free(s->pick);
+  pm_free(s->src);
   pm_free(s->row);
   pm_free(s->tmp);
   pm_free(s->own);
@@ -1180,7 +1240,7 @@ static int picks_emit(mt_state *s, int32_t k, mt_cell *out, paimon_error *err) {
   int rc = 0;
   for (int64_t n = 0; n < s->npick && rc == 0; n++) {
     const mt_pick *p = &s->pick[n];
-    if (f->agg != MT_AGG_MERGE_MAP) {
+    if (f->agg != MT_AGG_MERGE_MAP && f->agg != MT_AGG_MERGE_MAP_KEYTIME) {
       rc = pm_col_append_from(ch, p->a, p->i);
     } else {
       rc = pm_col_append_from(&ch->children[0], p->a->children[0], p->a->offset + p->i);
@@ -1218,7 +1278,7 @@ static bool nkey_eq(const mt_field *f, const struct ArrowArray *a, int64_t i,
 static int64_t pick_find(const mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i) {
   for (int64_t n = 0; n < s->npick; n++) {
     const mt_pick *p = &s->pick[n];
-    bool eq = f->agg == MT_AGG_MERGE_MAP
+    bool eq = f->agg == MT_AGG_MERGE_MAP || f->agg == MT_AGG_MERGE_MAP_KEYTIME
                   ? val_eq(f->type->elem, p->a->children[0], p->a->offset + p->i, a->children[0],
                            a->offset + i)
                   : nkey_eq(f, p->a, p->i, a, i);
@@ -1227,11 +1287,43 @@ static int64_t pick_find(const mt_state *s, const mt_field *f, const struct Arro
   return -1;
 }
 
+/* nested-sequence-field order of ROW elements (a, i) and (b, j): fields compared in turn,
+ * nulls first (Java's RecordComparator over the projected sequence row). */
+static int nseq_cmp(const mt_field *f, const struct ArrowArray *a, int64_t i,
+                    const struct ArrowArray *b, int64_t j) {
+  const pm_type *rt = f->type->elem;
+  for (int32_t q = 0; q < f->nnseq; q++) {
+    int32_t fi = f->nseq[q];
+    int c = pm_mt_cmp_arrow(rt->fields[fi].type, a->children[fi], a->offset + i, b->children[fi],
+                            b->offset + j);
+    if (c) return c;
+  }
+  return 0;
+}
+
+/* applyNestedKeyNullStrategy: whether element (a, i) takes part, or an error. */
+static int nkey_admit(const mt_field *f, const struct ArrowArray *a, int64_t i, bool *ok,
+                      paimon_error *err) {
+  *ok = true;
+  for (int32_t q = 0; q < f->nnkey; q++) {
+    int32_t fi = f->nkey[q];
+    if (pm_arr_is_valid(a->children[fi], a->offset + i)) continue;
+    if (f->nkey_null == MT_NKN_ERROR)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "Nested key contains null values. Primary key fields must not be null.");
+    *ok = f->nkey_null == MT_NKN_MERGE;
+    return 0;
+  }
+  return 0;
+}
+
 /* HashMap.put: replaces the value of an equal key in place, else appends (Java's HashMap
- * iteration order is unspecified; ours is first-insertion order). */
+ * iteration order is unspecified; ours is first-insertion order). With a nested sequence
+ * field an existing element is replaced only by one whose sequence is not smaller. */
 static void pick_put(mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i,
                      bool limit_new) {
   int64_t n = pick_find(s, f, a, i);
+  if (n >= 0 && f->nnseq > 0 && nseq_cmp(f, a, i, s->pick[n].a, s->pick[n].i) < 0) return;
   if (n >= 0) {
     s->pick[n].a = a;
     s->pick[n].i = i;
@@ -1355,10 +1447,17 @@ static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cel
         n++;
       }
   } else {
+    bool ok;
     for (int64_t j = ab; j < ae; j++)
-      if (pm_arr_is_valid(ac, j)) pick_put(s, f, ac, j, false);
+      if (pm_arr_is_valid(ac, j)) {
+        PM_TRY(nkey_admit(f, ac, j, &ok, err));
+        if (ok) pick_put(s, f, ac, j, false);
+      }
     for (int64_t j = ib; j < ie; j++)
-      if (pm_arr_is_valid(ic, j)) pick_put(s, f, ic, j, true);
+      if (pm_arr_is_valid(ic, j)) {
+        PM_TRY(nkey_admit(f, ic, j, &ok, err));
+        if (ok) pick_put(s, f, ic, j, true);
+      }
   }
   return picks_emit(s, k, out, err);
 }
@@ -1377,16 +1476,27 @@ static int nested_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_c
   PM_TRY(cell_list(in, &ib, &ie, &ic, err));
   s->npick = 0;
   PM_TRY(pick_reserve(s, ae - ab, err));
+  bool ok = true;
   for (int64_t j = ab; j < ae; j++)
     if (pm_arr_is_valid(ac, j)) {
-      if (f->nnkey) pick_put(s, f, ac, j, false);
+      if (f->nnkey) PM_TRY(nkey_admit(f, ac, j, &ok, err));
+      /* Java's retract map is a plain HashMap.put: later duplicates win, no sequence test */
+      if (!ok) continue;
+      int64_t n = f->nnkey ? pick_find(s, f, ac, j) : -1;
+      if (n >= 0) s->pick[n].a = ac, s->pick[n].i = j;
       else pick_add(s, ac, j, NULL, 0);
     }
+  for (int64_t r = ib; f->nnkey && r < ie; r++)
+    if (pm_arr_is_valid(ic, r)) PM_TRY(nkey_admit(f, ic, r, &ok, err));
   int64_t w = 0;
   for (int64_t n = 0; n < s->npick; n++) {
     bool drop = false;
     for (int64_t r = ib; !drop && r < ie; r++) {
       if (!pm_arr_is_valid(ic, r)) continue;
+      if (f->nnkey) {
+        PM_TRY(nkey_admit(f, ic, r, &ok, err));
+        if (!ok) continue;
+      }
       drop = f->nnkey ? nkey_eq(f, ic, r, s->pick[n].a, s->pick[n].i)
                       : val_eq(f->type->elem, ic, r, s->pick[n].a, s->pick[n].i);
     }
@@ -1430,6 +1540,185 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
   out->p = b->data;
   out->len = (int32_t)n;
   return 0;
+}
+
+#ifdef PM_WIRE_BINARY_AGGS
+typedef int (*binary_union_fn)(const uint8_t *, size_t, const uint8_t *, size_t, pm_buf *,
+                               paimon_error *);
+
+/* FieldRoaringBitmap64Agg, FieldThetaSketchAgg, FieldHllSketchAgg: a null side yields the
+ * other; otherwise the union's bytes, kept in the field's alternate own buffer. */
+static int binary_union_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
+                              binary_union_fn fn, mt_cell *out, paimon_error *err) {
+  if (acc->null || in->null) {
+    *out = acc->null ? *in : *acc;
+    return 0;
+  }
+  int nb = 1 - s->own_cur[k];
+  pm_buf *b = &s->own[2 * k + nb];
+  int rc = fn(acc->p, (size_t)acc->len, in->p, (size_t)in->len, b, err);
+  if (rc) return pm_fail_ctx(err, rc, "aggregation of %s", s->e->vt->fields[k].name);
+  if (b->len > INT32_MAX) return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
+  s->own_cur[k] = (uint8_t)nb;
+  out->null = false;
+  out->p = b->data;
+  out->len = (int32_t)b->len;
+  return 0;
+}
+#endif
+
+/* FieldNestedPartialUpdateAgg.agg: the non-null elements of acc then in, grouped by nested
+ * key (first-insertion order stands in for Java's HashMap order); each field of a group
+ * takes the last non-null value among its elements. */
+static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, mt_cell *out,
+                     paimon_error *err) {
+  const mt_field *f = &s->e->f[k];
+  if (in->null) {
+    *out = *acc;
+    return 0;
+  }
+  const pm_type *rt = f->type->elem;
+  int64_t nf = rt->nfields;
+  int64_t b[2] = {0, 0}, e[2] = {0, 0};
+  const struct ArrowArray *ch[2] = {NULL, NULL};
+  if (!acc->null) PM_TRY(cell_list(acc, &b[0], &e[0], &ch[0], err));
+  PM_TRY(cell_list(in, &b[1], &e[1], &ch[1], err));
+  int64_t total = (e[0] - b[0]) + (e[1] - b[1]);
+  s->npick = 0;
+  PM_TRY(pick_reserve(s, total, err));
+  if (total * nf > s->cap_src) {
+    if ((uint64_t)(total * nf) > PM_MAX_ALLOC / sizeof(mt_pick))
+      return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
+    mt_pick *p = pm_realloc(s->src, sizeof(mt_pick) * (size_t)(total * nf));
+    if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    s->src = p;
+    s->cap_src = total * nf;
+  }
+  for (int q = 0; q < 2; q++)
+    for (int64_t j = b[q]; j < e[q]; j++) {
+      const struct ArrowArray *a = ch[q];
+      if (!a || !pm_arr_is_valid(a, j)) continue;
+      bool ok;
+      PM_TRY(nkey_admit(f, a, j, &ok, err));
+      if (!ok) continue;
+      int64_t n = pick_find(s, f, a, j);
+      if (n < 0) {
+        n = s->npick;
+        pick_add(s, a, j, NULL, 0);
+        for (int64_t fi = 0; fi < nf; fi++) s->src[n * nf + fi].a = NULL;
+      }
+      for (int64_t fi = 0; fi < nf; fi++)
+        if (pm_arr_is_valid(a->children[fi], a->offset + j)) {
+          s->src[n * nf + fi].a = a;
+          s->src[n * nf + fi].i = j;
+        }
+    }
+  pm_col *c = &s->ocol[k];
+  pm_col_reset(c);
+  pm_col *el = &c->children[0];
+  int rc = 0;
+  for (int64_t n = 0; n < s->npick && rc == 0; n++) {
+    for (int64_t fi = 0; fi < nf && rc == 0; fi++) {
+      const mt_pick *p = &s->src[n * nf + fi];
+      rc = p->a ? pm_col_append_from(&el->children[fi], p->a->children[fi], p->a->offset + p->i)
+                : pm_col_append_null(&el->children[fi]);
+    }
+    if (!rc) rc = pm_col_append_struct(el, true);
+  }
+  if (!rc) rc = pm_col_append_list_end(c);
+  if (rc) return pm_fail(err, rc, "aggregation: cannot build the value of field %d", k);
+  int nb = 1 - s->own_cur[k];
+  struct ArrowArray *slot = &s->oarr[2 * k + nb];
+  pm_array_release(slot);
+  PM_TRY(pm_col_export(c, slot, err));
+  s->own_cur[k] = (uint8_t)nb;
+  out->null = false;
+  out->arr = slot;
+  out->row = 0;
+  return 0;
+}
+
+/* Java's String.compareTo (UTF-16 code units) of two UTF-8 strings: code point order,
+ * except that supplementary characters (surrogate pairs, 0xD800..) sort below
+ * U+E000..U+FFFF. */
+static uint32_t utf16_first_unit(const uint8_t *p, int32_t len, int32_t *i) {
+  uint32_t c = p[*i];
+  int32_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+  if (*i + n > len) n = len - *i; /* malformed tail: compare the bytes as they are */
+  uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+  for (int32_t k = 1; k < n; k++) cp = (cp << 6) | (p[*i + k] & 0x3F);
+  *i += n;
+  if (cp >= 0x10000) return 0xD800 + ((cp - 0x10000) >> 10); /* its first (high) unit */
+  return cp;
+}
+
+static int java_string_cmp(const uint8_t *a, int32_t al, const uint8_t *b, int32_t bl) {
+  int32_t i = 0, j = 0;
+  while (i < al && j < bl) {
+    int32_t i0 = i, j0 = j;
+    uint32_t x = utf16_first_unit(a, al, &i), y = utf16_first_unit(b, bl, &j);
+    if (x != y) return x < y ? -1 : 1;
+    /* equal high units: both supplementary; their UTF-8 bytes order as the low units do */
+    if (x >= 0xD800 && x < 0xDC00) {
+      int c = pm_mt_cmp_bytes(a + i0, i - i0, b + j0, j - j0);
+      if (c) return c;
+    }
+  }
+  return (i < al) - (j < bl);
+}
+
+/* FieldMergeMapWithKeyTimeAgg.agg: entries of acc, then each input entry: a null value
+ * removes its key, a null timestamp is skipped, otherwise it replaces an entry that is
+ * absent, null, has a null timestamp, or a timestamp not greater (string order). */
+static int keytime_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
+                         mt_cell *out, paimon_error *err) {
+  const mt_field *f = &s->e->f[k];
+  if (acc->null || in->null) {
+    *out = acc->null ? *in : *acc;
+    return 0;
+  }
+  int64_t ab, ae, ib, ie;
+  const struct ArrowArray *ac, *ic;
+  PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
+  PM_TRY(cell_list(in, &ib, &ie, &ic, err));
+  if (ac->n_children != 2 || ic->n_children != 2)
+    return pm_fail(err, PAIMON_ECORRUPT, "aggregation: malformed map value");
+  s->npick = 0;
+  PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
+  for (int64_t j = ab; j < ae; j++) pick_put(s, f, ac, j, false);
+  int32_t ts = f->ts_field;
+  for (int64_t j = ib; j < ie; j++) {
+    const struct ArrowArray *nv = ic->children[1];
+    int64_t nrow = ic->offset + j;
+    int64_t n = pick_find(s, f, ic, j);
+    if (!pm_arr_is_valid(nv, nrow)) {
+      if (n >= 0) {
+        memmove(&s->pick[n], &s->pick[n + 1], sizeof(mt_pick) * (size_t)(s->npick - n - 1));
+        s->npick--;
+      }
+      continue;
+    }
+    const struct ArrowArray *nts = nv->children[ts];
+    if (!pm_arr_is_valid(nts, nv->offset + nrow)) continue;
+    bool take = n < 0;
+    if (!take) {
+      const struct ArrowArray *ov = s->pick[n].va->children[1];
+      int64_t orow = s->pick[n].va->offset + s->pick[n].vi;
+      const struct ArrowArray *ots = ov->children[ts];
+      if (!pm_arr_is_valid(ov, orow) || !pm_arr_is_valid(ots, ov->offset + orow)) {
+        take = true;
+      } else {
+        int32_t nl, ol;
+        const uint8_t *np = pm_arr_bytes(nts, nv->offset + nrow, &nl);
+        const uint8_t *op = pm_arr_bytes(ots, ov->offset + orow, &ol);
+        take = java_string_cmp(np, nl, op, ol) > 0;
+      }
+    }
+    if (!take) continue;
+    if (n < 0) pick_add(s, ic, j, ic, j);
+    else s->pick[n].a = ic, s->pick[n].i = j, s->pick[n].va = ic, s->pick[n].vi = j;
+  }
+  return picks_emit(s, k, out, err);
 }
 
 /* agg(acc, in) of field k into *out. */
@@ -1476,6 +1765,13 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     case MT_AGG_MERGE_MAP: return merge_map_apply(s, k, acc, in, false, out, err);
     case MT_AGG_NESTED_UPDATE: return nested_apply(s, k, acc, in, out, err);
     case MT_AGG_RBM32: return rbm32_apply(s, k, acc, in, out, err);
+#ifdef PM_WIRE_BINARY_AGGS
+    case MT_AGG_RBM64: return binary_union_apply(s, k, acc, in, pm_agg_rbm64_union, out, err);
+    case MT_AGG_THETA: return binary_union_apply(s, k, acc, in, pm_agg_theta_union, out, err);
+    case MT_AGG_HLL: return binary_union_apply(s, k, acc, in, pm_agg_hll_union, out, err);
+#endif
+    case MT_AGG_NESTED_PARTIAL_UPDATE: return npu_apply(s, k, acc, in, out, err);
+    case MT_AGG_MERGE_MAP_KEYTIME: return keytime_apply(s, k, acc, in, out, err);
     default: *out = *in; return 0;
   }
 }

@@ -22,8 +22,13 @@ enum {
   MT_AGG_LAST_NON_NULL, MT_AGG_FIRST_VALUE, MT_AGG_FIRST_NON_NULL, MT_AGG_LISTAGG,
   MT_AGG_BOOL_AND, MT_AGG_BOOL_OR, MT_AGG_PRIMARY_KEY,
   /* Functions whose result is a new value built from several inputs (state-owned). */
-  MT_AGG_COLLECT, MT_AGG_MERGE_MAP, MT_AGG_NESTED_UPDATE, MT_AGG_RBM32
+  MT_AGG_COLLECT, MT_AGG_MERGE_MAP, MT_AGG_NESTED_UPDATE, MT_AGG_RBM32,
+  MT_AGG_NESTED_PARTIAL_UPDATE, MT_AGG_MERGE_MAP_KEYTIME, MT_AGG_RBM64, MT_AGG_THETA,
+  MT_AGG_HLL
 };
+
+/* fields.<f>.nested-key-null-strategy: what a nested key with a null field does. */
+enum { MT_NKN_MERGE = 0, MT_NKN_IGNORE, MT_NKN_ERROR };
 
 typedef struct mt_field {
   const pm_type *type;
@@ -35,6 +40,10 @@ typedef struct mt_field {
   int32_t *nkey;        /* nested_update: nested-key field indices in the element ROW */
   int32_t nnkey;
   int32_t count_limit;  /* nested_update: fields.<f>.count-limit */
+  int8_t nkey_null;     /* nested_update / nested_partial_update: MT_NKN_* */
+  int32_t *nseq;        /* nested_update: nested-sequence-field indices in the element ROW */
+  int32_t nnseq;
+  int32_t ts_field;     /* merge_map_with_keytime: timestamp field of the value ROW */
   char *delim;          /* listagg delimiter (owned) */
   int32_t delim_len;
   int32_t group;        /* sequence group comparator of the field, or -1 */
@@ -107,6 +116,8 @@ typedef struct mt_state {
   struct ArrowArray *oarr; /* 2 per field: exported results (own_cur picks the live one) */
   struct mt_pick *pick; /* scratch selection of source elements */
   int64_t npick, cap_pick;
+  struct mt_pick *src;  /* nested_partial_update: per pick and element field, its source */
+  int64_t cap_src;
   bool *processed;    /* sequence-group scratch */
   bool *updated;
   bool has_ref;       /* deduplicate / first-row: result is a record */

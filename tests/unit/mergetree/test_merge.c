@@ -814,21 +814,25 @@ static void test_golden_aggregates(void **state) {
     expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max", "fields.v.ignore-retract", "true"),
                   (tv[]){I(1), I(2)}, ins_del, 2, NULL), 1);
   }
-  /* Unsupported functions name the function. */
-  {
+  /* Unknown functions are refused naming the function; known ones check the field type
+   * as Java's factories do (hll_sketch needs VARBINARY). */
+  static const struct { const char *fn; int rc; const char *msg; } REFUSED[] = {
+      {"no_such_function", PAIMON_EUNSUPPORTED, "no_such_function"},
+      {"hll_sketch", PAIMON_EINVAL, "VARBINARY"},
+      {"merge_map_with_keytime", PAIMON_EINVAL, "MAP"},
+      {"nested_partial_update", PAIMON_EINVAL, "Array<Row>"},
+  };
+  for (size_t r = 0; r < sizeof REFUSED / sizeof REFUSED[0]; r++) {
     const char *names[] = {"k", "v"};
     pm_type *types[] = {T(PM_BIGINT, false), pm_type_new_array(T(PM_INT, true), true)};
     pm_type *vt = row_of(2, names, types);
     const char *pk[] = {"k"};
-    const char *const *kv = KV("fields.v.aggregate-function", "hll_sketch");
-    int n = 0;
-    while (kv[n]) n++;
-    const char *ks[8], *vs[8];
-    for (int i = 0; i < n / 2; i++) { ks[i] = kv[2 * i]; vs[i] = kv[2 * i + 1]; }
+    const char *ks[] = {"merge-engine", "fields.v.aggregate-function"};
+    const char *vs[] = {"aggregation", REFUSED[r].fn};
     pm_mt_engine *e = NULL;
     paimon_error err;
-    assert_int_equal(pm_mt_engine_new(&e, vt, pk, 1, ks, vs, n / 2, &err), PAIMON_EUNSUPPORTED);
-    assert_non_null(strstr(err.message, "hll_sketch"));
+    assert_int_equal(pm_mt_engine_new(&e, vt, pk, 1, ks, vs, 2, &err), REFUSED[r].rc);
+    assert_non_null(strstr(err.message, REFUSED[r].msg));
     pm_type_free(vt);
   }
 }
@@ -1064,21 +1068,33 @@ static void test_golden_rbm32(void **state) {
 }
 
 
-/* ARRAY<ROW<k0 INT, k1 INT, v STRING>> rows from {count, k0, k1, "v", ...} records. */
+/* ARRAY<ROW<k0 INT, k1 INT, v STRING, seq INT>> rows from {count, k0, k1, "v", seq}
+ * records; NI (ints) and NULL (strings) are nulls. */
+#define NI INT32_MIN
+/* case tables leave trailing fields (seq, unused slots) zero */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 typedef struct nrow {
   int n;
   int32_t k0[4], k1[4];
   const char *v[4];
+  int32_t seq[4];
 } nrow;
+
+static void append_i32_or_null(pm_col *c, int32_t v) {
+  if (v == NI) pm_col_append_null(c);
+  else pm_col_append_i32(c, v);
+}
 
 static void fill_nested(pm_col *c, int i, const void *arg) {
   const nrow *rows = arg;
   const nrow *r = &rows[i];
   pm_col *el = &c->children[0];
   for (int j = 0; j < r->n; j++) {
-    pm_col_append_i32(&el->children[0], r->k0[j]);
-    pm_col_append_i32(&el->children[1], r->k1[j]);
-    pm_col_append_bytes(&el->children[2], r->v[j], strlen(r->v[j]));
+    append_i32_or_null(&el->children[0], r->k0[j]);
+    append_i32_or_null(&el->children[1], r->k1[j]);
+    if (r->v[j]) pm_col_append_bytes(&el->children[2], r->v[j], strlen(r->v[j]));
+    else pm_col_append_null(&el->children[2]);
+    pm_col_append_i32(&el->children[3], r->seq[j]);
     pm_col_append_struct(el, true);
   }
   pm_col_append_list_end(c);
@@ -1089,7 +1105,17 @@ static pm_type *nested_type(void) {
   pm_type_row_add(row, 10, "k0", T(PM_INT, true));
   pm_type_row_add(row, 11, "k1", T(PM_INT, true));
   pm_type_row_add(row, 12, "v", STR(true));
+  pm_type_row_add(row, 13, "seq", T(PM_INT, true));
   return pm_type_new_array(row, true);
+}
+
+static void expect_i32_or_null(const struct ArrowArray *a, int64_t i, int32_t want) {
+  if (want == NI) {
+    assert_false(pm_arr_is_valid(a, i));
+  } else {
+    assert_true(pm_arr_is_valid(a, i));
+    assert_int_equal(PM_ARR_FIXED(a, int32_t, i), want);
+  }
 }
 
 /* Merges the nested rows with kinds and checks the result's (k0, k1, v) elements, in order. */
@@ -1103,14 +1129,25 @@ static void check_nested(const char *const *kv, const nrow *rows, const int8_t *
   const struct ArrowArray *el = out.children[0];
   for (int j = 0; j < want->n; j++) {
     int64_t x = b + j;
-    assert_int_equal(PM_ARR_FIXED(el->children[0], int32_t, el->offset + x), want->k0[j]);
-    assert_int_equal(PM_ARR_FIXED(el->children[1], int32_t, el->offset + x), want->k1[j]);
+    expect_i32_or_null(el->children[0], el->offset + x, want->k0[j]);
+    expect_i32_or_null(el->children[1], el->offset + x, want->k1[j]);
+    expect_i32_or_null(el->children[3], el->offset + x, want->seq[j]);
+    if (!want->v[j]) {
+      assert_false(pm_arr_is_valid(el->children[2], el->offset + x));
+      continue;
+    }
     int32_t len;
     const uint8_t *p = pm_arr_bytes(el->children[2], el->offset + x, &len);
     assert_int_equal(len, (int32_t)strlen(want->v[j]));
     assert_memory_equal(p, want->v[j], (size_t)len);
   }
   out.release(&out);
+}
+
+/* Merging `rows` under options `kv` fails with `rc` (engine creation or merge). */
+static void check_nested_fails(const char *const *kv, const nrow *rows, int n, int rc) {
+  struct ArrowArray out;
+  assert_int_equal(merge_values(kv, nested_type(), fill_nested, rows, n, NULL, &out), rc);
 }
 
 /* FieldAggregatorTest.testFieldNestedUpdateAgg, keyed by (k0, k1):
@@ -1134,6 +1171,193 @@ static void test_golden_nested_update(void **state) {
   nrow app[2] = {{1, {0}, {1}, {"B"}}, {1, {0}, {1}, {"b"}}};
   nrow want_app = {2, {0, 0}, {1, 1}, {"B", "b"}};
   check_nested(KV("fields.v.aggregate-function", "nested_update"), app, NULL, 2, &want_app);
+}
+
+#define NKEY_K0 "fields.v.nested-key", "k0"
+#define NPU "fields.v.aggregate-function", "nested_partial_update"
+#define NU "fields.v.aggregate-function", "nested_update"
+
+/* FieldAggregatorTest.testFieldNestedPartialUpdateAgg (nested key k; v1, v2 here k1, v):
+ * (0,0,null) ; + (0,null,A) -> [(0,0,A)] ; + (0,1,B) -> [(0,1,B)] ; + (1,2,C) ->
+ * [(0,1,B),(1,2,C)] ; + (null,0,D) -> [(0,1,B),(1,2,C),(null,0,D)] (merge strategy). */
+static void test_golden_nested_partial_update(void **state) {
+  (void)state;
+  nrow in[5] = {{1, {0}, {0}, {NULL}}, {1, {0}, {NI}, {"A"}}, {1, {0}, {1}, {"B"}},
+                {1, {1}, {2}, {"C"}}, {1, {NI}, {0}, {"D"}}};
+  check_nested(KV(NPU, NKEY_K0), in, NULL, 1, &(nrow){1, {0}, {0}, {NULL}});
+  check_nested(KV(NPU, NKEY_K0), in, NULL, 2, &(nrow){1, {0}, {0}, {"A"}});
+  check_nested(KV(NPU, NKEY_K0), in, NULL, 3, &(nrow){1, {0}, {1}, {"B"}});
+  check_nested(KV(NPU, NKEY_K0), in, NULL, 4, &(nrow){2, {0, 1}, {1, 2}, {"B", "C"}});
+  check_nested(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "merge"), in, NULL, 5,
+               &(nrow){3, {0, 1, NI}, {1, 2, 0}, {"B", "C", "D"}});
+  /* several elements of one input merge among themselves too (a single record bypasses
+   * the merge function, so an empty array comes first) */
+  nrow multi[2] = {{0}, {3, {7, 8, 7}, {1, NI, NI}, {NULL, "x", "y"}}};
+  check_nested(KV(NPU, NKEY_K0), multi, NULL, 2, &(nrow){2, {7, 8}, {1, NI}, {"y", "x"}});
+  /* ...WithNestedKeyNullUseIgnoreStrategy: (0,0,null) + (null,null,A_ignore) -> [(0,0,null)];
+   * (null,null,FirstInput) alone -> [] */
+  nrow ig[2] = {{1, {0}, {0}, {NULL}}, {1, {NI}, {NI}, {"A_ignore"}}};
+  check_nested(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "ignore"), ig, NULL, 2,
+               &(nrow){1, {0}, {0}, {NULL}});
+  nrow first[2] = {{0}, {1, {NI}, {NI}, {"FirstInput"}}};
+  check_nested(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "ignore"), first, NULL, 2,
+               &(nrow){0});
+  /* ...WithNestedKeyNullUseThrowErrorStrategy: a null nested key fails, also on first input */
+  nrow er[2] = {{1, {0}, {0}, {NULL}}, {1, {NI}, {0}, {"A"}}};
+  check_nested_fails(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "error"), er, 2,
+                     PAIMON_EINVAL);
+  nrow er1[2] = {{0}, {1, {NI}, {NI}, {"FirstInput"}}};
+  check_nested_fails(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "error"), er1, 2,
+                     PAIMON_EINVAL);
+  /* nested_partial_update requires a nested key (FieldNestedPartialUpdateAggFactory) */
+  check_nested_fails(KV(NPU), in, 1, PAIMON_EINVAL);
+}
+
+/* nested_update options from FieldAggregatorTest. */
+static void test_golden_nested_update_options(void **state) {
+  (void)state;
+  /* testFieldNestedUpdateAggWithSequenceField, key (k0, k1), sequence seq:
+   * (0,0,A,1), (0,1,B,2), (0,1,b,3), (0,1,B_late,2) -> [(0,0,A,1), (0,1,b,3)];
+   * retracting (0,1,b,3) leaves [(0,0,A,1)]. */
+  nrow sq[5] = {{1, {0}, {0}, {"A"}, {1}}, {1, {0}, {1}, {"B"}, {2}}, {1, {0}, {1}, {"b"}, {3}},
+                {1, {0}, {1}, {"B_late"}, {2}}, {1, {0}, {1}, {"b"}, {3}}};
+  const char *const *kv_seq = KV(NU, "fields.v.nested-key", "k0,k1",
+                                 "fields.v.nested-sequence-field", "seq");
+  check_nested(kv_seq, sq, NULL, 2, &(nrow){2, {0, 0}, {0, 1}, {"A", "B"}, {1, 2}});
+  check_nested(kv_seq, sq, NULL, 4, &(nrow){2, {0, 0}, {0, 1}, {"A", "b"}, {1, 3}});
+  int8_t kd[5] = {0, 0, 0, 0, 3};
+  check_nested(KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-sequence-field", "seq",
+                  "fields.v.ignore-retract", "false"),
+               sq, kd, 5, &(nrow){1, {0}, {0}, {"A"}, {1}});
+  /* an equal sequence replaces (compareSequence(row, existing) >= 0) */
+  nrow eq[2] = {{1, {0}, {0}, {"A"}, {5}}, {1, {0}, {0}, {"A2"}, {5}}};
+  check_nested(kv_seq, eq, NULL, 2, &(nrow){1, {0}, {0}, {"A2"}, {5}});
+  /* testFieldNestedUpdateAggWhenNestedKeyNullUseIgnoreStrategy: rows with a (partly) null
+   * key are dropped: (0,0,A,1), (0,1,B,2), (0,null,C,3), (null,null,D,4) -> first two;
+   * (0,null,C,3) alone -> [] */
+  nrow ig[4] = {{1, {0}, {0}, {"A"}, {1}}, {1, {0}, {1}, {"B"}, {2}}, {1, {0}, {NI}, {"C"}, {3}},
+                {1, {NI}, {NI}, {"D"}, {4}}};
+  const char *const *kv_ig = KV(NU, "fields.v.nested-key", "k0,k1",
+                                "fields.v.nested-key-null-strategy", "ignore");
+  check_nested(kv_ig, ig, NULL, 4, &(nrow){2, {0, 0}, {0, 1}, {"A", "B"}, {1, 2}});
+  nrow ig1[2] = {{0}, {1, {0}, {NI}, {"C"}, {3}}};
+  check_nested(kv_ig, ig1, NULL, 2, &(nrow){0});
+  /* merge strategy (default) keeps them, grouped by the null-bearing key */
+  check_nested(KV(NU, "fields.v.nested-key", "k0,k1"), ig, NULL, 4,
+               &(nrow){4, {0, 0, 0, NI}, {0, 1, NI, NI}, {"A", "B", "C", "D"}, {1, 2, 3, 4}});
+  /* ...UseThrowErrorStrategy */
+  check_nested_fails(KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy",
+                        "error"),
+                     ig, 3, PAIMON_EINVAL);
+  /* testFieldNestedUpdateAggRetractAppliesNestedKeyNullStrategyToRetractInput (ignore): a
+   * retraction whose key has a null removes nothing */
+  nrow rt[2] = {{2, {0, 0}, {0, NI}, {"A", "C"}, {1, 3}}, {1, {0}, {NI}, {"C"}, {3}}};
+  int8_t rkd[2] = {0, 3};
+  check_nested(KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy",
+                  "ignore"),
+               rt, rkd, 2, &(nrow){1, {0}, {0}, {"A"}, {1}});
+  /* ...Factory...Prerequisite tests: both options need a nested key */
+  check_nested_fails(KV(NU, "fields.v.nested-key-null-strategy", "ignore"), ig, 1, PAIMON_EINVAL);
+  check_nested_fails(KV(NU, "fields.v.nested-sequence-field", "seq"), ig, 1, PAIMON_EINVAL);
+  check_nested_fails(KV(NU, "fields.v.nested-key", "k0", "fields.v.nested-key-null-strategy",
+                        "sometimes"),
+                     ig, 1, PAIMON_EINVAL);
+}
+
+/* MAP<K, ROW<actual_value STRING, dbsync_ts STRING>> from {n, key, value, ts, ...}; a NULL
+ * value is a null row (tombstone), a NULL ts a null timestamp. Keys are strings, or
+ * binary when the test sets kt_binary. */
+typedef struct kt_map {
+  int n;
+  const char *k[3], *v[3], *ts[3];
+} kt_map;
+
+static void append_str_or_null(pm_col *c, const char *s) {
+  if (s) pm_col_append_bytes(c, s, strlen(s));
+  else pm_col_append_null(c);
+}
+
+static void fill_kt(pm_col *c, int i, const void *arg) {
+  const kt_map *m = &((const kt_map *)arg)[i];
+  pm_col *ent = &c->children[0];
+  for (int j = 0; j < m->n; j++) {
+    pm_col_append_bytes(&ent->children[0], m->k[j], strlen(m->k[j]));
+    pm_col *row = &ent->children[1];
+    append_str_or_null(&row->children[0], m->v[j]);
+    append_str_or_null(&row->children[1], m->v[j] ? m->ts[j] : NULL);
+    pm_col_append_struct(row, m->v[j] != NULL);
+    pm_col_append_struct(ent, true);
+  }
+  pm_col_append_list_end(c);
+}
+
+static pm_type *kt_type(bool binary_key) {
+  pm_type *row = pm_type_new_row(true);
+  pm_type_row_add(row, 20, "actual_value", STR(true));
+  pm_type_row_add(row, 21, "dbsync_ts", STR(true));
+  pm_type *k = binary_key ? T(PM_VARBINARY, false) : STR(false);
+  if (binary_key) k->length = 10;
+  return pm_type_new_map(k, row, true);
+}
+
+/* Merges maps and checks the result holds exactly the (key, value) entries of want. */
+static void check_kt(const char *const *kv, bool binary_key, const kt_map *in, int n,
+                     const kt_map *want) {
+  struct ArrowArray out;
+  assert_int_equal(merge_values(kv, kt_type(binary_key), fill_kt, in, n, NULL, &out), 0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, want->n);
+  const struct ArrowArray *ent = out.children[0];
+  for (int j = 0; j < want->n; j++) {
+    bool found = false;
+    for (int64_t x = b; x < e && !found; x++) {
+      int32_t kl, vl;
+      const uint8_t *kp = pm_arr_bytes(ent->children[0], ent->offset + x, &kl);
+      if (kl != (int32_t)strlen(want->k[j]) || memcmp(kp, want->k[j], (size_t)kl) != 0) continue;
+      const struct ArrowArray *row = ent->children[1];
+      const uint8_t *vp = pm_arr_bytes(row->children[0], row->offset + ent->offset + x, &vl);
+      assert_int_equal(vl, (int32_t)strlen(want->v[j]));
+      assert_memory_equal(vp, want->v[j], (size_t)vl);
+      found = true;
+    }
+    assert_true(found);
+  }
+  out.release(&out);
+}
+
+/* FieldAggregatorTest.testFieldMergeMapWithKeyTimeAgg and ...WithBinaryKey. */
+static void test_golden_merge_map_keytime(void **state) {
+  (void)state;
+  const char *const *kv = KV("fields.v.aggregate-function", "merge_map_with_keytime");
+  kt_map in[3] = {
+      {2, {"key1", "key2"}, {"A", "B"}, {"17682882903686900100", "17682882903686900100"}},
+      {2, {"key1", "key3"}, {"A1", "C"}, {"17682882903686900200", "17682882903686900200"}},
+      {1, {"key2"}, {"B2"}, {"17682882903686900050"}}};
+  check_kt(kv, false, in, 1, &(kt_map){2, {"key1", "key2"}, {"A", "B"}});
+  check_kt(kv, false, in, 2, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
+  check_kt(kv, false, in, 3, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
+  /* binary keys: newer timestamp replaces, older is ignored, a null row removes */
+  kt_map bin[4] = {{1, {"\x01\x02"}, {"A"}, {"100"}}, {1, {"\x01\x02"}, {"A1"}, {"200"}},
+                   {1, {"\x01\x02"}, {"A0"}, {"050"}}, {1, {"\x01\x02"}, {NULL}, {NULL}}};
+  check_kt(kv, true, bin, 2, &(kt_map){1, {"\x01\x02"}, {"A1"}});
+  check_kt(kv, true, bin, 3, &(kt_map){1, {"\x01\x02"}, {"A1"}});
+  check_kt(kv, true, bin, 4, &(kt_map){0});
+  /* ts-field names the timestamp field explicitly; an unknown name is refused */
+  check_kt(KV("fields.v.aggregate-function", "merge_map_with_keytime", "fields.v.ts-field",
+              "dbsync_ts"),
+           false, in, 3, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map_with_keytime",
+                                   "fields.v.ts-field", "nope"),
+                                kt_type(false), fill_kt, in, 1, NULL, &out),
+                   PAIMON_EINVAL);
+  /* a null timestamp in the input is skipped; an existing null timestamp is replaced */
+  kt_map nts[3] = {{1, {"a"}, {"x"}, {"5"}}, {1, {"a"}, {"y"}, {NULL}}, {1, {"b"}, {"z"}, {NULL}}};
+  check_kt(kv, false, nts, 3, &(kt_map){1, {"a"}, {"x"}});
+  /* Java's String order: "9" > "10" */
+  kt_map ord[2] = {{1, {"a"}, {"x"}, {"9"}}, {1, {"a"}, {"y"}, {"10"}}};
+  check_kt(kv, false, ord, 2, &(kt_map){1, {"a"}, {"x"}});
 }
 
 static void test_golden_nested_aggregates(void **state) {
@@ -1174,7 +1398,7 @@ static void test_golden_nested_aggregates(void **state) {
     assert_int_equal(ng, -1);
   }
   assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "rbm64"),
-                                   (const int32_t *const[]){b1}, NULL, 1, got, &ng), PAIMON_EUNSUPPORTED);
+                                   (const int32_t *const[]){b1}, NULL, 1, got, &ng), PAIMON_EINVAL);
 
   /* FieldProductAgg on DECIMAL(10, 2): BigDecimal multiply rounded HALF_UP to the scale,
    * retract divides exactly. 1.50 * 2.00 = 3.00; 1.25 * 1.25 = 1.5625 -> 1.56;
@@ -1633,6 +1857,9 @@ int main(void) {
       cmocka_unit_test(test_golden_nested_aggregates), cmocka_unit_test(test_golden_merge_map),
       cmocka_unit_test(test_golden_rbm32),
       cmocka_unit_test(test_golden_nested_update),
+      cmocka_unit_test(test_golden_nested_partial_update),
+      cmocka_unit_test(test_golden_nested_update_options),
+      cmocka_unit_test(test_golden_merge_map_keytime),
       cmocka_unit_test(test_unsorted_run),
       cmocka_unit_test(test_property),
   };
