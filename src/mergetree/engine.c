@@ -323,12 +323,6 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
     case MT_AGG_MERGE_MAP_KEYTIME: PM_TRY(set_keytime(f, o, name, err)); break;
     default: break;
   }
-#ifndef PM_WIRE_BINARY_AGGS
-  if (agg == MT_AGG_RBM64 || agg == MT_AGG_THETA || agg == MT_AGG_HLL)
-    return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "aggregate function '%s' of field '%s' is not implemented by this version", fn,
-                   name);
-#endif
   f->agg = agg;
   PM_TRY(opt_bool("ignore-retract", opt_getf(o, name, "ignore-retract"), false, &f->ignore_retract,
                   err));
@@ -1513,6 +1507,10 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
     *out = acc->null ? *in : *acc;
     return 0;
   }
+  size_t ua, ub;
+  if (pm_roaring32_validate(acc->p, (size_t)acc->len, &ua, err) ||
+      pm_roaring32_validate(in->p, (size_t)in->len, &ub, err))
+    return pm_fail_ctx(err, PAIMON_ECORRUPT, "aggregation of %s", s->e->vt->fields[k].name);
   roaring_bitmap_t *x = roaring_bitmap_portable_deserialize_safe((const char *)acc->p, (size_t)acc->len);
   roaring_bitmap_t *y = x ? roaring_bitmap_portable_deserialize_safe((const char *)in->p, (size_t)in->len)
                           : NULL;
@@ -1542,7 +1540,6 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
   return 0;
 }
 
-#ifdef PM_WIRE_BINARY_AGGS
 typedef int (*binary_union_fn)(const uint8_t *, size_t, const uint8_t *, size_t, pm_buf *,
                                paimon_error *);
 
@@ -1565,7 +1562,6 @@ static int binary_union_apply(mt_state *s, int32_t k, const mt_cell *acc, const 
   out->len = (int32_t)b->len;
   return 0;
 }
-#endif
 
 /* FieldNestedPartialUpdateAgg.agg: the non-null elements of acc then in, grouped by nested
  * key (first-insertion order stands in for Java's HashMap order); each field of a group
@@ -1765,11 +1761,9 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     case MT_AGG_MERGE_MAP: return merge_map_apply(s, k, acc, in, false, out, err);
     case MT_AGG_NESTED_UPDATE: return nested_apply(s, k, acc, in, out, err);
     case MT_AGG_RBM32: return rbm32_apply(s, k, acc, in, out, err);
-#ifdef PM_WIRE_BINARY_AGGS
     case MT_AGG_RBM64: return binary_union_apply(s, k, acc, in, pm_agg_rbm64_union, out, err);
     case MT_AGG_THETA: return binary_union_apply(s, k, acc, in, pm_agg_theta_union, out, err);
     case MT_AGG_HLL: return binary_union_apply(s, k, acc, in, pm_agg_hll_union, out, err);
-#endif
     case MT_AGG_NESTED_PARTIAL_UPDATE: return npu_apply(s, k, acc, in, out, err);
     case MT_AGG_MERGE_MAP_KEYTIME: return keytime_apply(s, k, acc, in, out, err);
     default: *out = *in; return 0;

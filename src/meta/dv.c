@@ -4,6 +4,7 @@
  * (0.2.x) has no validation of container contents, and an inconsistent container
  * (bitmap cardinality, unsorted arrays, overlapping runs) must be PAIMON_ECORRUPT here. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "io/io.h"
 #include "meta/meta.h"
@@ -179,6 +180,20 @@ int pm_dv_decode(const uint8_t *block, size_t len, pm_dv *out, paimon_error *err
   }
   out->count = pv.n;
   out->positions = pv.v;
+  return 0;
+}
+
+int pm_roaring32_validate(const uint8_t *p, size_t len, size_t *used, paimon_error *err) {
+  rd r = {p, p + len};
+  posvec pv = {NULL, 0, 0};
+  int rc = read_roaring32(&r, 0, &pv, err);
+  pm_free(pv.v);
+  if (rc) {
+    /* the reader speaks of deletion vectors; this bitmap is a plain value */
+    const char *m = err ? strchr(err->message, ':') : NULL;
+    return pm_fail(err, rc, "roaring bitmap:%s", m ? m + 1 : " invalid");
+  }
+  *used = (size_t)(r.p - p);
   return 0;
 }
 

@@ -255,6 +255,10 @@ int pm_dv_read(paimon_fs *fs, const char *path, int64_t offset, int64_t length, 
                paimon_error *err);
 int pm_dv_decode(const uint8_t *block, size_t len, pm_dv *out, paimon_error *err);
 void pm_dv_clear(pm_dv *dv);
+/* Strictly validates one portable-format 32-bit roaring bitmap at p (the bytes Java's
+ * RoaringBitmap.serialize writes); *used receives its length. PAIMON_ECORRUPT names the
+ * defect. CRoaring 0.2.x may crash on bytes that did not pass this. */
+int pm_roaring32_validate(const uint8_t *p, size_t len, size_t *used, paimon_error *err);
 
 /* ---- partitions and buckets ------------------------------------------------------- */
 

@@ -241,6 +241,34 @@ int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
   return (int32_t)h;
 }
 
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]) {
+  const uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+  uint64_t h1 = seed, h2 = seed;
+  uint64_t k1 = rotl64(key * c1, 31) * c2; /* no full blocks: the key is the tail */
+  h1 ^= k1;
+  h1 ^= 8; /* length in bytes */
+  h2 ^= 8;
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix64(h1);
+  h2 = fmix64(h2);
+  h1 += h2;
+  h2 += h1;
+  out[0] = h1;
+  out[1] = h2;
+}
+
 uint32_t pm_crc32(uint32_t crc, const void *data, size_t len) {
   const uint8_t *p = data;
   uLong c = crc;

@@ -39,3 +39,23 @@ const char *pm_test_tmpdir(void) {
   if (system(cmd) != 0) abort();
   return buf;
 }
+
+pm_test_bytes pm_test_unhex(const char *hex) {
+  size_t len = strlen(hex);
+  assert_int_equal(len % 2, 0);
+  pm_test_bytes b = {malloc(len / 2 + 1), len / 2};
+  assert_non_null(b.p);
+  for (size_t i = 0; i < b.n; i++) {
+    unsigned v;
+    assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+    b.p[i] = (uint8_t)v;
+  }
+  return b;
+}
+
+pm_test_bytes pm_test_copy(const void *p, size_t n) {
+  pm_test_bytes b = {malloc(n + 1), n};
+  assert_non_null(b.p);
+  if (n) memcpy(b.p, p, n);
+  return b;
+}

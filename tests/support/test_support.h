@@ -14,6 +14,15 @@
 const char *pm_test_shared(const char *rel);
 /* Fresh empty temp directory under $TMPDIR (removed at exit). */
 const char *pm_test_tmpdir(void);
+/* Bytes owned by a test (release with free(p)); p is never NULL. */
+typedef struct pm_test_bytes {
+  uint8_t *p;
+  size_t n;
+} pm_test_bytes;
+/* Decodes a string of hex digit pairs, failing the test on bad input. */
+pm_test_bytes pm_test_unhex(const char *hex);
+/* A copy of [p, p + n). */
+pm_test_bytes pm_test_copy(const void *p, size_t n);
 /* Asserts `rc == PAIMON_OK`, printing err->message on failure. */
 #define PM_ASSERT_OK(rc, err)                                                              \
   do {                                                                                     \

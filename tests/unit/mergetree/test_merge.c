@@ -14,6 +14,7 @@
 
 #include <roaring/roaring.h>
 
+#include "mergetree/agg_binary.h"
 #include "mergetree/mergetree.h"
 
 /* ---- a tiny value model ------------------------------------------------------------ */
@@ -1067,6 +1068,77 @@ static void test_golden_rbm32(void **state) {
   pm_type_free(wt);
 }
 
+/* rbm64 / theta_sketch / hll_sketch through the merge engine: values built by the codecs'
+ * own sketchOf / bitmapOf (tested against Java's bytes in test_agg_*.c). */
+typedef int (*of_fn)(const int64_t *, size_t, pm_buf *, paimon_error *);
+typedef struct bin_arg {
+  of_fn of;
+  const int64_t *vals[3];
+  size_t n[3];
+  bool null[3];
+} bin_arg;
+
+static void fill_binary(pm_col *c, int i, const void *arg) {
+  const bin_arg *a = arg;
+  if (a->null[i]) {
+    pm_col_append_null(c);
+    return;
+  }
+  pm_buf b = PM_BUF_INIT;
+  paimon_error err;
+  assert_int_equal(a->of(a->vals[i], a->n[i], &b, &err), 0);
+  pm_col_append_bytes(c, b.data, b.len);
+  pm_buf_free(&b);
+}
+
+/* FieldAggregatorTest.testFieldRoaringBitmap64Agg / testFieldThetaSketchAgg /
+ * testFieldHllSketchAgg: of(2,3) + of(1) = of(1,2,3); of(1,2,3) + of(1) = of(1,2,3); a null
+ * input keeps the accumulator. A corrupt value fails the merge with PAIMON_ECORRUPT. */
+static void test_golden_binary_aggregates(void **state) {
+  (void)state;
+  static const struct { const char *fn; of_fn of; } FNS[] = {
+      {"rbm64", pm_agg_rbm64_of}, {"theta_sketch", pm_agg_theta_of}, {"hll_sketch", pm_agg_hll_of}};
+  const int64_t v23[] = {2, 3}, v1[] = {1}, v123[] = {1, 2, 3};
+  for (size_t f = 0; f < sizeof FNS / sizeof FNS[0]; f++) {
+    const char *const *kv = KV("fields.v.aggregate-function", FNS[f].fn);
+    pm_buf want = PM_BUF_INIT;
+    paimon_error err;
+    assert_int_equal(FNS[f].of(v123, 3, &want, &err), 0);
+    bin_arg cases[3] = {{FNS[f].of, {v23, v1}, {2, 1}, {false, false}},
+                        {FNS[f].of, {v123, v1}, {3, 1}, {false, false}},
+                        {FNS[f].of, {v123, NULL}, {3, 0}, {false, true}}};
+    for (int c = 0; c < 3; c++) {
+      pm_type *vt = pm_type_new(PM_VARBINARY, true);
+      vt->length = INT32_MAX;
+      struct ArrowArray out;
+      assert_int_equal(merge_values(kv, vt, fill_binary, &cases[c], 2, NULL, &out), 0);
+      int32_t len;
+      const uint8_t *p = pm_arr_bytes(&out, 0, &len);
+      assert_int_equal((size_t)len, want.len);
+      assert_memory_equal(p, want.data, want.len);
+      out.release(&out);
+    }
+    pm_buf_free(&want);
+  }
+}
+
+static void fill_garbage(pm_col *c, int i, const void *arg) {
+  (void)arg;
+  pm_col_append_bytes(c, i ? "\x01\x02\x03" : "\xff\xff\xff\xff\xff", i ? 3 : 5);
+}
+
+static void test_binary_aggregates_corrupt(void **state) {
+  (void)state;
+  const char *fns[] = {"rbm64", "theta_sketch", "hll_sketch", "rbm32"};
+  for (size_t f = 0; f < 4; f++) {
+    pm_type *vt = pm_type_new(PM_VARBINARY, true);
+    vt->length = INT32_MAX;
+    struct ArrowArray out;
+    assert_int_equal(merge_values(KV("fields.v.aggregate-function", fns[f]), vt, fill_garbage, NULL, 2,
+                                  NULL, &out),
+                     PAIMON_ECORRUPT);
+  }
+}
 
 /* ARRAY<ROW<k0 INT, k1 INT, v STRING, seq INT>> rows from {count, k0, k1, "v", seq}
  * records; NI (ints) and NULL (strings) are nulls. */
@@ -1858,6 +1930,8 @@ int main(void) {
       cmocka_unit_test(test_golden_rbm32),
       cmocka_unit_test(test_golden_nested_update),
       cmocka_unit_test(test_golden_nested_partial_update),
+      cmocka_unit_test(test_golden_binary_aggregates),
+      cmocka_unit_test(test_binary_aggregates_corrupt),
       cmocka_unit_test(test_golden_nested_update_options),
       cmocka_unit_test(test_golden_merge_map_keytime),
       cmocka_unit_test(test_unsorted_run),
