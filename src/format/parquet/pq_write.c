@@ -6,8 +6,14 @@
  * back to PLAIN when the first page does not shrink or the dictionary passes 1 MiB. Pages
  * carry a CRC of their compressed bytes; chunks get statistics, and the file gets a
  * ColumnIndex/OffsetIndex per chunk before the footer. One row group of compressed pages
- * is buffered in memory; page, level and compression buffers are reused. */
+ * is buffered in memory (large chunks in reusable mappings, see "chunk storage"); page,
+ * level and compression buffers are reused. */
+#define _GNU_SOURCE /* mremap, MADV_HUGEPAGE */
 #include <strings.h>
+#if defined(__linux__)
+#include <pthread.h>
+#include <sys/mman.h>
+#endif
 
 #include <zstd.h>
 
@@ -103,6 +109,7 @@ typedef struct pw_leaf {
   /* current page */
   pm_buf defs, reps;
   bool pg_defs_mixed; /* some level entry of the page is below max_def */
+  int64_t defs_lazy;  /* leading entries equal to max_def not stored in defs (defs empty) */
   int64_t pg_entries, pg_rows, pg_values, pg_raw;
   pm_buf plain; /* values from offset phead: the levels go in front without a copy */
   size_t phead;
@@ -119,7 +126,9 @@ typedef struct pw_leaf {
   uint32_t nslots, dcount;
 
   /* current chunk */
-  pm_buf chunk; /* data pages (headers + compressed bodies) */
+  pm_buf chunk; /* data pages (headers + compressed bodies); see chunk_reserve */
+  bool chunk_mapped; /* chunk.data is a mapping of chunk.cap bytes, not malloc'd */
+  size_t chunk_used;  /* high-water mark of chunk.len */
   int64_t ck_values, ck_rows, ck_nulls, ck_uncomp, ck_comp;
   int32_t ck_dict_pages, ck_plain_pages;
   pw_stat cst;
@@ -886,6 +895,63 @@ static int stats_bytes_span(pw_stat *s, const uint8_t *lo, size_t lol, const uin
   return stats_bytes1(s, hi, hil);
 }
 
+/* Appends values [from, from + n) of `s` as PLAIN BYTE_ARRAYs (dictionary off). */
+static int enc_bytes_plain(pw_leaf *L, const pw_src *s, int64_t from, int64_t n, const uint8_t **lo,
+                           size_t *lol, const uint8_t **hi, size_t *hil) {
+  const int32_t *off = (const int32_t *)s->a->buffers[1];
+  const uint8_t *data = (const uint8_t *)s->a->buffers[2];
+  int64_t ao = s->a->offset;
+  /* validate the offsets and size the output once */
+  size_t total = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t j = src_at(s, from + i) + ao;
+    int32_t b = off[j], e = off[j + 1];
+    if (e < b) return PAIMON_EINVAL; /* the writer fails: partial statistics do not matter */
+    total += 4 + (size_t)(e - b);
+  }
+  if (pm_buf_reserve(&L->plain, total + 16)) return PAIMON_ENOMEM;
+  /* values up to 16 bytes are copied as 16 when the Arrow data buffer holds that many */
+  int64_t data_end = off[ao + s->a->length];
+  uint8_t *dst = L->plain.data + L->plain.len;
+  bool st = L->sort == ST_BYTES;
+  const uint8_t *l = *lo, *h = *hi;
+  size_t ll = *lol, hl = *hil;
+  uint64_t kl = l ? prefix8(l, ll) : 0, kh = h ? prefix8(h, hl) : 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t j = src_at(s, from + i) + ao;
+    int32_t b = off[j];
+    size_t len = (size_t)(off[j + 1] - b);
+    const uint8_t *p = data + b;
+    if (st) {
+      uint64_t k = prefix8(p, len);
+      if (!l) {
+        l = h = p;
+        ll = hl = len;
+        kl = kh = k;
+      } else if (k < kl || (k == kl && cmp_bytes(p, len, l, ll) < 0)) {
+        l = p;
+        ll = len;
+        kl = k;
+      } else if (k > kh || (k == kh && cmp_bytes(p, len, h, hl) > 0)) {
+        h = p;
+        hl = len;
+        kh = k;
+      }
+    }
+    pm_store_le32(dst, (uint32_t)len);
+    if (len <= 16 && (int64_t)b + 16 <= data_end) memcpy(dst + 4, p, 16);
+    else if (len) memcpy(dst + 4, p, len);
+    dst += 4 + len;
+  }
+  L->plain.len += total;
+  L->pg_raw += (int64_t)total;
+  *lo = l;
+  *lol = ll;
+  *hi = h;
+  *hil = hl;
+  return 0;
+}
+
 static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
   const int32_t *off = (const int32_t *)s->a->buffers[1];
   const uint8_t *data = (const uint8_t *)s->a->buffers[2];
@@ -896,6 +962,11 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
   uint64_t klo = 0, khi = 0;
   bool st = L->sort == ST_BYTES;
   for (int64_t i = 0; i < n; i++) {
+    if (!L->dict_on) {
+      /* the rest of the call (the dictionary was never on, or fell back just now) */
+      PM_TRY(enc_bytes_plain(L, s, from + i, n - i, &lo, &lol, &hi, &hil));
+      break;
+    }
     int64_t j = src_at(s, from + i) + ao;
     int32_t b = off[j], e = off[j + 1];
     if (e < b) return PAIMON_EINVAL; /* the writer fails: partial statistics do not matter */
@@ -918,21 +989,11 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
       }
     }
     L->pg_raw += 4 + (int64_t)len;
-    if (L->dict_on) {
-      uint32_t id;
-      bool added;
-      PM_TRY(dict_put(L, p, len, hash_bytes(p, len), &id, &added));
-      if (pm_buf_append(&L->idx, &id, 4)) return PAIMON_ENOMEM;
-      if (added && L->dvals.len > PW_DICT_LIMIT) PM_TRY(dict_fallback(L));
-      continue;
-    }
-    uint8_t lp[4];
-    pm_store_le32(lp, (uint32_t)len);
-    if (L->plain.cap - L->plain.len < 4 + len && pm_buf_reserve(&L->plain, 4 + len))
-      return PAIMON_ENOMEM;
-    memcpy(L->plain.data + L->plain.len, lp, 4);
-    if (len) memcpy(L->plain.data + L->plain.len + 4, p, len);
-    L->plain.len += 4 + len;
+    uint32_t id;
+    bool added;
+    PM_TRY(dict_put(L, p, len, hash_bytes(p, len), &id, &added));
+    if (pm_buf_append(&L->idx, &id, 4)) return PAIMON_ENOMEM;
+    if (added && L->dvals.len > PW_DICT_LIMIT) PM_TRY(dict_fallback(L));
   }
   return stats_bytes_span(&L->pst, lo, lol, hi, hil);
 }
@@ -1017,13 +1078,13 @@ static int enc_values(pw_writer *w, pw_leaf *L, const pw_src *s, int64_t from, i
 /* ---- pages --------------------------------------------------------------------------- */
 
 /* `uniform`: every level is `max` (no nulls), one run without scanning. */
-static int write_levels(pm_buf *page, const pm_buf *levels, int max, bool uniform) {
+static int write_levels(pm_buf *page, const pm_buf *levels, size_t n, int max, bool uniform) {
   size_t at = page->len;
   if (pm_buf_append(page, "\0\0\0\0", 4)) return PAIMON_ENOMEM;
   pq_rle_enc e;
   pq_rle_enc_init(&e, page, pq_bit_width((uint32_t)max));
   const uint8_t *lv = levels->data;
-  size_t n = levels->len, i = 0;
+  size_t i = 0;
   if (uniform && n) {
     pq_rle_enc_put_run(&e, (uint32_t)max, (int64_t)n);
     i = n;
@@ -1051,9 +1112,153 @@ static int write_ids(pm_buf *out, const pm_buf *idx, uint32_t dcount) {
   return pq_rle_enc_finish(&e);
 }
 
+/* ---- chunk storage ---------------------------------------------------------------------
+ * A row group's compressed pages stay in memory until it is flushed, ~rg_bytes in all, and
+ * faulting that in 4 KiB pages (then unmapping it when the file is done) costs more than
+ * a good part of the compression on many systems. A chunk that outgrows PW_HUGE_MIN moves
+ * to its own 2 MiB-aligned anonymous mapping, advised for transparent huge pages and big
+ * enough for a whole row group (untouched address space costs nothing). It is kept across
+ * the row groups of the file; when the file is done it goes to a small process-wide pool
+ * (marked MADV_FREE, so the kernel may still take its pages back under memory pressure)
+ * from which the next file's chunks are served without touching fresh memory. */
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && UINTPTR_MAX > 0xffffffffu
+#define PW_HUGE 1
+#define PW_HUGE_PAGE ((size_t)2 << 20)
+#define PW_HUGE_MIN ((size_t)4 << 20)
+#define PW_POOL_MAX 8
+#define PW_POOL_BYTES ((size_t)256 << 20) /* bound on the bytes ever used of pooled mappings */
+
+typedef struct pw_map {
+  uint8_t *p;
+  size_t n, used; /* mapping size; high-water mark of the bytes written into it */
+} pw_map;
+
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pw_map g_pool[PW_POOL_MAX];
+static int g_npool;
+static size_t g_pool_used;
+
+static size_t huge_round(size_t n) { return (n + PW_HUGE_PAGE - 1) & ~(PW_HUGE_PAGE - 1); }
+
+/* A fresh mapping of `n` bytes (a multiple of PW_HUGE_PAGE) at a PW_HUGE_PAGE boundary. */
+static uint8_t *huge_map(size_t n) {
+  uint8_t *r = mmap(NULL, n + PW_HUGE_PAGE, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) return NULL;
+  uint8_t *a = (uint8_t *)(((uintptr_t)r + PW_HUGE_PAGE - 1) & ~(uintptr_t)(PW_HUGE_PAGE - 1));
+  if (a > r) munmap(r, (size_t)(a - r));
+  if (a < r + PW_HUGE_PAGE) munmap(a + n, (size_t)(r + PW_HUGE_PAGE - a));
+  (void)madvise(a, n, MADV_HUGEPAGE);
+  return a;
+}
+
+/* A mapping of at least `n` bytes: the most recently pooled one that fits, else fresh. */
+static bool map_get(size_t n, pw_map *out) {
+  pthread_mutex_lock(&g_pool_mu);
+  for (int i = g_npool - 1; i >= 0; i--) {
+    if (g_pool[i].n < n) continue;
+    *out = g_pool[i];
+    g_pool_used -= out->used;
+    memmove(&g_pool[i], &g_pool[i + 1], (size_t)(g_npool - 1 - i) * sizeof *g_pool);
+    g_npool--;
+    pthread_mutex_unlock(&g_pool_mu);
+    return true;
+  }
+  pthread_mutex_unlock(&g_pool_mu);
+  out->n = huge_round(n);
+  out->used = 0;
+  out->p = huge_map(out->n);
+  return out->p != NULL;
+}
+
+static void map_put(pw_map m) {
+  if (!m.p) return;
+#ifdef MADV_FREE
+  if (m.used) (void)madvise(m.p, huge_round(m.used), MADV_FREE);
+#endif
+  pthread_mutex_lock(&g_pool_mu);
+  if (g_npool == PW_POOL_MAX || g_pool_used + m.used > PW_POOL_BYTES) {
+    pthread_mutex_unlock(&g_pool_mu);
+    munmap(m.p, m.n);
+    return;
+  }
+  g_pool[g_npool++] = m;
+  g_pool_used += m.used;
+  pthread_mutex_unlock(&g_pool_mu);
+}
+#endif
+
+/* Room for `extra` more bytes in the leaf's chunk. */
+static int chunk_reserve(pw_writer *w, pw_leaf *L, size_t extra) {
+  pm_buf *b = &L->chunk;
+  if (extra > SIZE_MAX / 4 - b->len) return PAIMON_ENOMEM;
+  size_t need = b->len + extra;
+  if (need <= b->cap) return 0;
+#ifdef PW_HUGE
+  if (need > PW_HUGE_MIN) {
+    size_t want = need * 2;
+    size_t rg = (size_t)w->rg_bytes + (size_t)w->page_bytes * 2;
+    if (rg <= SIZE_MAX / 4 && want < rg) want = rg;
+    if (L->chunk_mapped) {
+      /* beyond a row group (huge values): grow in place or move the pages, no copy */
+      size_t n = huge_round(want);
+      void *m = mremap(b->data, b->cap, n, MREMAP_MAYMOVE);
+      if (m != MAP_FAILED) {
+        b->data = m;
+        b->cap = n;
+        return 0;
+      }
+    } else {
+      pw_map m;
+      if (map_get(want, &m)) {
+        if (b->len) memcpy(m.p, b->data, b->len);
+        pm_free(b->data);
+        b->data = m.p;
+        b->cap = m.n;
+        L->chunk_used = m.used;
+        L->chunk_mapped = true;
+        return 0;
+      }
+    }
+  }
+  if (L->chunk_mapped) { /* no mapping to be had: back to the heap */
+    uint8_t *d = pm_malloc(need * 2);
+    if (!d) return PAIMON_ENOMEM;
+    memcpy(d, b->data, b->len);
+    munmap(b->data, b->cap);
+    b->data = d;
+    b->cap = need * 2;
+    L->chunk_mapped = false;
+    return 0;
+  }
+#else
+  (void)w;
+#endif
+  return pm_buf_reserve(b, extra);
+}
+
+/* Forgets the chunk's bytes (keeping its storage) after it was written to the file. */
+static void chunk_clear(pw_leaf *L) {
+  if (L->chunk.len > L->chunk_used) L->chunk_used = L->chunk.len;
+  L->chunk.len = 0;
+}
+
+static void chunk_free(pw_leaf *L) {
+#ifdef PW_HUGE
+  if (L->chunk_mapped) {
+    chunk_clear(L);
+    map_put((pw_map){L->chunk.data, L->chunk.cap, L->chunk_used});
+    L->chunk = (pm_buf)PM_BUF_INIT;
+    L->chunk_mapped = false;
+    return;
+  }
+#endif
+  pm_buf_free(&L->chunk);
+}
+
 /* Compresses the page [raw, raw + rlen) and appends header + body to `dst`; *total /
  * *uncomp_total receive the bytes written and their uncompressed equivalent. */
-static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, int32_t num_values,
+static int emit_page(pw_writer *w, pw_leaf *L, const uint8_t *raw, size_t rlen, int type, int32_t num_values,
                      int enc, int def_enc, int rep_enc, pm_buf *dst, size_t *total,
                      size_t *uncomp_total, paimon_error *err) {
   const uint8_t *body = raw;
@@ -1099,8 +1304,11 @@ static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, in
     pq_tw_end(&t);
   }
   pq_tw_end(&t);
-  if (t.oom || pm_buf_append(dst, w->hdr.data, w->hdr.len) || pm_buf_append(dst, body, blen))
+  if (t.oom || (L ? chunk_reserve(w, L, w->hdr.len + blen) : pm_buf_reserve(dst, w->hdr.len + blen)))
     return pw_oom(w, err);
+  memcpy(dst->data + dst->len, w->hdr.data, w->hdr.len);
+  memcpy(dst->data + dst->len + w->hdr.len, body, blen);
+  dst->len += w->hdr.len + blen;
   *total = w->hdr.len + blen;
   *uncomp_total = w->hdr.len + rlen;
   return 0;
@@ -1189,7 +1397,8 @@ static int ci_record(pw_leaf *L, pw_pageloc *loc) {
 }
 
 static int64_t page_size_est(const pw_leaf *L) {
-  return (int64_t)(L->plain.len - L->phead + L->idx.len + L->defs.len / 4 + L->reps.len / 4);
+  return (int64_t)(L->plain.len - L->phead + L->idx.len + (L->defs.len + (size_t)L->defs_lazy) / 4 +
+                   L->reps.len / 4);
 }
 
 static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
@@ -1197,8 +1406,9 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   if (L->pg_entries > INT32_MAX) return pm_fail(err, PAIMON_EINVAL, "%s: too many values in a page", w->path);
   pm_buf *pg = &w->page;
   pg->len = 0;
-  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->max_rep, false)) return pw_oom(w, err);
-  if (L->max_def > 0 && write_levels(pg, &L->defs, L->max_def, !L->pg_defs_mixed))
+  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->reps.len, L->max_rep, false)) return pw_oom(w, err);
+  if (L->max_def > 0 &&
+      write_levels(pg, &L->defs, L->defs.len + (size_t)L->defs_lazy, L->max_def, !L->pg_defs_mixed))
     return pw_oom(w, err);
   int enc = E_PLAIN;
   if (L->dict_on) {
@@ -1234,7 +1444,7 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   loc.null_page = L->pg_values == 0;
   loc.has_minmax = L->pst.has;
   size_t total, utotal;
-  PM_TRY(emit_page(w, raw, rlen, PG_DATA, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
+  PM_TRY(emit_page(w, L, raw, rlen, PG_DATA, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
                    L->max_rep > 0 ? E_RLE : E_BIT_PACKED, &L->chunk, &total, &utotal, err));
   loc.size = (int32_t)total;
   if (pm_buf_append(&L->pages, &loc, sizeof loc)) return pw_oom(w, err);
@@ -1248,6 +1458,7 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   else L->ck_plain_pages++;
   /* reset the page */
   L->defs.len = L->reps.len = L->idx.len = 0;
+  L->defs_lazy = 0;
   L->plain.len = L->phead;
   L->pg_entries = L->pg_rows = L->pg_values = L->pg_raw = L->bool_bits = 0;
   L->pst.has = false;
@@ -1282,10 +1493,19 @@ static int leaf_write(pw_writer *w, pw_leaf *L, const uint8_t *def, const uint8_
     }
     int64_t nv = take;
     if (L->max_def > 0 && !def) {
-      if (pm_buf_reserve(&L->defs, (size_t)take)) return pw_oom(w, err);
-      memset(L->defs.data + L->defs.len, L->max_def, (size_t)take);
-      L->defs.len += (size_t)take;
+      if (L->defs.len == 0) {
+        L->defs_lazy += take; /* every entry present so far: counted, not stored */
+      } else {
+        if (pm_buf_reserve(&L->defs, (size_t)take)) return pw_oom(w, err);
+        memset(L->defs.data + L->defs.len, L->max_def, (size_t)take);
+        L->defs.len += (size_t)take;
+      }
     } else if (L->max_def > 0) {
+      if (L->defs_lazy) {
+        if (pm_buf_resize(&L->defs, (size_t)L->defs_lazy)) return pw_oom(w, err);
+        memset(L->defs.data, L->max_def, (size_t)L->defs_lazy);
+        L->defs_lazy = 0;
+      }
       if (pm_buf_append(&L->defs, def + e, (size_t)take)) return pw_oom(w, err);
       nv = 0;
       for (int64_t i = e; i < e + take; i++) nv += def[i] == L->max_def;
@@ -1618,7 +1838,8 @@ static int build_indexes(pw_writer *w, pw_leaf *L, pw_chunk_meta *c, int64_t dat
 
 static void leaf_reset_chunk(pw_writer *w, pw_leaf *L) {
   (void)w;
-  L->chunk.len = L->pages.len = L->ci_vals.len = 0;
+  chunk_clear(L);
+  L->pages.len = L->ci_vals.len = 0;
   L->ck_values = L->ck_rows = L->ck_nulls = L->ck_uncomp = L->ck_comp = 0;
   L->ck_dict_pages = L->ck_plain_pages = 0;
   L->cst.has = false;
@@ -1653,7 +1874,7 @@ static int flush_row_group(pw_writer *w, paimon_error *err) {
     if (L->dict_used) {
       w->tmp.len = 0;
       size_t total, utotal;
-      PM_TRY(emit_page(w, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, 0, 0, &w->tmp, &total, &utotal, err));
+      PM_TRY(emit_page(w, NULL, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, 0, 0, &w->tmp, &total, &utotal, err));
       PM_TRY(file_write(w, w->tmp.data, w->tmp.len, err));
       c->dict_off = start;
       L->ck_comp += (int64_t)total;
@@ -1811,7 +2032,7 @@ static void leaf_free(pw_leaf *L) {
   pm_buf_free(&L->doffs);
   pm_buf_free(&L->dhash);
   pm_free(L->slots);
-  pm_buf_free(&L->chunk);
+  chunk_free(L);
   pm_buf_free(&L->pages);
   pm_buf_free(&L->ci_vals);
 }
