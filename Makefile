@@ -49,8 +49,10 @@ test: build build-asan build-tsan
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PM_RT_CONC_SECONDS=30 \
 	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_'
 
-# libFuzzer binaries (clang): build-fuzz/fuzz/<name>_fuzzer; run one with its seeds, e.g.
-#   build-fuzz/fuzz/parquet_fuzzer -max_total_time=60 fuzz/corpora/parquet
+# libFuzzer binaries (clang; the library is coverage-instrumented too):
+# build-fuzz/fuzz/<name>_fuzzer. Run one from its seeds; new inputs go to the first
+# directory, so give a scratch one first, e.g.
+#   mkdir -p /tmp/c && build-fuzz/fuzz/parquet_fuzzer -max_total_time=60 /tmp/c fuzz/corpora/parquet
 fuzz: deps
 	@command -v clang >/dev/null || (apt-get install -y -qq clang libclang-rt-14-dev >/dev/null)
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DPAIMON_FUZZ=ON -DPAIMON_ASAN=ON >/dev/null
