@@ -5,6 +5,12 @@
  * Every allocation libpaimon makes goes through these hooks. Install them once, before
  * any other call into the library (memory allocated by one allocator must be freed by the
  * same one); the hooks must be thread-safe.
+ *
+ * With the C library's allocator (no hooks installed), the Parquet writer keeps each
+ * large column chunk of the row group being built in its own anonymous page mapping, and
+ * after a file is done keeps up to 256 MiB of them (marked MADV_FREE, so the kernel may
+ * reclaim them) for the next file: faulting fresh pages in costs more than compressing
+ * them on many systems. With hooks installed, those buffers come from the hooks too.
  */
 #ifndef PAIMON_ALLOC_H
 #define PAIMON_ALLOC_H

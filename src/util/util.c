@@ -72,6 +72,8 @@ PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_
   return PAIMON_OK;
 }
 
+bool pm_alloc_is_default(void) { return g_malloc == malloc; }
+
 void *pm_malloc(size_t n) { return g_malloc(n ? n : 1); }
 
 void *pm_calloc(size_t n, size_t size) {

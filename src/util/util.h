@@ -45,6 +45,8 @@ int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 
 /* ---- allocation (all library memory goes through these) -------------------------- */
 
 void *pm_malloc(size_t n);
+/* No allocation hooks installed: code may keep large buffers in its own page mappings. */
+bool pm_alloc_is_default(void);
 void *pm_calloc(size_t n, size_t size);
 void *pm_realloc(void *p, size_t n);
 void pm_free(void *p);

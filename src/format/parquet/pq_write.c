@@ -1195,7 +1195,8 @@ static int chunk_reserve(pw_writer *w, pw_leaf *L, size_t extra) {
   size_t need = b->len + extra;
   if (need <= b->cap) return 0;
 #ifdef PW_HUGE
-  if (need > PW_HUGE_MIN) {
+  /* installed allocation hooks must see every large buffer (paimon/alloc.h) */
+  if (need > PW_HUGE_MIN && (L->chunk_mapped || pm_alloc_is_default())) {
     size_t want = need * 2;
     size_t rg = (size_t)w->rg_bytes + (size_t)w->page_bytes * 2;
     if (rg <= SIZE_MAX / 4 && want < rg) want = rg;
