@@ -642,6 +642,7 @@ void pm_mt_state_free(mt_state *s) {
   pm_free(s->oarr);
   pm_free(s->pick);
   pm_free(s->src);
+  pm_free(s->hslot);
   pm_free(s->row);
   pm_free(s->tmp);
   pm_free(s->own);
@@ -1234,6 +1235,7 @@ static int picks_emit(mt_state *s, int32_t k, mt_cell *out, paimon_error *err) {
   int rc = 0;
   for (int64_t n = 0; n < s->npick && rc == 0; n++) {
     const mt_pick *p = &s->pick[n];
+    if (!p->a) continue; /* removed */
     if (f->agg != MT_AGG_MERGE_MAP && f->agg != MT_AGG_MERGE_MAP_KEYTIME) {
       rc = pm_col_append_from(ch, p->a, p->i);
     } else {
@@ -1267,18 +1269,133 @@ static bool nkey_eq(const mt_field *f, const struct ArrowArray *a, int64_t i,
   return true;
 }
 
-/* Index of the pick whose key equals (a, i), or -1. Map keys for merge_map, nested keys
- * for nested_update. */
-static int64_t pick_find(const mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i) {
-  for (int64_t n = 0; n < s->npick; n++) {
-    const mt_pick *p = &s->pick[n];
-    bool eq = f->agg == MT_AGG_MERGE_MAP || f->agg == MT_AGG_MERGE_MAP_KEYTIME
-                  ? val_eq(f->type->elem, p->a->children[0], p->a->offset + p->i, a->children[0],
-                           a->offset + i)
-                  : nkey_eq(f, p->a, p->i, a, i);
-    if (eq) return n;
+/* ---- picks by key: a hash index, so merging n elements costs O(n) as Java's HashMap
+ * does, not O(n^2) ---------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* A hash consistent with val_eq: equal values hash alike. */
+static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i) {
+  if (!pm_arr_is_valid(a, i)) return 0x2545f4914f6cdd1dULL;
+  switch (t->id) {
+    case PM_BOOLEAN: return pm_arr_bool(a, i) ? 1231 : 1237;
+    case PM_FLOAT: {
+      float x = PM_ARR_FIXED(a, float, i);
+      uint32_t b = 0x7fc00000u; /* all NaNs are equal */
+      if (x == x) memcpy(&b, &x, sizeof b);
+      return mix64(b);
+    }
+    case PM_DOUBLE: {
+      double x = PM_ARR_FIXED(a, double, i);
+      uint64_t b = 0x7ff8000000000000ULL;
+      if (x == x) memcpy(&b, &x, sizeof b);
+      return mix64(b);
+    }
+    case PM_ARRAY: case PM_MAP: case PM_MULTISET: {
+      int64_t b, e;
+      pm_arr_list_range(a, i, &b, &e);
+      const struct ArrowArray *c = a->children[0];
+      uint64_t h = (uint64_t)(e - b);
+      if (t->id == PM_ARRAY) {
+        for (int64_t k = b; k < e; k++) h = mix64(h * 31 + val_hash(t->elem, c, k));
+        return h;
+      }
+      /* entries in any order (val_eq compares maps as sets): a sum of entry hashes */
+      uint64_t sum = 0;
+      for (int64_t k = b; k < e; k++) {
+        int64_t x = c->offset + k;
+        uint64_t v = t->id == PM_MAP ? val_hash(t->value, c->children[1], x)
+                                     : (uint64_t)PM_ARR_FIXED(c->children[1], int32_t, x);
+        sum += mix64(val_hash(t->elem, c->children[0], x) * 31 + v);
+      }
+      return mix64(h ^ sum);
+    }
+    case PM_ROW: {
+      uint64_t h = 1;
+      for (int32_t k = 0; k < t->nfields; k++)
+        h = mix64(h * 31 + val_hash(t->fields[k].type, a->children[k], a->offset + i));
+      return h;
+    }
+    default: {
+      int32_t len;
+      const uint8_t *p;
+      if (pm_type_is_var(t)) {
+        p = pm_arr_bytes(a, i, &len);
+      } else {
+        len = pm_type_fixed_width(t);
+        p = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)len;
+      }
+      return mix64((uint32_t)pm_murmur3_32(p, (size_t)len, 42) ^ ((uint64_t)len << 32));
+    }
   }
-  return -1;
+}
+
+/* The lookup key of element (a, i) for field f: the map key (merge_map*), the nested key
+ * (nested_*), or the whole element (collect distinct). */
+static uint64_t key_hash(const mt_field *f, const struct ArrowArray *a, int64_t i) {
+  if (f->agg == MT_AGG_MERGE_MAP || f->agg == MT_AGG_MERGE_MAP_KEYTIME)
+    return val_hash(f->type->elem, a->children[0], a->offset + i);
+  if (f->agg == MT_AGG_COLLECT) return val_hash(f->type->elem, a, i);
+  const pm_type *rt = f->type->elem;
+  uint64_t h = 1;
+  for (int32_t q = 0; q < f->nnkey; q++) {
+    int32_t fi = f->nkey[q];
+    h = mix64(h * 31 + val_hash(rt->fields[fi].type, a->children[fi], a->offset + i));
+  }
+  return h;
+}
+
+static bool key_eq(const mt_field *f, const mt_pick *p, const struct ArrowArray *a, int64_t i) {
+  if (f->agg == MT_AGG_MERGE_MAP || f->agg == MT_AGG_MERGE_MAP_KEYTIME)
+    return val_eq(f->type->elem, p->a->children[0], p->a->offset + p->i, a->children[0],
+                  a->offset + i);
+  if (f->agg == MT_AGG_COLLECT) return val_eq(f->type->elem, p->a, p->i, a, i);
+  return nkey_eq(f, p->a, p->i, a, i);
+}
+
+/* Empties the index, sized for up to n keyed picks (load at most 1/2). */
+static int index_reset(mt_state *s, int64_t n, paimon_error *err) {
+  int64_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  if (cap > s->hcap) {
+    if ((uint64_t)cap > PM_MAX_ALLOC / sizeof(int64_t))
+      return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
+    int64_t *h = pm_realloc(s->hslot, sizeof(int64_t) * (size_t)cap);
+    if (!h) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    s->hslot = h;
+    s->hcap = cap;
+  }
+  memset(s->hslot, 0, sizeof(int64_t) * (size_t)cap);
+  s->hmask = cap - 1;
+  return 0;
+}
+
+/* Index of the live pick whose key equals (a, i), or -1 with *slot the free slot where
+ * such a pick goes and *h its hash (for pick_add_keyed). */
+static int64_t pick_find(const mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i,
+                         int64_t *slot, uint64_t *h) {
+  *h = key_hash(f, a, i);
+  for (int64_t pos = (int64_t)(*h & (uint64_t)s->hmask);; pos = (pos + 1) & s->hmask) {
+    int64_t n = s->hslot[pos] - 1;
+    if (n < 0) {
+      *slot = pos;
+      return -1;
+    }
+    const mt_pick *p = &s->pick[n];
+    if (p->a && p->h == *h && key_eq(f, p, a, i)) return n;
+  }
+}
+
+static void pick_add_keyed(mt_state *s, int64_t slot, uint64_t h, const struct ArrowArray *a,
+                           int64_t i, const struct ArrowArray *va, int64_t vi) {
+  s->hslot[slot] = s->npick + 1;
+  s->pick[s->npick].h = h;
+  pick_add(s, a, i, va, vi);
 }
 
 /* nested-sequence-field order of ROW elements (a, i) and (b, j): fields compared in turn,
@@ -1316,7 +1433,9 @@ static int nkey_admit(const mt_field *f, const struct ArrowArray *a, int64_t i, 
  * field an existing element is replaced only by one whose sequence is not smaller. */
 static void pick_put(mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i,
                      bool limit_new) {
-  int64_t n = pick_find(s, f, a, i);
+  int64_t slot;
+  uint64_t h;
+  int64_t n = pick_find(s, f, a, i, &slot, &h);
   if (n >= 0 && f->nnseq > 0 && nseq_cmp(f, a, i, s->pick[n].a, s->pick[n].i) < 0) return;
   if (n >= 0) {
     s->pick[n].a = a;
@@ -1324,7 +1443,7 @@ static void pick_put(mt_state *s, const mt_field *f, const struct ArrowArray *a,
     s->pick[n].va = a;
     s->pick[n].vi = i;
   } else if (!limit_new || s->npick < f->count_limit) {
-    pick_add(s, a, i, a, i);
+    pick_add_keyed(s, slot, h, a, i, a, i);
   }
 }
 
@@ -1342,19 +1461,23 @@ static int collect_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
   }
   s->npick = 0;
   const mt_cell *src[2] = {acc, in};
-  for (int q = 0; q < 2; q++) {
-    if (src[q]->null) continue;
-    int64_t b, e;
-    const struct ArrowArray *ch;
-    PM_TRY(cell_list(src[q], &b, &e, &ch, err));
-    PM_TRY(pick_reserve(s, e - b, err));
-    for (int64_t j = b; j < e; j++) {
-      bool dup = false;
-      for (int64_t n = 0; f->distinct && !dup && n < s->npick; n++)
-        dup = val_eq(f->type->elem, s->pick[n].a, s->pick[n].i, ch, j);
-      if (!dup) pick_add(s, ch, j, NULL, 0);
+  int64_t b[2] = {0, 0}, e[2] = {0, 0};
+  const struct ArrowArray *ch[2] = {NULL, NULL};
+  for (int q = 0; q < 2; q++)
+    if (!src[q]->null) PM_TRY(cell_list(src[q], &b[q], &e[q], &ch[q], err));
+  int64_t total = (e[0] - b[0]) + (e[1] - b[1]);
+  PM_TRY(pick_reserve(s, total, err));
+  if (f->distinct) PM_TRY(index_reset(s, total, err));
+  for (int q = 0; q < 2; q++)
+    for (int64_t j = b[q]; j < e[q]; j++) {
+      if (!f->distinct) {
+        pick_add(s, ch[q], j, NULL, 0);
+        continue;
+      }
+      int64_t slot;
+      uint64_t h;
+      if (pick_find(s, f, ch[q], j, &slot, &h) < 0) pick_add_keyed(s, slot, h, ch[q], j, NULL, 0);
     }
-  }
   return picks_emit(s, k, out, err);
 }
 
@@ -1400,13 +1523,18 @@ static int merge_map_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_
   PM_TRY(cell_list(in, &ib, &ie, &ic, err));
   s->npick = 0;
   PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
-  for (int64_t j = ab; j < ae; j++) {
-    bool drop = false;
-    for (int64_t r = ib; retract && !drop && r < ie; r++)
-      drop = val_eq(f->type->elem, ic->children[0], ic->offset + r, ac->children[0], ac->offset + j);
-    if (!drop) pick_put(s, f, ac, j, false);
+  PM_TRY(index_reset(s, (ae - ab) + (ie - ib), err));
+  for (int64_t j = ab; j < ae; j++) pick_put(s, f, ac, j, false);
+  for (int64_t j = ib; j < ie; j++) {
+    if (!retract) {
+      pick_put(s, f, ic, j, false);
+      continue;
+    }
+    int64_t slot;
+    uint64_t h;
+    int64_t n = pick_find(s, f, ic, j, &slot, &h);
+    if (n >= 0) s->pick[n].a = NULL; /* retracted key */
   }
-  for (int64_t j = ib; !retract && j < ie; j++) pick_put(s, f, ic, j, false);
   return picks_emit(s, k, out, err);
 }
 
@@ -1442,6 +1570,7 @@ static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cel
       }
   } else {
     bool ok;
+    PM_TRY(index_reset(s, (ae - ab) + (ie - ib), err));
     for (int64_t j = ab; j < ae; j++)
       if (pm_arr_is_valid(ac, j)) {
         PM_TRY(nkey_admit(f, ac, j, &ok, err));
@@ -1470,30 +1599,38 @@ static int nested_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_c
   PM_TRY(cell_list(in, &ib, &ie, &ic, err));
   s->npick = 0;
   PM_TRY(pick_reserve(s, ae - ab, err));
-  bool ok = true;
-  for (int64_t j = ab; j < ae; j++)
-    if (pm_arr_is_valid(ac, j)) {
-      if (f->nnkey) PM_TRY(nkey_admit(f, ac, j, &ok, err));
-      /* Java's retract map is a plain HashMap.put: later duplicates win, no sequence test */
+  if (f->nnkey) {
+    /* Java: a HashMap of acc by key (plain put: later duplicates win, no sequence test),
+     * then remove(key) of each retracted element */
+    bool ok;
+    int64_t slot;
+    uint64_t h;
+    PM_TRY(index_reset(s, ae - ab, err));
+    for (int64_t j = ab; j < ae; j++) {
+      if (!pm_arr_is_valid(ac, j)) continue;
+      PM_TRY(nkey_admit(f, ac, j, &ok, err));
       if (!ok) continue;
-      int64_t n = f->nnkey ? pick_find(s, f, ac, j) : -1;
+      int64_t n = pick_find(s, f, ac, j, &slot, &h);
       if (n >= 0) s->pick[n].a = ac, s->pick[n].i = j;
-      else pick_add(s, ac, j, NULL, 0);
+      else pick_add_keyed(s, slot, h, ac, j, NULL, 0);
     }
-  for (int64_t r = ib; f->nnkey && r < ie; r++)
-    if (pm_arr_is_valid(ic, r)) PM_TRY(nkey_admit(f, ic, r, &ok, err));
+    for (int64_t r = ib; r < ie; r++) {
+      if (!pm_arr_is_valid(ic, r)) continue;
+      PM_TRY(nkey_admit(f, ic, r, &ok, err));
+      if (!ok) continue;
+      int64_t n = pick_find(s, f, ic, r, &slot, &h);
+      if (n >= 0) s->pick[n].a = NULL;
+    }
+    return picks_emit(s, k, out, err);
+  }
+  /* no key: removeIf(equal) for each retracted element */
+  for (int64_t j = ab; j < ae; j++)
+    if (pm_arr_is_valid(ac, j)) pick_add(s, ac, j, NULL, 0);
   int64_t w = 0;
   for (int64_t n = 0; n < s->npick; n++) {
     bool drop = false;
-    for (int64_t r = ib; !drop && r < ie; r++) {
-      if (!pm_arr_is_valid(ic, r)) continue;
-      if (f->nnkey) {
-        PM_TRY(nkey_admit(f, ic, r, &ok, err));
-        if (!ok) continue;
-      }
-      drop = f->nnkey ? nkey_eq(f, ic, r, s->pick[n].a, s->pick[n].i)
-                      : val_eq(f->type->elem, ic, r, s->pick[n].a, s->pick[n].i);
-    }
+    for (int64_t r = ib; !drop && r < ie; r++)
+      drop = pm_arr_is_valid(ic, r) && val_eq(f->type->elem, ic, r, s->pick[n].a, s->pick[n].i);
     if (!drop) s->pick[w++] = s->pick[n];
   }
   s->npick = w;
@@ -1590,6 +1727,7 @@ static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     s->src = p;
     s->cap_src = total * nf;
   }
+  PM_TRY(index_reset(s, total, err));
   for (int q = 0; q < 2; q++)
     for (int64_t j = b[q]; j < e[q]; j++) {
       const struct ArrowArray *a = ch[q];
@@ -1597,10 +1735,12 @@ static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
       bool ok;
       PM_TRY(nkey_admit(f, a, j, &ok, err));
       if (!ok) continue;
-      int64_t n = pick_find(s, f, a, j);
+      int64_t slot;
+      uint64_t h;
+      int64_t n = pick_find(s, f, a, j, &slot, &h);
       if (n < 0) {
         n = s->npick;
-        pick_add(s, a, j, NULL, 0);
+        pick_add_keyed(s, slot, h, a, j, NULL, 0);
         for (int64_t fi = 0; fi < nf; fi++) s->src[n * nf + fi].a = NULL;
       }
       for (int64_t fi = 0; fi < nf; fi++)
@@ -1681,17 +1821,17 @@ static int keytime_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     return pm_fail(err, PAIMON_ECORRUPT, "aggregation: malformed map value");
   s->npick = 0;
   PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
+  PM_TRY(index_reset(s, (ae - ab) + (ie - ib), err));
   for (int64_t j = ab; j < ae; j++) pick_put(s, f, ac, j, false);
   int32_t ts = f->ts_field;
   for (int64_t j = ib; j < ie; j++) {
     const struct ArrowArray *nv = ic->children[1];
     int64_t nrow = ic->offset + j;
-    int64_t n = pick_find(s, f, ic, j);
+    int64_t slot;
+    uint64_t h;
+    int64_t n = pick_find(s, f, ic, j, &slot, &h);
     if (!pm_arr_is_valid(nv, nrow)) {
-      if (n >= 0) {
-        memmove(&s->pick[n], &s->pick[n + 1], sizeof(mt_pick) * (size_t)(s->npick - n - 1));
-        s->npick--;
-      }
+      if (n >= 0) s->pick[n].a = NULL; /* tombstone */
       continue;
     }
     const struct ArrowArray *nts = nv->children[ts];
@@ -1711,7 +1851,7 @@ static int keytime_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
       }
     }
     if (!take) continue;
-    if (n < 0) pick_add(s, ic, j, ic, j);
+    if (n < 0) pick_add_keyed(s, slot, h, ic, j, ic, j);
     else s->pick[n].a = ic, s->pick[n].i = j, s->pick[n].va = ic, s->pick[n].vi = j;
   }
   return picks_emit(s, k, out, err);

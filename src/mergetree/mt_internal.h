@@ -97,10 +97,11 @@ typedef struct mt_rec {
 /* A source element picked for a built nested result: element/row i of array a, or map
  * entry (key of struct a at i, value of struct va at vi). */
 typedef struct mt_pick {
-  const struct ArrowArray *a;
+  const struct ArrowArray *a; /* NULL: removed */
   int64_t i;
   const struct ArrowArray *va;
   int64_t vi;
+  uint64_t h; /* hash of its lookup key (keyed picks) */
 } mt_pick;
 
 /* Per-merger merge-function state (one key group at a time). */
@@ -118,6 +119,8 @@ typedef struct mt_state {
   int64_t npick, cap_pick;
   struct mt_pick *src;  /* nested_partial_update: per pick and element field, its source */
   int64_t cap_src;
+  int64_t *hslot;       /* hash index of keyed picks: pick index + 1, 0 empty */
+  int64_t hcap, hmask;  /* allocated slots; mask of the slots in use */
   bool *processed;    /* sequence-group scratch */
   bool *updated;
   bool has_ref;       /* deduplicate / first-row: result is a record */

@@ -1022,6 +1022,45 @@ static void test_golden_merge_map(void **state) {
   out.release(&out);
 }
 
+/* merge_map, collect distinct and a keyed nested_update over thousands of entries: the
+ * hashed lookup must find every equal key (maps {k: k} for k in [0, 30000) and
+ * {k: -k} for k in [20000, 50000) merge into 50000 entries, the overlap taking -k). */
+static void test_large_keyed_merges(void **state) {
+  (void)state;
+  enum { A0 = 0, A1 = 30000, B0 = 20000, B1 = 50000 };
+  int32_t *m1 = malloc(sizeof(int32_t) * (1 + 2 * (A1 - A0)));
+  int32_t *m2 = malloc(sizeof(int32_t) * (1 + 2 * (B1 - B0)));
+  assert_non_null(m1);
+  assert_non_null(m2);
+  m1[0] = A1 - A0;
+  m2[0] = B1 - B0;
+  for (int32_t k = A0; k < A1; k++) m1[1 + 2 * (k - A0)] = k, m1[2 + 2 * (k - A0)] = k;
+  for (int32_t k = B0; k < B1; k++) m2[1 + 2 * (k - B0)] = k, m2[2 + 2 * (k - B0)] = -k;
+  const int32_t *maps[] = {m1, m2};
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
+                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map, maps, 2,
+                                NULL, &out),
+                   0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, B1 - A0);
+  const struct ArrowArray *ent = out.children[0];
+  bool *seen = calloc(B1, 1);
+  assert_non_null(seen);
+  for (int64_t j = b; j < e; j++) {
+    int32_t key = PM_ARR_FIXED(ent->children[0], int32_t, ent->offset + j);
+    int32_t val = PM_ARR_FIXED(ent->children[1], int32_t, ent->offset + j);
+    assert_true(key >= 0 && key < B1 && !seen[key]);
+    seen[key] = true;
+    assert_int_equal(val, key >= B0 ? -key : key);
+  }
+  out.release(&out);
+  free(seen);
+  free(m1);
+  free(m2);
+}
+
 /* Serialized RoaringBitmaps (portable format, as Java's RoaringBitmap32.serialize). */
 typedef struct bm_arg {
   const uint32_t *vals[4];
@@ -1931,6 +1970,7 @@ int main(void) {
       cmocka_unit_test(test_golden_nested_update),
       cmocka_unit_test(test_golden_nested_partial_update),
       cmocka_unit_test(test_golden_binary_aggregates),
+      cmocka_unit_test(test_large_keyed_merges),
       cmocka_unit_test(test_binary_aggregates_corrupt),
       cmocka_unit_test(test_golden_nested_update_options),
       cmocka_unit_test(test_golden_merge_map_keytime),
