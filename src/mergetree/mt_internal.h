@@ -102,7 +102,14 @@ typedef struct mt_pick {
   const struct ArrowArray *va;
   int64_t vi;
   uint64_t h; /* hash of its lookup key (keyed picks) */
+  int64_t gone; /* removed picks: picks added before Java's remove(), -1 never put */
 } mt_pick;
+
+/* A live pick in Java's HashMap order (see java_order). */
+typedef struct mt_jslot {
+  uint32_t bin; /* spread hash, then the final bin */
+  int64_t n;    /* pick index */
+} mt_jslot;
 
 /* Per-merger merge-function state (one key group at a time). */
 typedef struct mt_state {
@@ -121,6 +128,13 @@ typedef struct mt_state {
   int64_t cap_src;
   int64_t *hslot;       /* hash index of keyed picks: pick index + 1, 0 empty */
   int64_t hcap, hmask;  /* allocated slots; mask of the slots in use */
+  struct mt_jslot *jord; /* Java HashMap order scratch: per pick its hash and bin */
+  int64_t cap_jord;
+  int32_t *jcnt;        /* per bin entry counts of the replayed HashMap */
+  int64_t cap_jcnt;
+  int64_t *jrm;         /* removal lists of the replay, by insertion stamp */
+  int64_t cap_jrm;
+  pm_buf jkey;          /* nested key as a BinaryRow */
   bool *processed;    /* sequence-group scratch */
   bool *updated;
   bool has_ref;       /* deduplicate / first-row: result is a record */

@@ -205,35 +205,10 @@ char *pm_buf_detach(pm_buf *b) {
 
 static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
-  const uint8_t *p = data;
-  uint32_t h = seed;
-  size_t nblocks = len / 4;
-  for (size_t i = 0; i < nblocks; i++) {
-    uint32_t k = pm_load_le32(p + 4 * i);
-    k *= 0xcc9e2d51u;
-    k = rotl32(k, 15);
-    k *= 0x1b873593u;
-    h ^= k;
-    h = rotl32(h, 13);
-    h = h * 5 + 0xe6546b64u;
-  }
-  /* Paimon only hashes whole words; a tail (not used by Paimon) follows the reference
-   * MurmurHash3 so the function stays total. */
-  const uint8_t *tail = p + nblocks * 4;
-  uint32_t k1 = 0;
-  switch (len & 3) {
-    case 3: k1 ^= (uint32_t)tail[2] << 16; /* fall through */
-    case 2: k1 ^= (uint32_t)tail[1] << 8;  /* fall through */
-    case 1:
-      k1 ^= tail[0];
-      k1 *= 0xcc9e2d51u;
-      k1 = rotl32(k1, 15);
-      k1 *= 0x1b873593u;
-      h ^= k1;
-      break;
-    default: break;
-  }
+static inline uint32_t mm_k(uint32_t k) { return rotl32(k * 0xcc9e2d51u, 15) * 0x1b873593u; }
+static inline uint32_t mm_round(uint32_t h, uint32_t k) { return rotl32(h ^ mm_k(k), 13) * 5 + 0xe6546b64u; }
+
+static int32_t mm_final(uint32_t h, size_t len) {
   h ^= (uint32_t)len;
   h ^= h >> 16;
   h *= 0x85ebca6bu;
@@ -241,6 +216,33 @@ int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
   h *= 0xc2b2ae35u;
   h ^= h >> 16;
   return (int32_t)h;
+}
+
+int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
+  const uint8_t *p = data;
+  uint32_t h = seed;
+  size_t nblocks = len / 4;
+  for (size_t i = 0; i < nblocks; i++) h = mm_round(h, pm_load_le32(p + 4 * i));
+  /* Paimon only hashes whole words; a tail (not used by Paimon) follows the reference
+   * MurmurHash3 so the function stays total. */
+  const uint8_t *tail = p + nblocks * 4;
+  uint32_t k1 = 0;
+  switch (len & 3) {
+    case 3: k1 ^= (uint32_t)tail[2] << 16; /* fall through */
+    case 2: k1 ^= (uint32_t)tail[1] << 8;  /* fall through */
+    case 1: k1 ^= tail[0]; h ^= mm_k(k1); break;
+    default: break;
+  }
+  return mm_final(h, len);
+}
+
+int32_t pm_paimon_hash_bytes(const void *data, size_t len) {
+  const uint8_t *p = data;
+  uint32_t h = 42;
+  size_t i = 0;
+  for (; i + 4 <= len; i += 4) h = mm_round(h, pm_load_le32(p + i));
+  for (; i < len; i++) h = mm_round(h, (uint32_t)(int32_t)(int8_t)p[i]); /* sign-extended */
+  return mm_final(h, len);
 }
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }

@@ -147,6 +147,9 @@ static inline size_t pm_varint_enc(uint8_t *out, uint64_t v) {
 
 /* MurmurHash3 x86_32 over `len` bytes (len a multiple of 4, as Paimon's rows are). */
 int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed);
+/* Paimon's MurmurHashUtils.hashBytes (seed 42): BinaryString.hashCode. Unlike
+ * pm_murmur3_32 each tail byte is a round of its own, sign-extended. */
+int32_t pm_paimon_hash_bytes(const void *data, size_t len);
 /* MurmurHash3 x64_128 of one 8-byte little-endian key (how DataSketches hashes a Java
  * long): out[0] = h1, out[1] = h2. */
 void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]);

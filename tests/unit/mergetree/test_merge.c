@@ -1290,7 +1290,9 @@ static void test_golden_nested_update(void **state) {
 
 /* FieldAggregatorTest.testFieldNestedPartialUpdateAgg (nested key k; v1, v2 here k1, v):
  * (0,0,null) ; + (0,null,A) -> [(0,0,A)] ; + (0,1,B) -> [(0,1,B)] ; + (1,2,C) ->
- * [(0,1,B),(1,2,C)] ; + (null,0,D) -> [(0,1,B),(1,2,C),(null,0,D)] (merge strategy). */
+ * [(1,2,C),(0,1,B)] ; + (null,0,D) -> [(1,2,C),(null,0,D),(0,1,B)] (merge strategy). Java's
+ * test ignores order; ours is Java's HashMap order (from the oracle described at
+ * test_golden_java_hash_order). */
 static void test_golden_nested_partial_update(void **state) {
   (void)state;
   nrow in[5] = {{1, {0}, {0}, {NULL}}, {1, {0}, {NI}, {"A"}}, {1, {0}, {1}, {"B"}},
@@ -1298,9 +1300,9 @@ static void test_golden_nested_partial_update(void **state) {
   check_nested(KV(NPU, NKEY_K0), in, NULL, 1, &(nrow){1, {0}, {0}, {NULL}});
   check_nested(KV(NPU, NKEY_K0), in, NULL, 2, &(nrow){1, {0}, {0}, {"A"}});
   check_nested(KV(NPU, NKEY_K0), in, NULL, 3, &(nrow){1, {0}, {1}, {"B"}});
-  check_nested(KV(NPU, NKEY_K0), in, NULL, 4, &(nrow){2, {0, 1}, {1, 2}, {"B", "C"}});
+  check_nested(KV(NPU, NKEY_K0), in, NULL, 4, &(nrow){2, {1, 0}, {2, 1}, {"C", "B"}});
   check_nested(KV(NPU, NKEY_K0, "fields.v.nested-key-null-strategy", "merge"), in, NULL, 5,
-               &(nrow){3, {0, 1, NI}, {1, 2, 0}, {"B", "C", "D"}});
+               &(nrow){3, {1, NI, 0}, {2, 0, 1}, {"C", "D", "B"}});
   /* several elements of one input merge among themselves too (a single record bypasses
    * the merge function, so an empty array comes first) */
   nrow multi[2] = {{0}, {3, {7, 8, 7}, {1, NI, NI}, {NULL, "x", "y"}}};
@@ -1469,6 +1471,175 @@ static void test_golden_merge_map_keytime(void **state) {
   /* Java's String order: "9" > "10" */
   kt_map ord[2] = {{1, {"a"}, {"x"}, {"9"}}, {1, {"a"}, {"y"}, {"10"}}};
   check_kt(kv, false, ord, 2, &(kt_map){1, {"a"}, {"x"}});
+}
+
+/* ---- Java HashMap iteration order ------------------------------------------------------
+ * Expected orders below come from a Java oracle (JDK 17 HashMap driven exactly as
+ * FieldNestedUpdateAgg, FieldNestedPartialUpdateAgg, FieldMergeMapAgg and
+ * FieldMergeMapWithKeyTimeAgg drive it, with Paimon's MurmurHashUtils for BinaryRow and
+ * BinaryString hashes), run on the same inputs. */
+
+/* nested_type() rows from {count, k0, k1, seq, ...} records (v null; NI = null). */
+static void fill_nested_flat(pm_col *c, int i, const void *arg) {
+  const int32_t *r = ((const int32_t *const *)arg)[i];
+  pm_col *el = &c->children[0];
+  for (int32_t j = 0; j < r[0]; j++) {
+    append_i32_or_null(&el->children[0], r[1 + 3 * j]);
+    append_i32_or_null(&el->children[1], r[2 + 3 * j]);
+    pm_col_append_null(&el->children[2]);
+    append_i32_or_null(&el->children[3], r[3 + 3 * j]);
+    pm_col_append_struct(el, true);
+  }
+  pm_col_append_list_end(c);
+}
+
+/* Merges flat nested records and checks the result's (k0, k1, seq) triples in order. */
+static void check_nested_flat(const char *const *kv, const int32_t *const *recs, const int8_t *kinds,
+                              int n, const int32_t *want, int nwant) {
+  struct ArrowArray out;
+  assert_int_equal(merge_values(kv, nested_type(), fill_nested_flat, recs, n, kinds, &out), 0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, nwant);
+  const struct ArrowArray *el = out.children[0];
+  for (int j = 0; j < nwant; j++) {
+    int64_t x = el->offset + b + j;
+    expect_i32_or_null(el->children[0], x, want[3 * j]);
+    expect_i32_or_null(el->children[1], x, want[3 * j + 1]);
+    expect_i32_or_null(el->children[3], x, want[3 * j + 2]);
+  }
+  out.release(&out);
+}
+
+/* Merges MAP<INT, INT> records and checks the result's keys and values in order. */
+static void check_map_order(const int32_t *const *maps, const int8_t *kinds, int n,
+                            const int32_t *keys, const int32_t *vals, int nwant) {
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
+                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map,
+                                maps, n, kinds, &out),
+                   0);
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, nwant);
+  const struct ArrowArray *ent = out.children[0];
+  for (int j = 0; j < nwant; j++) {
+    assert_int_equal(PM_ARR_FIXED(ent->children[0], int32_t, ent->offset + b + j), keys[j]);
+    assert_int_equal(PM_ARR_FIXED(ent->children[1], int32_t, ent->offset + b + j), vals[j]);
+  }
+  out.release(&out);
+}
+
+/* kt_type(false) maps from {key, value, ts} triples ending at a NULL key. */
+static void fill_kt_flat(pm_col *c, int i, const void *arg) {
+  const char *const *m = ((const char *const *const *)arg)[i];
+  pm_col *ent = &c->children[0];
+  for (; m[0]; m += 3) {
+    pm_col_append_bytes(&ent->children[0], m[0], strlen(m[0]));
+    pm_col *row = &ent->children[1];
+    append_str_or_null(&row->children[0], m[1]);
+    append_str_or_null(&row->children[1], m[1] ? m[2] : NULL);
+    pm_col_append_struct(row, m[1] != NULL);
+    pm_col_append_struct(ent, true);
+  }
+  pm_col_append_list_end(c);
+}
+
+static void test_golden_java_hash_order(void **state) {
+  (void)state;
+  /* nested_update keyed by (k0, k1): 15 keys grow the table to 32 bins; then a retraction
+   * removes (1,0), (9,9) and (null,4) in place */
+  const int32_t r1[] = {7, 0, 0, 1, 0, 1, 2, 1, 0, 3, 5, 5, 4, 16, 0, 5, 0, 16, 6, 3, 7, 7};
+  const int32_t r2[] = {9, 0, 1, 8, 9, 9, 9, 2, 2, 10, 17, 1, 11, 1, 17, 12,
+                        NI, 4, 13, 4, NI, 14, 33, 0, 15, 7, 3, 16};
+  const int32_t r3[] = {3, 1, 0, 90, 9, 9, 91, NI, 4, 92};
+  const int32_t *nu[] = {r1, r2, r3};
+  const int32_t nu_want[] = {0, 0, 1, 9, 9, 9, 4, NI, 14, 16, 0, 5, 0, 16, 6, NI, 4, 13,
+                             17, 1, 11, 33, 0, 15, 1, 17, 12, 7, 3, 16, 5, 5, 4, 0, 1, 8,
+                             3, 7, 7, 1, 0, 3, 2, 2, 10};
+  check_nested_flat(KV(NU, "fields.v.nested-key", "k0,k1"), nu, NULL, 2, nu_want, 15);
+  const int8_t nu_kinds[] = {0, 0, 3};
+  const int32_t nu_ret[] = {0, 0, 1, 4, NI, 14, 16, 0, 5, 0, 16, 6, 17, 1, 11, 33, 0, 15,
+                            1, 17, 12, 7, 3, 16, 5, 5, 4, 0, 1, 8, 3, 7, 7, 2, 2, 10};
+  check_nested_flat(KV(NU, "fields.v.nested-key", "k0,k1"), nu, nu_kinds, 3, nu_ret, 12);
+
+  /* nested_partial_update keyed by k0 (computeIfAbsent: a new key goes first in its bin) */
+  const int32_t p0[] = {0};
+  int32_t p1[1 + 3 * 19];
+  const int32_t pk[19] = {3, 19, 35, 3, 51, 0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 19, 160, 1, 2};
+  p1[0] = 19;
+  for (int j = 0; j < 19; j++) {
+    p1[1 + 3 * j] = pk[j];
+    p1[2 + 3 * j] = j;
+    p1[3 + 3 * j] = j % 4 ? j + 1 : NI;
+  }
+  const int32_t *npu[] = {p0, p1};
+  const int32_t npu_want[] = {112, 12, NI, 3, 3, 4, 64, 9, 10, 128, 13, 14, 96, 11, 12, 1, 17, 18,
+                              144, 14, 15, 19, 15, 16, 32, 7, 8, 160, 16, NI, 51, 4, NI, 2, 18, 19,
+                              16, 6, 7, 80, 10, 11, 35, 2, 3, 48, 8, NI, 0, 5, 6};
+  check_nested_flat(KV(NPU, NKEY_K0), npu, NULL, 2, npu_want, 17);
+
+  /* merge_map MAP<INT, INT>: 16 keys (32 bins), and a retraction */
+  const int32_t m1[] = {14, 1, 1, 17, 17, 33, 33, 2, 2, 18, 18, 34, 34, 3, 3, 19, 19, 35, 35,
+                        100, 100, 200, 200, 300, 300, 400, 400, 500, 500};
+  const int32_t m2[] = {4, 17, 50, 49, 51, 65, 52, 2, 53};
+  const int32_t m3[] = {3, 17, 0, 300, 0, 999, 0};
+  const int32_t mk[] = {1, 33, 65, 2, 34, 3, 35, 100, 200, 300, 400, 17, 49, 18, 19, 500};
+  const int32_t mv[] = {1, 33, 52, 53, 34, 3, 35, 100, 200, 300, 400, 50, 51, 18, 19, 500};
+  check_map_order((const int32_t *const[]){m1, m2}, NULL, 2, mk, mv, 16);
+  const int32_t rk[] = {400, 1, 33, 2, 18, 34, 3, 19, 35, 100, 500, 200};
+  check_map_order((const int32_t *const[]){m1, m3}, (const int8_t[]){0, 3}, 2, rk, rk, 12);
+
+  /* 120 keys k * 37 % 1000, then {5: -5, 37: -37, 1000: -1000}: 256 bins */
+  int32_t big[1 + 2 * 120];
+  big[0] = 120;
+  for (int k = 0; k < 120; k++) big[1 + 2 * k] = big[2 + 2 * k] = k * 37 % 1000;
+  const int32_t upd[] = {3, 5, -5, 37, -37, 1000, -1000};
+  const int32_t bk[122] = {
+      0,   256, 257, 258, 259, 515, 516, 517, 5,   518, 774, 775, 776, 777, 33,  34,  35,
+      36,  292, 37,  293, 294, 295, 296, 552, 553, 554, 555, 811, 812, 813, 814, 70,  71,
+      72,  73,  329, 74,  330, 331, 332, 333, 589, 590, 591, 592, 848, 849, 850, 851, 107,
+      108, 109, 110, 366, 111, 367, 368, 369, 370, 626, 627, 628, 629, 885, 886, 887, 888,
+      144, 145, 146, 147, 403, 148, 404, 405, 406, 407, 663, 664, 665, 666, 922, 923, 924,
+      925, 181, 182, 183, 184, 185, 441, 442, 443, 444, 700, 701, 702, 703, 959, 960, 961,
+      962, 218, 219, 220, 221, 222, 478, 479, 480, 481, 737, 738, 739, 740, 996, 997, 998,
+      999, 1000, 255};
+  int32_t bv[122];
+  for (int j = 0; j < 122; j++) bv[j] = bk[j] == 5 || bk[j] == 37 || bk[j] == 1000 ? -bk[j] : bk[j];
+  check_map_order((const int32_t *const[]){big, upd}, NULL, 2, bk, bv, 122);
+
+  /* merge_map_with_keytime with STRING keys: a tombstone (key3) put again, a stale and a
+   * null-timestamp update skipped, a tombstone of key8 */
+  const char *k1[43];
+  char names[14][8];
+  for (int i = 0; i < 14; i++) {
+    snprintf(names[i], sizeof names[i], "key%d", i);
+    k1[3 * i] = names[i];
+    k1[3 * i + 1] = "v";
+    k1[3 * i + 2] = "2024-01";
+  }
+  k1[42] = NULL;
+  const char *k2[] = {"key3", NULL, NULL, "key20", "v", "2024-02", "key5", "v", "2023-01",
+                      "key7", "v", "2024-05", NULL};
+  const char *k3[] = {"key3", "v", "2024-03", "key21", "v", NULL, "key8", NULL, NULL, NULL};
+  const char *const *kts[] = {k1, k2, k3};
+  struct ArrowArray out;
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map_with_keytime"), kt_type(false),
+                                fill_kt_flat, kts, 3, NULL, &out),
+                   0);
+  const char *kt_want[] = {"key7",  "key0",  "key2",  "key4",  "key3",  "key9",  "key5",
+                           "key6",  "key12", "key11", "key13", "key10", "key20", "key1"};
+  int64_t b, e;
+  pm_arr_list_range(&out, 0, &b, &e);
+  assert_int_equal(e - b, 14);
+  const struct ArrowArray *ent = out.children[0];
+  for (int j = 0; j < 14; j++) {
+    int32_t kl;
+    const uint8_t *kp = pm_arr_bytes(ent->children[0], ent->offset + b + j, &kl);
+    assert_int_equal(kl, (int32_t)strlen(kt_want[j]));
+    assert_memory_equal(kp, kt_want[j], (size_t)kl);
+  }
+  out.release(&out);
 }
 
 static void test_golden_nested_aggregates(void **state) {
@@ -1973,7 +2144,7 @@ int main(void) {
       cmocka_unit_test(test_large_keyed_merges),
       cmocka_unit_test(test_binary_aggregates_corrupt),
       cmocka_unit_test(test_golden_nested_update_options),
-      cmocka_unit_test(test_golden_merge_map_keytime),
+      cmocka_unit_test(test_golden_merge_map_keytime), cmocka_unit_test(test_golden_java_hash_order),
       cmocka_unit_test(test_unsorted_run),
       cmocka_unit_test(test_property),
   };
