@@ -1,10 +1,13 @@
 /* Parquet reader tests against independent oracles:
  *  - every .parquet file of the corpus (Java Paimon and paimon-cpp output), flat files
  *    compared with shared/tools/inspect/parquet_rows.py run at test time, nested ones with
- *    DuckDB's reading recorded in tests/data/parquet/corpus/;
- *  - DuckDB-written fixtures in tests/data/parquet covering every codec and encoding
- *    DuckDB writes (v1/v2 pages, PLAIN, dictionaries, DELTA_*, BYTE_STREAM_SPLIT,
- *    nulls at every nesting level), compared with DuckDB's reading of them;
+ *    DuckDB's reading of them (written with the fixtures, into corpus/);
+ *  - fixtures written at test time by tests/fixtures/parquet_fixtures.sh (ctest case
+ *    parquet_fixtures) with DuckDB, covering every codec and encoding DuckDB writes (v1/v2
+ *    pages, PLAIN, dictionaries, DELTA_*, BYTE_STREAM_SPLIT, nulls at every nesting
+ *    level), and with hyparquet-writer for DELTA_BYTE_ARRAY, compared with DuckDB's
+ *    reading of them (flat.jsonl, nested.jsonl, dba.jsonl); multi_rg.parquet holds three
+ *    row groups whose values follow the formula in parquet_fixtures.mjs;
  *  - projection, absent columns, field ids, row-group statistics and pruning, unit
  *    conversion, and hostile input (forged footers, truncations). */
 #include <dirent.h>
@@ -20,7 +23,7 @@
 #include "format/parquet/parquet.h"
 #include "io/io.h"
 
-#define DATA_DIR PM_SOURCE_DIR "/tests/data/parquet"
+#define DATA_DIR PM_PARQUET_FIXTURES /* written at test time: tests/fixtures/ */
 
 /* ---- helpers --------------------------------------------------------------------- */
 
