@@ -200,6 +200,9 @@ static int set_nested_update(mt_field *f, const opts *o, const char *name, bool 
   if (nk && *nk) {
     snprintf(what, sizeof what, "fields.%s.nested-key", name);
     PM_TRY(split_fields(f->type->elem, nk, true, &f->nkey, &f->nnkey, what, err));
+    f->nkey_fields = pm_calloc((size_t)f->nnkey, sizeof(pm_field));
+    if (!f->nkey_fields) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t q = 0; q < f->nnkey; q++) f->nkey_fields[q] = f->type->elem->fields[f->nkey[q]];
   }
   if (partial && f->nnkey == 0)
     return pm_fail(err, PAIMON_EINVAL,
@@ -336,6 +339,7 @@ void pm_mt_engine_free(pm_mt_engine *e) {
       pm_free(e->f[i].delim);
       pm_free(e->f[i].nkey);
       pm_free(e->f[i].nseq);
+      pm_free(e->f[i].nkey_fields);
     }
   pm_free(e->f);
   pm_free(e->seq_fields);
@@ -643,6 +647,8 @@ void pm_mt_state_free(mt_state *s) {
   pm_free(s->pick);
   pm_free(s->src);
   pm_free(s->hslot);
+  pm_free(s->flags);
+  pm_free(s->kcols);
   pm_free(s->jord);
   pm_free(s->jcnt);
   pm_free(s->jrm);
@@ -1209,6 +1215,20 @@ static int cell_list(const mt_cell *c, int64_t *b, int64_t *e, const struct Arro
   return 0;
 }
 
+/* n cleared flags in the state's reused scratch. */
+static int flags_zeroed(mt_state *s, int64_t n, bool **out, paimon_error *err) {
+  if (n > s->cap_flags) {
+    if ((uint64_t)n > PM_MAX_ALLOC) return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
+    bool *f = pm_realloc(s->flags, (size_t)n);
+    if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    s->flags = f;
+    s->cap_flags = n;
+  }
+  if (n > 0) memset(s->flags, 0, (size_t)n);
+  *out = s->flags;
+  return 0;
+}
+
 static int pick_reserve(mt_state *s, int64_t n, paimon_error *err) {
   if (s->npick + n <= s->cap_pick) return 0;
   int64_t cap = s->npick + n + 16;
@@ -1609,22 +1629,19 @@ static int java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64
   /* the nested key row type: the key fields, borrowed */
   pm_type kt;
   memset(&kt, 0, sizeof kt);
-  pm_field *kf = NULL;
-  const struct ArrowArray **kc = NULL;
+  const struct ArrowArray **kc = s->kcols;
   if (!mapk) {
     for (int32_t q = 0; q < f->nnkey; q++)
       if (!nkey_hashable(rt->fields[f->nkey[q]].type)) return 0;
-    kf = pm_calloc((size_t)f->nnkey, sizeof(pm_field));
-    kc = pm_calloc((size_t)f->nnkey, sizeof(*kc));
-    if (!kf || !kc) {
-      pm_free(kf);
-      pm_free(kc);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (f->nnkey > s->cap_kcols) {
+      kc = pm_realloc(s->kcols, sizeof(*kc) * (size_t)f->nnkey);
+      if (!kc) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      s->kcols = kc;
+      s->cap_kcols = f->nnkey;
     }
     kt.id = PM_ROW;
     kt.nfields = f->nnkey;
-    kt.fields = kf;
-    for (int32_t q = 0; q < f->nnkey; q++) kf[q] = rt->fields[f->nkey[q]];
+    kt.fields = f->nkey_fields;
   }
   int rc = 0;
   bool ok = true;
@@ -1647,8 +1664,6 @@ static int java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64
     s->jord[n].bin = u ^ (u >> 16); /* HashMap.hash */
     s->jord[n].n = n;
   }
-  pm_free(kf);
-  pm_free(kc);
   if (rc) return pm_fail(err, rc, "out of memory");
   if (!ok) return 0;
   /* removal lists: head[g] (jrm[g]) chains the picks removed before pick g was put */
@@ -1660,8 +1675,8 @@ static int java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64
       next[n] = head[g];
       head[g] = n;
     }
-  bool *live = pm_calloc((size_t)np, sizeof(bool));
-  if (!live) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  bool *live;
+  PM_TRY(flags_zeroed(s, np, &live, err));
   int64_t cap = 8, size = 0;
   rc = jreplay_grow(s, &cap, 0, live, err); /* the first put allocates 16 bins */
   for (int64_t n = 0; n <= np && rc == 0; n++) {
@@ -1682,7 +1697,6 @@ static int java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64
     if (rc == 0 && !cia && size > cap / 4 * 3) rc = jreplay_grow(s, &cap, n + 1, live, err);
   }
   if (rc == 0 && cia && tail && size > cap / 4 * 3) rc = jreplay_grow(s, &cap, np, live, err);
-  pm_free(live);
   PM_TRY(rc);
   int64_t w = 0;
   for (int64_t n = 0; n < np; n++)
@@ -1752,15 +1766,14 @@ static int collect_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_
   PM_TRY(pick_reserve(s, (ae - ab) + (re - rb), err));
   /* the tail of the pick array marks retract elements not yet consumed */
   int64_t nret = re - rb;
-  bool *used = pm_calloc((size_t)nret + 1, sizeof(bool));
-  if (!used) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  bool *used;
+  PM_TRY(flags_zeroed(s, nret, &used, err));
   for (int64_t j = ab; j < ae; j++) {
     bool gone = false;
     for (int64_t r = 0; r < nret && !gone; r++)
       if (!used[r] && val_eq(f->type->elem, rc, rb + r, ac, j)) used[r] = gone = true;
     if (!gone) pick_add(s, ac, j, NULL, 0);
   }
-  pm_free(used);
   return picks_emit(s, k, -1, out, err);
 }
 

@@ -41,6 +41,7 @@ typedef struct mt_field {
   int32_t nnkey;
   int32_t count_limit;  /* nested_update: fields.<f>.count-limit */
   int8_t nkey_null;     /* nested_update / nested_partial_update: MT_NKN_* */
+  pm_field *nkey_fields; /* the nested-key fields, the ROW Java projects the key into */
   int32_t *nseq;        /* nested_update: nested-sequence-field indices in the element ROW */
   int32_t nnseq;
   int32_t ts_field;     /* merge_map_with_keytime: timestamp field of the value ROW */
@@ -126,6 +127,10 @@ typedef struct mt_state {
   int64_t npick, cap_pick;
   struct mt_pick *src;  /* nested_partial_update: per pick and element field, its source */
   int64_t cap_src;
+  bool *flags;          /* per-call scratch flags (cleared by flags_zeroed) */
+  int64_t cap_flags;
+  const struct ArrowArray **kcols; /* java_order: the nested-key columns of one element */
+  int32_t cap_kcols;
   int64_t *hslot;       /* hash index of keyed picks: pick index + 1, 0 empty */
   int64_t hcap, hmask;  /* allocated slots; mask of the slots in use */
   struct mt_jslot *jord; /* Java HashMap order scratch: per pick its hash and bin */
