@@ -11,6 +11,7 @@
  * after a file is done keeps up to 256 MiB of them (marked MADV_FREE, so the kernel may
  * reclaim them) for the next file: faulting fresh pages in costs more than compressing
  * them on many systems. With hooks installed, those buffers come from the hooks too.
+ * The cache is shared by all threads (behind a mutex) and lives until the process exits.
  */
 #ifndef PAIMON_ALLOC_H
 #define PAIMON_ALLOC_H
