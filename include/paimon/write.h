@@ -9,6 +9,16 @@
  * Thread safety: a writer is used by one thread at a time. Commit messages are
  * immutable and serializable (Java Paimon's binary form), so writers in several
  * processes can hand them to one committer.
+ *
+ * Parquet data pages are compressed by helper threads that each open data file starts
+ * on its first page and joins when the file is finished: option
+ * "parquet.compression.threads" (table or writer option; default one per CPU, at most 4,
+ * none on a single CPU; "0" compresses on the calling thread). The bytes of a file do
+ * not depend on it. On the local file system, a file that receives a write of 1 MiB or
+ * more (a data file's column chunks) continues with O_DIRECT through a staging buffer,
+ * bypassing the page cache; its last partial block goes through the page cache, and file
+ * systems that refuse O_DIRECT keep the buffered path. Set PAIMON_DIRECT_IO=0 in the
+ * environment to keep every write buffered.
  */
 #ifndef PAIMON_WRITE_H
 #define PAIMON_WRITE_H

@@ -82,6 +82,9 @@ typedef struct pm_format_write_opts {
   bool dictionary;         /* dictionary encoding with plain fallback (default true via
                               pm_format_write_opts_default) */
   const char *created_by;  /* writer identity recorded in the file */
+  int compress_threads;    /* Parquet: helper threads compressing data pages; 0 = none
+                              (compress inline), -1 = default (one per CPU, at most 4; none
+                              on one CPU). The file's bytes do not depend on it. */
 } pm_format_write_opts;
 
 void pm_format_write_opts_default(pm_format_write_opts *o);

@@ -9,6 +9,7 @@ void pm_format_write_opts_default(pm_format_write_opts *o) {
   o->page_bytes = (int64_t)1 << 20;
   o->dictionary = true;
   o->created_by = NULL;
+  o->compress_threads = -1;
 }
 
 int pm_format_create(pm_format_writer **out, pm_format_kind kind, paimon_fs *fs, const char *path,

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -181,27 +182,179 @@ static int fsync_parent(const char *p, const char *orig, paimon_error *err) {
   return rc;
 }
 
-/* ---- write handle ---------------------------------------------------------------- */
+/* ---- write handle ----------------------------------------------------------------
+ * Large sequential writes (a data file's column chunks) bypass the page cache on Linux:
+ * once a single write of L_DIO_MIN bytes arrives, the file switches to O_DIRECT and its
+ * bytes go through an aligned staging buffer. Copying into page-cache pages, and the
+ * kernel allocating them, costs more than compressing the data on many systems, and the
+ * data is fsynced before any commit uses it anyway. The last partial block (and every
+ * small file) is written through the page cache. A file system that refuses O_DIRECT, or
+ * an alignment it rejects, silently keeps the buffered path. PAIMON_DIRECT_IO=0 in the
+ * environment turns the switch off. */
+
+#define L_DIO_ALIGN 4096u
+#define L_DIO_STAGE ((size_t)4 << 20) /* a multiple of L_DIO_ALIGN */
+#define L_DIO_MIN ((size_t)1 << 20)
+#define L_DIO_POOL 4
 
 typedef struct lwfile {
   paimon_wfile base;
   int fd;
   char *path;
   bool name_durable; /* parent directory fsynced after creation */
+  int64_t pos;       /* bytes written so far */
+  /* direct mode: file bytes [stage_off, stage_off + staged) wait in stage */
+  bool direct, no_direct;
+  void *stage_mem;
+  uint8_t *stage;
+  size_t staged;
+  int64_t stage_off;
 } lwfile;
+
+/* Staging buffers are kept for the next file: fresh pages are expensive. */
+static pthread_mutex_t g_stage_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *g_stage_pool[L_DIO_POOL];
+static int g_nstage;
+
+static void *stage_get(void) {
+  void *m = NULL;
+  pthread_mutex_lock(&g_stage_mu);
+  if (g_nstage) m = g_stage_pool[--g_nstage];
+  pthread_mutex_unlock(&g_stage_mu);
+  return m ? m : pm_malloc(L_DIO_STAGE + L_DIO_ALIGN);
+}
+
+static void stage_put(void *m) {
+  if (!m) return;
+  pthread_mutex_lock(&g_stage_mu);
+  if (g_nstage < L_DIO_POOL) {
+    g_stage_pool[g_nstage++] = m;
+    m = NULL;
+  }
+  pthread_mutex_unlock(&g_stage_mu);
+  pm_free(m);
+}
+
+static int pwrite_all(lwfile *lf, const uint8_t *p, size_t n, int64_t off, paimon_error *err) {
+  while (n > 0) {
+    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    ssize_t w = pwrite(lf->fd, p, chunk, (off_t)off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return fail_errno(err, w < 0 ? errno : EIO, "write", lf->path);
+    p += w;
+    off += w;
+    n -= (size_t)w;
+  }
+  return PAIMON_OK;
+}
+
+#if defined(__linux__) && defined(O_DIRECT)
+static bool dio_allowed(void) {
+  const char *v = getenv("PAIMON_DIRECT_IO");
+  return !v || strcmp(v, "0") != 0;
+}
+
+static bool set_direct(int fd, bool on) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0) return false;
+  fl = on ? (fl | O_DIRECT) : (fl & ~O_DIRECT);
+  return fcntl(fd, F_SETFL, fl) == 0;
+}
+
+/* Switches to direct mode at the block holding `pos`; the block's bytes already
+ * written are read back into the stage. Failing that, the file stays buffered. */
+static void dio_enter(lwfile *lf) {
+  lf->no_direct = true; /* unless all goes well */
+  if (!dio_allowed()) return;
+  void *m = stage_get();
+  if (!m) return;
+  uint8_t *st = (uint8_t *)(((uintptr_t)m + L_DIO_ALIGN - 1) & ~(uintptr_t)(L_DIO_ALIGN - 1));
+  int64_t at = lf->pos & ~(int64_t)(L_DIO_ALIGN - 1);
+  size_t head = (size_t)(lf->pos - at);
+  ssize_t r = 0;
+  if (head) {
+    do r = pread(lf->fd, st, head, (off_t)at);
+    while (r < 0 && errno == EINTR);
+  }
+  if (r != (ssize_t)head || !set_direct(lf->fd, true)) {
+    stage_put(m);
+    return;
+  }
+  lf->stage_mem = m;
+  lf->stage = st;
+  lf->staged = head;
+  lf->stage_off = at;
+  lf->direct = true;
+  lf->no_direct = false;
+}
+
+/* Writes the stage's whole blocks (all of it with `all`, the tail through the page cache)
+ * and, with `all`, leaves direct mode. A refused direct write is redone buffered. */
+static int dio_flush(lwfile *lf, bool all, paimon_error *err) {
+  size_t whole = lf->staged & ~(size_t)(L_DIO_ALIGN - 1);
+  size_t done = 0;
+  while (done < whole) {
+    ssize_t w = pwrite(lf->fd, lf->stage + done, whole - done, (off_t)(lf->stage_off + (int64_t)done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0 || ((size_t)w & (L_DIO_ALIGN - 1)) != 0) {
+      /* refused (or cut short off a block boundary): finish through the page cache */
+      if (w > 0) done += (size_t)w;
+      if (!set_direct(lf->fd, false)) return fail_errno(err, errno, "fcntl", lf->path);
+      lf->direct = false;
+      lf->no_direct = true;
+      all = true;
+      break;
+    }
+    done += (size_t)w;
+  }
+  if (all) {
+    if (lf->direct && !set_direct(lf->fd, false)) return fail_errno(err, errno, "fcntl", lf->path);
+    lf->direct = false;
+    PM_TRY(pwrite_all(lf, lf->stage + done, lf->staged - done, lf->stage_off + (int64_t)done, err));
+    stage_put(lf->stage_mem);
+    lf->stage_mem = NULL;
+    lf->stage = NULL;
+    lf->staged = 0;
+    return PAIMON_OK;
+  }
+  lf->stage_off += (int64_t)done;
+  lf->staged -= done;
+  if (lf->staged) memmove(lf->stage, lf->stage + done, lf->staged);
+  return PAIMON_OK;
+}
+#else
+static void dio_enter(lwfile *lf) { lf->no_direct = true; }
+static int dio_flush(lwfile *lf, bool all, paimon_error *err) {
+  (void)lf, (void)all, (void)err;
+  return PAIMON_OK;
+}
+#endif
 
 static int l_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err) {
   lwfile *lf = (lwfile *)f;
   const uint8_t *p = buf;
+  if (!lf->direct && !lf->no_direct && n >= L_DIO_MIN) dio_enter(lf);
+  if (!lf->direct) {
+    PM_TRY(pwrite_all(lf, p, n, lf->pos, err));
+    lf->pos += (int64_t)n;
+    return PAIMON_OK;
+  }
   while (n > 0) {
-    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
-    ssize_t w = write(lf->fd, p, chunk);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return fail_errno(err, errno, "write", lf->path);
+    size_t k = L_DIO_STAGE - lf->staged;
+    if (k > n) k = n;
+    memcpy(lf->stage + lf->staged, p, k);
+    lf->staged += k;
+    lf->pos += (int64_t)k;
+    p += k;
+    n -= k;
+    if (lf->staged == L_DIO_STAGE) {
+      PM_TRY(dio_flush(lf, false, err));
+      if (!lf->direct) { /* direct I/O refused: the rest goes through the page cache */
+        PM_TRY(pwrite_all(lf, p, n, lf->pos, err));
+        lf->pos += (int64_t)n;
+        return PAIMON_OK;
+      }
     }
-    p += w;
-    n -= (size_t)w;
   }
   return PAIMON_OK;
 }
@@ -210,6 +363,7 @@ static int l_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err
  * published snapshot must never reference a file whose directory entry was lost. */
 static int l_sync(paimon_wfile *f, paimon_error *err) {
   lwfile *lf = (lwfile *)f;
+  if (lf->direct) PM_TRY(dio_flush(lf, true, err));
   if (fsync(lf->fd) != 0) return fail_errno(err, errno, "fsync", lf->path);
   if (!lf->name_durable) {
     PM_TRY(fsync_parent(pm_path_strip_scheme(lf->path), lf->path, err));
@@ -220,8 +374,9 @@ static int l_sync(paimon_wfile *f, paimon_error *err) {
 
 static int l_wclose(paimon_wfile *f, paimon_error *err) {
   lwfile *lf = (lwfile *)f;
-  int rc = PAIMON_OK;
-  if (close(lf->fd) != 0 && errno != EINTR) rc = fail_errno(err, errno, "close", lf->path);
+  int rc = lf->direct ? dio_flush(lf, true, err) : PAIMON_OK;
+  stage_put(lf->stage_mem);
+  if (close(lf->fd) != 0 && errno != EINTR && rc == PAIMON_OK) rc = fail_errno(err, errno, "close", lf->path);
   pm_free(lf->path);
   pm_free(lf);
   return rc;
@@ -234,7 +389,7 @@ static int l_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
   PM_TRY(mkdirs_parent(p, path, err));
   int fd;
   do {
-    fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* RDWR: see dio_enter */
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return fail_errno(err, errno, "create", path);
   lwfile *lf = pm_calloc(1, sizeof *lf);

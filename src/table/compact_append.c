@@ -83,6 +83,7 @@ static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *
   w->wopts.compression_level =
       (int)strtol(pm_table_opt(t, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
+  w->wopts.compress_threads = (int)strtol(pm_table_opt(t, "parquet.compression.threads", "-1"), NULL, 10);
   w->target = pm_parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
   const char *sm = pm_table_opt(t, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->trunc = (int32_t)strtol(sm + 9, NULL, 10);

@@ -230,6 +230,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
   w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
+  w->wopts.compress_threads = (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
   w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
   const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);

@@ -599,6 +599,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
   w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
+  w->wopts.compress_threads = (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
   w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "128mb"), 128LL << 20);
   w->buffer_size = pm_parse_size(wopt(w, opts, "write-buffer-size", "256mb"), 256LL << 20);
   {

@@ -7,11 +7,13 @@
  * carry a CRC of their compressed bytes; chunks get statistics, and the file gets a
  * ColumnIndex/OffsetIndex per chunk before the footer. One row group of compressed pages
  * is buffered in memory (large chunks in reusable mappings, see "chunk storage"); page,
- * level and compression buffers are reused. */
+ * level and compression buffers are reused. Data pages are compressed by helper threads
+ * while the next ones are encoded (see "page jobs"). */
 #define _GNU_SOURCE /* mremap, MADV_HUGEPAGE */
-#include <strings.h>
-#if defined(__linux__)
 #include <pthread.h>
+#include <strings.h>
+#include <unistd.h>
+#if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
@@ -44,6 +46,9 @@ enum {
 #define PW_MAX_STATS 4096            /* chunk statistics larger than this are dropped */
 #define PW_MAX_PATH 64
 #define PW_HEAD 32                   /* room before PLAIN values for the page's levels */
+#define PW_LAG_ROWS (2 * PW_PAGE_ROW_LIMIT) /* a cut page settles this many rows later ... */
+#define PW_PEND_CAP (16 << 20)       /* ... or sooner, while more raw bytes than this wait */
+#define PW_MAX_THREADS 16
 
 /* Steps from a top-level field down to a leaf. */
 enum { PK_PRIM, PK_STRUCT, PK_LIST, PK_MAP };
@@ -126,6 +131,7 @@ typedef struct pw_leaf {
   uint32_t nslots, dcount;
 
   /* current chunk */
+  int64_t pend_raw; /* raw bytes of this leaf's pages cut but not yet settled */
   pm_buf chunk; /* data pages (headers + compressed bodies); see chunk_reserve */
   bool chunk_mapped; /* chunk.data is a mapping of chunk.cap bytes, not malloc'd */
   size_t chunk_used;  /* high-water mark of chunk.len */
@@ -150,6 +156,24 @@ typedef struct pw_rg {
   int64_t rows, total_uncomp, total_comp, file_offset;
   pw_chunk_meta *cols;
 } pw_rg;
+
+/* A data page on its way from its leaf to the leaf's chunk (see "page jobs"). */
+typedef struct pw_job {
+  struct pw_job *next;
+  pw_leaf *L;
+  pm_buf raw, out;     /* page bytes at raw.data + roff; the compressed body */
+  size_t roff, rlen;
+  int32_t num_values;
+  int enc, def_enc, rep_enc;
+  size_t loc;          /* the page's entry in L->pages */
+  int64_t row;         /* rows written before the slice that cut the page */
+  const uint8_t *body; /* results: into out (or raw when uncompressed) */
+  size_t blen;
+  uint32_t crc;
+  int rc;
+  paimon_error err;
+  bool done;
+} pw_job;
 
 typedef struct pw_writer {
   pm_format_writer base;
@@ -176,6 +200,16 @@ typedef struct pw_writer {
   bool failed;
 
   ZSTD_CCtx *zctx; /* reused: a fresh context per page costs more than small pages */
+  /* page jobs: FIFO from head (oldest, not yet settled) to tail; next_work is the first
+   * job no helper took yet. mu guards next_work, job->next links seen by helpers, done
+   * and stop; everything else is the writing thread's. */
+  int nthreads, nstarted;
+  pthread_t threads[PW_MAX_THREADS];
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv, done_cv;
+  bool stop;
+  pw_job *head, *tail, *next_work, *free_jobs;
+  int64_t pend_raw; /* raw bytes of all cut pages not yet settled */
   /* scratch reused across pages and batches */
   pm_buf page, cbuf, hdr, tmp, conv;
   pm_buf e_idx[2], e_def[2], e_rep[2], vidx;
@@ -1257,33 +1291,40 @@ static void chunk_free(pw_leaf *L) {
   pm_buf_free(&L->chunk);
 }
 
-/* Compresses the page [raw, raw + rlen) and appends header + body to `dst`; *total /
- * *uncomp_total receive the bytes written and their uncompressed equivalent. */
-static int emit_page(pw_writer *w, pw_leaf *L, const uint8_t *raw, size_t rlen, int type, int32_t num_values,
-                     int enc, int def_enc, int rep_enc, pm_buf *dst, size_t *total,
-                     size_t *uncomp_total, paimon_error *err) {
-  const uint8_t *body = raw;
-  size_t blen = rlen;
+/* Compresses the page body [raw, raw + rlen) into `out` with context *zctx (created on
+ * first use); *body / *blen receive the bytes to store (raw itself when uncompressed).
+ * Runs on helper threads: touches only its arguments and the writer's settings. */
+static int page_compress(const pw_writer *w, ZSTD_CCtx **zctx, const uint8_t *raw, size_t rlen, pm_buf *out,
+                         const uint8_t **body, size_t *blen, paimon_error *err) {
+  *body = raw;
+  *blen = rlen;
   if (w->codec == PM_CODEC_ZSTD) {
     size_t bound = ZSTD_compressBound(rlen);
-    w->cbuf.len = 0;
-    if (pm_buf_reserve(&w->cbuf, bound)) return pw_oom(w, err);
-    if (!w->zctx && !(w->zctx = ZSTD_createCCtx())) return pw_oom(w, err);
-    size_t r = ZSTD_compressCCtx(w->zctx, w->cbuf.data, bound, raw, rlen, w->level);
+    out->len = 0;
+    if (pm_buf_reserve(out, bound) || (!*zctx && !(*zctx = ZSTD_createCCtx())))
+      return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory writing parquet", w->path);
+    size_t r = ZSTD_compressCCtx(*zctx, out->data, bound, raw, rlen, w->level);
     if (ZSTD_isError(r))
       return pm_fail(err, PAIMON_EIO, "%s: zstd compression failed: %s", w->path, ZSTD_getErrorName(r));
-    w->cbuf.len = r;
-    body = w->cbuf.data;
-    blen = w->cbuf.len;
+    out->len = r;
+    *body = out->data;
+    *blen = r;
   } else if (w->codec != PM_CODEC_NONE) {
-    w->cbuf.len = 0;
-    PM_TRY(pm_compress(w->codec, w->level, raw, rlen, &w->cbuf, err));
-    body = w->cbuf.data;
-    blen = w->cbuf.len;
+    out->len = 0;
+    PM_TRY(pm_compress(w->codec, w->level, raw, rlen, out, err));
+    *body = out->data;
+    *blen = out->len;
   }
-  if (rlen > INT32_MAX || blen > INT32_MAX)
+  if (rlen > INT32_MAX || *blen > INT32_MAX)
     return pm_fail(err, PAIMON_EINVAL, "%s: parquet page of %zu bytes is too large", w->path, rlen);
-  uint32_t crc = pm_crc32(0, body, blen);
+  return 0;
+}
+
+/* Appends page header + compressed body to `dst` (L's chunk when L is set); *total /
+ * *uncomp_total receive the bytes written and their uncompressed equivalent. */
+static int page_append(pw_writer *w, pw_leaf *L, const uint8_t *body, size_t blen, size_t rlen, uint32_t crc,
+                       int type, int32_t num_values, int enc, int def_enc, int rep_enc, pm_buf *dst,
+                       size_t *total, size_t *uncomp_total, paimon_error *err) {
   w->hdr.len = 0;
   pq_tw t;
   pq_tw_init(&t, &w->hdr);
@@ -1312,6 +1353,179 @@ static int emit_page(pw_writer *w, pw_leaf *L, const uint8_t *raw, size_t rlen, 
   dst->len += w->hdr.len + blen;
   *total = w->hdr.len + blen;
   *uncomp_total = w->hdr.len + rlen;
+  return 0;
+}
+
+/* Compresses a page on the writing thread and appends it (dictionary pages). */
+static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, int32_t num_values, int enc,
+                     pm_buf *dst, size_t *total, size_t *uncomp_total, paimon_error *err) {
+  const uint8_t *body;
+  size_t blen;
+  PM_TRY(page_compress(w, &w->zctx, raw, rlen, &w->cbuf, &body, &blen, err));
+  return page_append(w, NULL, body, blen, rlen, pm_crc32(0, body, blen), type, num_values, enc, 0, 0, dst,
+                     total, uncomp_total, err);
+}
+
+/* ---- page jobs ------------------------------------------------------------------------
+ * Data pages are compressed (and checksummed) by helper threads while the writing thread
+ * encodes the next ones, then appended to their chunk in the order they were cut. Row
+ * groups and rolling are decided from buffered sizes, and those must not depend on
+ * timing: a cut page counts at its raw size until it settles, at a point fixed by the
+ * data alone (PW_LAG_ROWS rows later, or sooner while more than PW_PEND_CAP raw bytes
+ * wait), and only then at its compressed size. Without helpers the same rule applies,
+ * so a file's bytes are the same with any number of threads. */
+
+static void job_run(const pw_writer *w, pw_job *j, ZSTD_CCtx **zctx) {
+  j->rc = page_compress(w, zctx, j->raw.data + j->roff, j->rlen, &j->out, &j->body, &j->blen, &j->err);
+  if (j->rc == 0) j->crc = pm_crc32(0, j->body, j->blen);
+}
+
+static void *job_helper(void *arg) {
+  pw_writer *w = arg;
+  ZSTD_CCtx *zctx = NULL;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->stop && !w->next_work) pthread_cond_wait(&w->work_cv, &w->mu);
+    if (w->stop) break;
+    pw_job *j = w->next_work;
+    w->next_work = j->next;
+    pthread_mutex_unlock(&w->mu);
+    job_run(w, j, &zctx);
+    pthread_mutex_lock(&w->mu);
+    j->done = true;
+    pthread_cond_signal(&w->done_cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  ZSTD_freeCCtx(zctx);
+  return NULL;
+}
+
+/* Starts the helpers on the first page; with none to be had, pages compress inline. */
+static void jobs_start(pw_writer *w) {
+  if (w->nstarted || w->nthreads == 0) return;
+  if (pthread_mutex_init(&w->mu, NULL)) goto none;
+  if (pthread_cond_init(&w->work_cv, NULL)) {
+    pthread_mutex_destroy(&w->mu);
+    goto none;
+  }
+  if (pthread_cond_init(&w->done_cv, NULL)) {
+    pthread_cond_destroy(&w->work_cv);
+    pthread_mutex_destroy(&w->mu);
+    goto none;
+  }
+  while (w->nstarted < w->nthreads && pthread_create(&w->threads[w->nstarted], NULL, job_helper, w) == 0)
+    w->nstarted++;
+  if (w->nstarted) return;
+  pthread_cond_destroy(&w->done_cv);
+  pthread_cond_destroy(&w->work_cv);
+  pthread_mutex_destroy(&w->mu);
+none:
+  w->nthreads = 0;
+}
+
+static void jobs_stop(pw_writer *w) {
+  if (!w->nstarted) return;
+  pthread_mutex_lock(&w->mu);
+  w->stop = true;
+  pthread_cond_broadcast(&w->work_cv);
+  pthread_mutex_unlock(&w->mu);
+  for (int i = 0; i < w->nstarted; i++) pthread_join(w->threads[i], NULL);
+  w->nstarted = 0;
+  pthread_cond_destroy(&w->done_cv);
+  pthread_cond_destroy(&w->work_cv);
+  pthread_mutex_destroy(&w->mu);
+}
+
+static void jobs_free(pw_job *j) {
+  while (j) {
+    pw_job *n = j->next;
+    pm_buf_free(&j->raw);
+    pm_buf_free(&j->out);
+    pm_free(j);
+    j = n;
+  }
+}
+
+/* Queues the page [src->data + roff, + rlen) of leaf L; takes src's storage and leaves
+ * src with the storage of a spent job (contents unspecified). */
+static int job_submit(pw_writer *w, pw_leaf *L, pm_buf *src, size_t roff, size_t rlen, int32_t num_values,
+                      int enc, int def_enc, int rep_enc, size_t loc, paimon_error *err) {
+  pw_job *j = w->free_jobs;
+  if (j) w->free_jobs = j->next;
+  else if (!(j = pm_calloc(1, sizeof *j))) return pw_oom(w, err);
+  pm_buf t = j->raw;
+  j->raw = *src;
+  *src = t;
+  j->next = NULL;
+  j->L = L;
+  j->roff = roff;
+  j->rlen = rlen;
+  j->num_values = num_values;
+  j->enc = enc;
+  j->def_enc = def_enc;
+  j->rep_enc = rep_enc;
+  j->loc = loc;
+  j->row = w->total_rows + w->rg_rows;
+  j->done = false;
+  L->pend_raw += (int64_t)rlen;
+  w->pend_raw += (int64_t)rlen;
+  jobs_start(w);
+  if (!w->nstarted) {
+    job_run(w, j, &w->zctx);
+    j->done = true;
+    if (w->tail) w->tail->next = j;
+    else w->head = j;
+    w->tail = j;
+    return 0;
+  }
+  pthread_mutex_lock(&w->mu);
+  if (w->tail) w->tail->next = j;
+  else w->head = j;
+  w->tail = j;
+  if (!w->next_work) w->next_work = j;
+  pthread_cond_signal(&w->work_cv); /* one sleeping helper per queued page */
+  pthread_mutex_unlock(&w->mu);
+  return 0;
+}
+
+/* Settles the oldest job: waits for it, then appends its page to its leaf's chunk. */
+static int job_settle(pw_writer *w, paimon_error *err) {
+  pw_job *j = w->head;
+  if (w->nstarted) {
+    pthread_mutex_lock(&w->mu);
+    while (!j->done) pthread_cond_wait(&w->done_cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+  }
+  w->head = j->next;
+  if (!w->head) w->tail = NULL;
+  pw_leaf *L = j->L;
+  L->pend_raw -= (int64_t)j->rlen;
+  w->pend_raw -= (int64_t)j->rlen;
+  int rc = j->rc;
+  if (rc) {
+    *err = j->err;
+  } else {
+    size_t total, utotal, off = L->chunk.len;
+    rc = page_append(w, L, j->body, j->blen, j->rlen, j->crc, PG_DATA, j->num_values, j->enc, j->def_enc,
+                     j->rep_enc, &L->chunk, &total, &utotal, err);
+    if (rc == 0) {
+      pw_pageloc *pl = (pw_pageloc *)L->pages.data + j->loc;
+      pl->offset = (int64_t)off;
+      pl->size = (int32_t)total;
+      L->ck_comp += (int64_t)total;
+      L->ck_uncomp += (int64_t)utotal;
+    }
+  }
+  j->next = w->free_jobs;
+  w->free_jobs = j;
+  return rc;
+}
+
+/* Settles the jobs whose time has come (all of them with `all`). */
+static int jobs_settle(pw_writer *w, bool all, paimon_error *err) {
+  int64_t now = w->total_rows + w->rg_rows;
+  while (w->head && (all || w->head->row + PW_LAG_ROWS <= now || w->pend_raw > PW_PEND_CAP))
+    PM_TRY(job_settle(w, err));
   return 0;
 }
 
@@ -1424,43 +1638,40 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
       if (pm_buf_append(pg, w->tmp.data, w->tmp.len)) return pw_oom(w, err);
     }
   }
-  const uint8_t *raw = pg->data;
-  size_t rlen = pg->len;
+  pm_buf *src = pg;
+  size_t roff = 0, rlen = pg->len;
   if (enc == E_PLAIN && L->conv != C_BOOL && pg->len <= L->phead) {
     /* levels into the room before the values: the page needs no copy */
-    uint8_t *at = L->plain.data + L->phead - pg->len;
-    if (pg->len) memcpy(at, pg->data, pg->len);
-    raw = at;
+    roff = L->phead - pg->len;
+    if (pg->len) memcpy(L->plain.data + roff, pg->data, pg->len);
+    src = &L->plain;
     rlen = pg->len + L->plain.len - L->phead;
   } else if (enc == E_PLAIN) {
     size_t n = L->conv == C_BOOL ? (size_t)((L->bool_bits + 7) / 8) : L->plain.len - L->phead;
     if (pm_buf_append(pg, L->plain.data + L->phead, n)) return pw_oom(w, err);
-    raw = pg->data;
     rlen = pg->len;
   }
-  pw_pageloc loc;
-  loc.offset = (int64_t)L->chunk.len;
+  pw_pageloc loc; /* offset and size are known when the page settles */
+  loc.offset = 0;
+  loc.size = 0;
   loc.first_row = L->ck_rows;
   loc.nulls = L->pg_entries - L->pg_values;
   loc.null_page = L->pg_values == 0;
   loc.has_minmax = L->pst.has;
-  size_t total, utotal;
-  PM_TRY(emit_page(w, L, raw, rlen, PG_DATA, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
-                   L->max_rep > 0 ? E_RLE : E_BIT_PACKED, &L->chunk, &total, &utotal, err));
-  loc.size = (int32_t)total;
   if (pm_buf_append(&L->pages, &loc, sizeof loc)) return pw_oom(w, err);
   if (ci_record(L, &loc) || stats_merge(L, &L->cst, &L->pst)) return pw_oom(w, err);
+  PM_TRY(job_submit(w, L, src, roff, rlen, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
+                    L->max_rep > 0 ? E_RLE : E_BIT_PACKED, L->pages.len / sizeof loc - 1, err));
   L->ck_values += L->pg_entries;
   L->ck_rows += L->pg_rows;
   L->ck_nulls += loc.nulls;
-  L->ck_comp += (int64_t)total;
-  L->ck_uncomp += (int64_t)utotal;
   if (enc == E_PLAIN_DICT) L->ck_dict_pages++;
   else L->ck_plain_pages++;
-  /* reset the page */
+  /* reset the page (plain may hold a spent job's storage now) */
   L->defs.len = L->reps.len = L->idx.len = 0;
   L->defs_lazy = 0;
-  L->plain.len = L->phead;
+  L->plain.len = 0;
+  if (pm_buf_resize(&L->plain, L->phead)) return pw_oom(w, err);
   L->pg_entries = L->pg_rows = L->pg_values = L->pg_raw = L->bool_bits = 0;
   L->pst.has = false;
   L->pg_defs_mixed = false;
@@ -1853,6 +2064,7 @@ static void leaf_reset_chunk(pw_writer *w, pw_leaf *L) {
 static int flush_row_group(pw_writer *w, paimon_error *err) {
   if (w->rg_rows == 0) return 0;
   for (int32_t i = 0; i < w->nleaves; i++) PM_TRY(flush_page(w, &w->leaves[i], err));
+  PM_TRY(jobs_settle(w, true, err));
   if (w->nrgs == w->cap_rgs) {
     int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 4;
     pw_rg *n = pm_realloc(w->rgs, (size_t)cap * sizeof *n);
@@ -1875,7 +2087,8 @@ static int flush_row_group(pw_writer *w, paimon_error *err) {
     if (L->dict_used) {
       w->tmp.len = 0;
       size_t total, utotal;
-      PM_TRY(emit_page(w, NULL, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, 0, 0, &w->tmp, &total, &utotal, err));
+      PM_TRY(emit_page(w, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, &w->tmp, &total,
+                       &utotal, err));
       PM_TRY(file_write(w, w->tmp.data, w->tmp.len, err));
       c->dict_off = start;
       L->ck_comp += (int64_t)total;
@@ -1903,7 +2116,7 @@ static int64_t rg_buffered(const pw_writer *w) {
   int64_t s = 0;
   for (int32_t i = 0; i < w->nleaves; i++) {
     const pw_leaf *L = &w->leaves[i];
-    s += (int64_t)L->chunk.len + page_size_est(L) + (L->dict_used ? (int64_t)L->dvals.len : 0);
+    s += (int64_t)L->chunk.len + L->pend_raw + page_size_est(L) + (L->dict_used ? (int64_t)L->dvals.len : 0);
   }
   return s;
 }
@@ -2040,6 +2253,9 @@ static void leaf_free(pw_leaf *L) {
 
 static void pw_free(pw_writer *w) {
   if (!w) return;
+  jobs_stop(w);
+  jobs_free(w->head);
+  jobs_free(w->free_jobs);
   for (int32_t i = 0; i < w->nleaves; i++) leaf_free(&w->leaves[i]);
   pm_free(w->leaves);
   for (int32_t i = 0; i < w->nowned; i++) pm_type_free(w->owned_types[i]);
@@ -2086,6 +2302,7 @@ static int pw_write(pm_format_writer *base, const struct ArrowArray *batch, paim
       PM_CHECK(shred_leaf(w, L, batch->children[L->top], batch->offset + r0, batch->offset + r1, err), fail);
     }
     w->rg_rows += r1 - r0;
+    PM_CHECK(jobs_settle(w, false, err), fail);
     if (rg_buffered(w) >= w->rg_bytes) PM_CHECK(flush_row_group(w, err), fail);
     r0 = r1;
   }
@@ -2187,6 +2404,13 @@ int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
   w->rg_bytes = o.row_group_bytes > 0 ? o.row_group_bytes : (int64_t)128 << 20;
   w->page_bytes = o.page_bytes > 0 ? o.page_bytes : (int64_t)1 << 20;
   w->dict = o.dictionary;
+  w->nthreads = o.compress_threads;
+  if (w->nthreads < 0) { /* compression is most of the work: a helper per CPU, a few at most */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    w->nthreads = cpus <= 1 ? 0 : cpus < 4 ? (int)cpus : 4;
+  }
+  if (w->nthreads > PW_MAX_THREADS) w->nthreads = PW_MAX_THREADS;
+  if (w->codec == PM_CODEC_NONE) w->nthreads = 0; /* only a checksum to compute */
   /* schema */
   pw_selem root;
   selem_init(&root, "paimon_schema", -1);

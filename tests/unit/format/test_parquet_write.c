@@ -123,12 +123,23 @@ static int64_t read_all(const char *path, const pm_type *t, pm_col *out) {
 }
 
 /* Writes the batch to path, reads it back and compares every value. */
-static void roundtrip(const char *path, const pm_type *t, const struct ArrowArray *batch, int nbatches,
-                      const pm_format_write_opts *o) {
+/* Writes `batch` nbatches times (with slice > 0: once, in slices of that many rows), then
+ * reads the file back and compares. */
+static void roundtrip_sliced(const char *path, const pm_type *t, const struct ArrowArray *batch, int nbatches,
+                             int64_t slice, const pm_format_write_opts *o) {
   paimon_error err;
   pm_format_writer *w = NULL;
   PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, o, &err), &err);
-  for (int k = 0; k < nbatches; k++) PM_ASSERT_OK(w->ops->write(w, batch, &err), &err);
+  if (slice > 0) {
+    nbatches = 1;
+    for (int64_t at = 0; at < batch->length; at += slice) {
+      struct ArrowArray part = *batch;
+      part.offset = batch->offset + at;
+      part.length = batch->length - at < slice ? batch->length - at : slice;
+      PM_ASSERT_OK(w->ops->write(w, &part, &err), &err);
+    }
+  }
+  for (int k = 0; k < nbatches && slice <= 0; k++) PM_ASSERT_OK(w->ops->write(w, batch, &err), &err);
   assert_true(w->ops->estimated_size(w) > 0);
   int64_t size = 0;
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
@@ -150,6 +161,11 @@ static void roundtrip(const char *path, const pm_type *t, const struct ArrowArra
     pm_col_free(&cols[f]);
   }
   free(cols);
+}
+
+static void roundtrip(const char *path, const pm_type *t, const struct ArrowArray *batch, int nbatches,
+                      const pm_format_write_opts *o) {
+  roundtrip_sliced(path, t, batch, nbatches, 0, o);
 }
 
 /* Random value generator covering extremes. */
@@ -571,6 +587,73 @@ static void test_corpus_timestamps(void **state) {
   check_corpus(&cc);
 }
 
+/* Pages are compressed by helper threads, but when they count at their compressed size
+ * is fixed by the data: the file's bytes must not depend on the number of helpers. */
+static void same_bytes_any_threads(const char *name, const pm_type *t, const struct ArrowArray *batch,
+                                   int nbatches, int64_t slice, pm_format_write_opts o, int32_t min_rgs) {
+  pm_buf first = PM_BUF_INIT;
+  const int threads[] = {0, 1, 3, -1};
+  for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+    o.compress_threads = threads[k];
+    char fname[96];
+    snprintf(fname, sizeof fname, "%s_t%d.parquet", name, threads[k]);
+    char *p = tmp_path(fname);
+    roundtrip_sliced(p, t, batch, nbatches, slice, &o);
+    pm_buf raw = PM_BUF_INIT;
+    pq_footer ft;
+    load_footer(p, &raw, &ft);
+    if (ft.nrgs < min_rgs) fail_msg("%s: %d row groups, expected at least %d", fname, (int)ft.nrgs, (int)min_rgs);
+    pq_footer_free(&ft);
+    if (k == 0) {
+      first = raw;
+    } else {
+      assert_int_equal(raw.len, first.len);
+      assert_memory_equal(raw.data, first.data, raw.len);
+      pm_buf_free(&raw);
+    }
+    pm_free(p);
+  }
+  pm_buf_free(&first);
+}
+
+static void test_compress_threads_same_bytes(void **state) {
+  (void)state;
+  pm_type *t = parse_type(NESTED);
+  struct ArrowArray batch;
+  make_batch(t, 3000, &batch);
+  pm_format_write_opts o;
+  pm_format_write_opts_default(&o);
+  o.row_group_bytes = 96 << 10;
+  o.page_bytes = 3 << 10;
+  same_bytes_any_threads("thr_nested_zstd", t, &batch, 4, 0, o, 3);
+  o.compression = "snappy";
+  same_bytes_any_threads("thr_nested_snappy", t, &batch, 4, 0, o, 3);
+  batch.release(&batch);
+  pm_type_free(t);
+
+  /* 4 KiB values: more than 16 MiB of pages wait before 40000 rows pass, so pages also
+   * settle by size; plus a small-batch stream where rows, not bytes, settle them */
+  t = parse_type("ROW<`k` BIGINT NOT NULL, `blob` STRING>");
+  paimon_error err;
+  pm_col cols[2];
+  for (int f = 0; f < 2; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+  char *v = malloc(4096);
+  for (int64_t r = 0; r < 6000; r++) {
+    for (int i = 0; i < 4096; i++) v[i] = (char)('a' + (int)(rnd() % 26));
+    pm_col_append_int(&cols[0], r);
+    pm_col_append_bytes(&cols[1], v, 4096);
+  }
+  free(v);
+  PM_ASSERT_OK(pm_cols_export_struct(cols, 2, 6000, &batch, &err), &err);
+  for (int f = 0; f < 2; f++) pm_col_free(&cols[f]);
+  pm_format_write_opts_default(&o);
+  o.row_group_bytes = 8 << 20;
+  same_bytes_any_threads("thr_wide", t, &batch, 1, 0, o, 2);
+  same_bytes_any_threads("thr_small_batches", t, &batch, 1, 7, o, 2);
+  batch.release(&batch);
+  pm_type_free(t);
+}
+
 static void test_errors(void **state) {
   (void)state;
   paimon_error err;
@@ -698,6 +781,7 @@ int main(void) {
       cmocka_unit_test(test_int96_negative_nanos_match_java),
       cmocka_unit_test(test_corpus_rewrite_matches_java),
       cmocka_unit_test(test_corpus_timestamps),
+      cmocka_unit_test(test_compress_threads_same_bytes),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
