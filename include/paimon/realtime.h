@@ -81,7 +81,9 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
 /** Creates a real-time writer; its batches carry the leading _REALTIME_OFFSET column.
  * Writer option "realtime.write.skip-committed" = "true" (replay mode) silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can
- * be replayed from its start after a crash.
+ * be replayed from its start after a crash. Unless "parquet.compression.threads" is set
+ * (writer or table option), its prepare compresses Parquet pages on the preparing thread,
+ * leaving the other CPUs to the writers that keep ingesting.
  * paimon_writer_write() on it fails, leaving nothing written, with #PAIMON_EINVAL (bad
  * offsets: null, empty batch, backward or duplicate, non-increasing, INT64_MAX; bad
  * columns) or #PAIMON_EFULL (retryable: store at its memory budget; prepare and commit,

@@ -617,7 +617,26 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   paimon_writer *w = NULL;
-  PM_TRY(pm_writer_new(&w, ctx->t, commit_user, opts, false, err));
+  /* A prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
+   * pages compress on the preparing thread and leave the other CPUs to ingestion. */
+  const char *ck = "parquet.compression.threads";
+  paimon_options *wo = NULL;
+  if (!(opts && paimon_options_get(opts, ck)) && !pm_table_opt(ctx->t, ck, NULL)) {
+    if (paimon_options_new(&wo) != 0) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    int orc = 0;
+    for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
+      const char *k, *v;
+      paimon_options_entry(opts, i, &k, &v);
+      orc |= paimon_options_set(wo, k, v);
+    }
+    if (orc || paimon_options_set(wo, ck, "0") != 0) {
+      paimon_options_free(wo);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
+  int wrc = pm_writer_new(&w, ctx->t, commit_user, wo ? wo : opts, false, err);
+  paimon_options_free(wo);
+  if (wrc) return wrc;
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
     paimon_writer_close(w);
