@@ -693,14 +693,21 @@ static void test_errors(void **state) {
 /* Column chunks of several MiB (the writer keeps those in dedicated mappings that are
  * reused across row groups and, through a pool, across files): values read back, several
  * row groups, and the same input written again after other files gives the same bytes. */
-/* Allocation hooks that pass through to the C library, remembering the largest request. */
+/* Allocation hooks that pass through to the C library, remembering the largest request
+ * (atomically: page-compression helpers allocate too). */
 static size_t g_largest_alloc;
+static void note_alloc(size_t n) {
+  size_t cur = __atomic_load_n(&g_largest_alloc, __ATOMIC_RELAXED);
+  while (n > cur && !__atomic_compare_exchange_n(&g_largest_alloc, &cur, n, false, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED)) {
+  }
+}
 static void *count_malloc(size_t n) {
-  if (n > g_largest_alloc) g_largest_alloc = n;
+  note_alloc(n);
   return malloc(n);
 }
 static void *count_realloc(void *p, size_t n) {
-  if (n > g_largest_alloc) g_largest_alloc = n;
+  note_alloc(n);
   return realloc(p, n);
 }
 
