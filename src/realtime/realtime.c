@@ -616,29 +616,32 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                                const char *commit_user, const paimon_options *opts, paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  paimon_writer *w = NULL;
-  /* A prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
+  /* The writer's options, kept for the primary-key writer made at the first prepare. A
+   * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
   paimon_options *wo = NULL;
-  if (!(opts && paimon_options_get(opts, ck)) && !pm_table_opt(ctx->t, ck, NULL)) {
-    if (paimon_options_new(&wo) != 0) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    int orc = 0;
-    for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
-      const char *k, *v;
-      paimon_options_entry(opts, i, &k, &v);
-      orc |= paimon_options_set(wo, k, v);
-    }
-    if (orc || paimon_options_set(wo, ck, "0") != 0) {
-      paimon_options_free(wo);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
+  int orc = paimon_options_new(&wo);
+  for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
+    const char *k, *v;
+    paimon_options_entry(opts, i, &k, &v);
+    orc = paimon_options_set(wo, k, v);
   }
-  int wrc = pm_writer_new(&w, ctx->t, commit_user, wo ? wo : opts, false, err);
-  paimon_options_free(wo);
-  if (wrc) return wrc;
+  if (orc == 0 && !paimon_options_get(wo, ck) && !pm_table_opt(ctx->t, ck, NULL))
+    orc = paimon_options_set(wo, ck, "0");
+  if (orc) {
+    paimon_options_free(wo);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  paimon_writer *w = NULL;
+  int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  if (wrc) {
+    paimon_options_free(wo);
+    return wrc;
+  }
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
+    paimon_options_free(wo);
     paimon_writer_close(w);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
@@ -647,12 +650,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->w = w;
   pthread_mutex_init(&rw->lock, NULL);
   rw->commit_user = pm_strdup(paimon_writer_commit_user(w));
-  if (opts && paimon_options_new(&rw->opts) == 0)
-    for (size_t i = 0; i < paimon_options_count(opts); i++) {
-      const char *k, *v;
-      paimon_options_entry(opts, i, &k, &v);
-      paimon_options_set(rw->opts, k, v);
-    }
+  rw->opts = wo;
   const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
   rw->replay = rp && strcmp(rp, "true") == 0;
   pm_writer_ext ext = {rw, rt_write, rt_writer_free};
