@@ -12,6 +12,8 @@
  * reclaim them) for the next file: faulting fresh pages in costs more than compressing
  * them on many systems. With hooks installed, those buffers come from the hooks too.
  * The cache is shared by all threads (behind a mutex) and lives until the process exits.
+ * Likewise the local file system keeps up to four 4 MiB staging buffers for its direct
+ * I/O writes (paimon/write.h); those come from the hooks.
  */
 #ifndef PAIMON_ALLOC_H
 #define PAIMON_ALLOC_H

@@ -1241,6 +1241,19 @@ static int pick_reserve(mt_state *s, int64_t n, paimon_error *err) {
   return 0;
 }
 
+/* The element ranges of acc and in (a null cell gives an empty range), with the picks
+ * emptied and room for all their elements. */
+static int lists_begin(mt_state *s, const mt_cell *acc, const mt_cell *in, int64_t *ab, int64_t *ae,
+                       const struct ArrowArray **ac, int64_t *ib, int64_t *ie, const struct ArrowArray **ic,
+                       paimon_error *err) {
+  *ab = *ae = *ib = *ie = 0;
+  *ac = *ic = NULL;
+  if (!acc->null) PM_TRY(cell_list(acc, ab, ae, ac, err));
+  if (!in->null) PM_TRY(cell_list(in, ib, ie, ic, err));
+  s->npick = 0;
+  return pick_reserve(s, (*ae - *ab) + (*ie - *ib), err);
+}
+
 static void pick_add(mt_state *s, const struct ArrowArray *a, int64_t i,
                      const struct ArrowArray *va, int64_t vi) {
   mt_pick *p = &s->pick[s->npick++];
@@ -1309,13 +1322,6 @@ static bool nkey_eq(const mt_field *f, const struct ArrowArray *a, int64_t i,
 /* ---- picks by key: a hash index, so merging n elements costs O(n) as Java's HashMap
  * does, not O(n^2) ---------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
-
 /* A hash consistent with val_eq: equal values hash alike. */
 static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i) {
   if (!pm_arr_is_valid(a, i)) return 0x2545f4914f6cdd1dULL;
@@ -1325,13 +1331,13 @@ static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i
       float x = PM_ARR_FIXED(a, float, i);
       uint32_t b = 0x7fc00000u; /* all NaNs are equal */
       if (x == x) memcpy(&b, &x, sizeof b);
-      return mix64(b);
+      return pm_mix64(b);
     }
     case PM_DOUBLE: {
       double x = PM_ARR_FIXED(a, double, i);
       uint64_t b = 0x7ff8000000000000ULL;
       if (x == x) memcpy(&b, &x, sizeof b);
-      return mix64(b);
+      return pm_mix64(b);
     }
     case PM_ARRAY: case PM_MAP: case PM_MULTISET: {
       int64_t b, e;
@@ -1339,7 +1345,7 @@ static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i
       const struct ArrowArray *c = a->children[0];
       uint64_t h = (uint64_t)(e - b);
       if (t->id == PM_ARRAY) {
-        for (int64_t k = b; k < e; k++) h = mix64(h * 31 + val_hash(t->elem, c, k));
+        for (int64_t k = b; k < e; k++) h = pm_mix64(h * 31 + val_hash(t->elem, c, k));
         return h;
       }
       /* entries in any order (val_eq compares maps as sets): a sum of entry hashes */
@@ -1348,14 +1354,14 @@ static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i
         int64_t x = c->offset + k;
         uint64_t v = t->id == PM_MAP ? val_hash(t->value, c->children[1], x)
                                      : (uint64_t)PM_ARR_FIXED(c->children[1], int32_t, x);
-        sum += mix64(val_hash(t->elem, c->children[0], x) * 31 + v);
+        sum += pm_mix64(val_hash(t->elem, c->children[0], x) * 31 + v);
       }
-      return mix64(h ^ sum);
+      return pm_mix64(h ^ sum);
     }
     case PM_ROW: {
       uint64_t h = 1;
       for (int32_t k = 0; k < t->nfields; k++)
-        h = mix64(h * 31 + val_hash(t->fields[k].type, a->children[k], a->offset + i));
+        h = pm_mix64(h * 31 + val_hash(t->fields[k].type, a->children[k], a->offset + i));
       return h;
     }
     default: {
@@ -1367,7 +1373,7 @@ static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i
         len = pm_type_fixed_width(t);
         p = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)len;
       }
-      return mix64((uint32_t)pm_murmur3_32(p, (size_t)len, 42) ^ ((uint64_t)len << 32));
+      return pm_mix64((uint32_t)pm_murmur3_32(p, (size_t)len, 42) ^ ((uint64_t)len << 32));
     }
   }
 }
@@ -1382,7 +1388,7 @@ static uint64_t key_hash(const mt_field *f, const struct ArrowArray *a, int64_t 
   uint64_t h = 1;
   for (int32_t q = 0; q < f->nnkey; q++) {
     int32_t fi = f->nkey[q];
-    h = mix64(h * 31 + val_hash(rt->fields[fi].type, a->children[fi], a->offset + i));
+    h = pm_mix64(h * 31 + val_hash(rt->fields[fi].type, a->children[fi], a->offset + i));
   }
   return h;
 }
@@ -1728,15 +1734,10 @@ static int collect_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     *out = acc->null ? *in : *acc;
     return 0;
   }
-  s->npick = 0;
-  const mt_cell *src[2] = {acc, in};
-  int64_t b[2] = {0, 0}, e[2] = {0, 0};
-  const struct ArrowArray *ch[2] = {NULL, NULL};
-  for (int q = 0; q < 2; q++)
-    if (!src[q]->null) PM_TRY(cell_list(src[q], &b[q], &e[q], &ch[q], err));
-  int64_t total = (e[0] - b[0]) + (e[1] - b[1]);
-  PM_TRY(pick_reserve(s, total, err));
-  if (f->distinct) PM_TRY(index_reset(s, total, err));
+  int64_t b[2], e[2];
+  const struct ArrowArray *ch[2];
+  PM_TRY(lists_begin(s, acc, in, &b[0], &e[0], &ch[0], &b[1], &e[1], &ch[1], err));
+  if (f->distinct) PM_TRY(index_reset(s, (e[0] - b[0]) + (e[1] - b[1]), err));
   for (int q = 0; q < 2; q++)
     for (int64_t j = b[q]; j < e[q]; j++) {
       if (!f->distinct) {
@@ -1760,10 +1761,7 @@ static int collect_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_
   }
   int64_t ab, ae, rb, re;
   const struct ArrowArray *ac, *rc;
-  PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
-  PM_TRY(cell_list(in, &rb, &re, &rc, err));
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, (ae - ab) + (re - rb), err));
+  PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &rb, &re, &rc, err));
   /* the tail of the pick array marks retract elements not yet consumed */
   int64_t nret = re - rb;
   bool *used;
@@ -1787,14 +1785,11 @@ static int merge_map_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_
   }
   int64_t ab, ae, ib, ie;
   const struct ArrowArray *ac, *ic;
-  PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
-  PM_TRY(cell_list(in, &ib, &ie, &ic, err));
+  PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &ib, &ie, &ic, err));
   if (retract && ie == ib) {
     *out = *acc; /* Java returns acc as is, not rebuilt */
     return 0;
   }
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
   PM_TRY(index_reset(s, (ae - ab) + (ie - ib), err));
   for (int64_t j = ab; j < ae; j++) pick_put(s, f, ac, j, false);
   for (int64_t j = ib; j < ie; j++) {
@@ -1818,12 +1813,9 @@ static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cel
     *out = *acc;
     return 0;
   }
-  int64_t ab = 0, ae = 0, ib, ie;
-  const struct ArrowArray *ac = NULL, *ic;
-  PM_TRY(cell_list(in, &ib, &ie, &ic, err));
-  if (!acc->null) PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
+  int64_t ab, ae, ib, ie;
+  const struct ArrowArray *ac, *ic;
+  PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &ib, &ie, &ic, err));
   if (f->nnkey == 0) {
     int64_t remain = f->count_limit;
     if (!acc->null) {
@@ -1868,10 +1860,7 @@ static int nested_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_c
   }
   int64_t ab, ae, ib, ie;
   const struct ArrowArray *ac, *ic;
-  PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
-  PM_TRY(cell_list(in, &ib, &ie, &ic, err));
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, ae - ab, err));
+  PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &ib, &ie, &ic, err));
   if (f->nnkey) {
     /* Java: a HashMap of acc by key (plain put: later duplicates win, no sequence test),
      * then remove(key) of each retracted element */
@@ -1985,13 +1974,10 @@ static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
   }
   const pm_type *rt = f->type->elem;
   int64_t nf = rt->nfields;
-  int64_t b[2] = {0, 0}, e[2] = {0, 0};
-  const struct ArrowArray *ch[2] = {NULL, NULL};
-  if (!acc->null) PM_TRY(cell_list(acc, &b[0], &e[0], &ch[0], err));
-  PM_TRY(cell_list(in, &b[1], &e[1], &ch[1], err));
+  int64_t b[2], e[2];
+  const struct ArrowArray *ch[2];
+  PM_TRY(lists_begin(s, acc, in, &b[0], &e[0], &ch[0], &b[1], &e[1], &ch[1], err));
   int64_t total = (e[0] - b[0]) + (e[1] - b[1]);
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, total, err));
   if (total * nf > s->cap_src) {
     if ((uint64_t)(total * nf) > PM_MAX_ALLOC / sizeof(mt_pick))
       return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
@@ -2093,12 +2079,9 @@ static int keytime_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
   }
   int64_t ab, ae, ib, ie;
   const struct ArrowArray *ac, *ic;
-  PM_TRY(cell_list(acc, &ab, &ae, &ac, err));
-  PM_TRY(cell_list(in, &ib, &ie, &ic, err));
+  PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &ib, &ie, &ic, err));
   if (ac->n_children != 2 || ic->n_children != 2)
     return pm_fail(err, PAIMON_ECORRUPT, "aggregation: malformed map value");
-  s->npick = 0;
-  PM_TRY(pick_reserve(s, (ae - ab) + (ie - ib), err));
   PM_TRY(index_reset(s, (ae - ab) + (ie - ib), err));
   for (int64_t j = ab; j < ae; j++) pick_put(s, f, ac, j, false);
   int32_t ts = f->ts_field;

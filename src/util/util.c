@@ -247,14 +247,6 @@ int32_t pm_paimon_hash_bytes(const void *data, size_t len) {
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 
 void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]) {
   const uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
@@ -265,8 +257,8 @@ void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]) {
   h2 ^= 8;
   h1 += h2;
   h2 += h1;
-  h1 = fmix64(h1);
-  h2 = fmix64(h2);
+  h1 = pm_mix64(h1);
+  h2 = pm_mix64(h2);
   h1 += h2;
   h2 += h1;
   out[0] = h1;

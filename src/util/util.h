@@ -156,6 +156,33 @@ void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]);
 /* CRC-32 (zlib polynomial). */
 uint32_t pm_crc32(uint32_t crc, const void *data, size_t len);
 
+/* MurmurHash3's 64-bit finalizer: every input bit affects every output bit. */
+static inline uint64_t pm_mix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+/* A fast hash of `n` bytes for in-memory tables (dictionaries, indexes); nothing
+ * persisted depends on its values. */
+static inline uint64_t pm_hash_bytes64(const uint8_t *p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+  while (n >= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    h = (h ^ v) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t v = 0;
+  if (n) memcpy(&v, p, n);
+  return pm_mix64(h ^ v);
+}
+
 /* ---- misc ---------------------------------------------------------------------- */
 
 /* Random UUID v4 string (36 chars + NUL) into out. */

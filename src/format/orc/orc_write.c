@@ -641,22 +641,6 @@ static void record_positions(ocol *c) {
 
 /* ---- string dictionary ------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-  while (n >= 8) {
-    uint64_t k;
-    memcpy(&k, p, 8);
-    h = (h ^ k) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
-  }
-  uint64_t k = 0;
-  if (n) memcpy(&k, p, n);
-  h = (h ^ k) * 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 29);
-}
-
 static inline const uint64_t *koffs(const ocol *c) { return (const uint64_t *)(const void *)c->koff.data; }
 
 static int dict_grow(ocol *c) {
@@ -667,7 +651,7 @@ static int dict_grow(ocol *c) {
   c->nslots = n;
   const uint64_t *off = koffs(c);
   for (uint32_t id = 0; id < c->nkeys; id++) {
-    uint64_t h = hash_bytes(c->keys.data + off[id], (size_t)(off[id + 1] - off[id]));
+    uint64_t h = pm_hash_bytes64(c->keys.data + off[id], (size_t)(off[id + 1] - off[id]));
     uint32_t i = (uint32_t)h & (n - 1);
     while (sl[i]) i = (i + 1) & (n - 1);
     sl[i] = id + 1;
@@ -683,7 +667,7 @@ static int dict_add(ocol *c, const uint8_t *p, size_t n) {
   }
   uint32_t *sl = (uint32_t *)(void *)c->slots.data;
   uint32_t mask = c->nslots - 1;
-  uint32_t i = (uint32_t)hash_bytes(p, n) & mask;
+  uint32_t i = (uint32_t)pm_hash_bytes64(p, n) & mask;
   const uint64_t *off = koffs(c);
   uint32_t id;
   for (;;) {

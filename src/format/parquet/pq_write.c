@@ -755,30 +755,6 @@ static int stats_merge(const pw_leaf *L, pw_stat *dst, const pw_stat *src) {
 
 /* ---- dictionary ---------------------------------------------------------------------- */
 
-static inline uint32_t hash64(uint64_t v) {
-  v ^= v >> 33;
-  v *= 0xff51afd7ed558ccdULL;
-  v ^= v >> 33;
-  v *= 0xc4ceb9fe1a85ec53ULL;
-  v ^= v >> 33;
-  return (uint32_t)v;
-}
-
-static uint32_t hash_bytes(const uint8_t *p, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
-  while (n >= 8) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    h = (h ^ v) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
-  }
-  uint64_t v = 0;
-  if (n) memcpy(&v, p, n);
-  return hash64(h ^ v);
-}
-
 static void dict_clear(pw_leaf *L) {
   L->dvals.len = L->doffs.len = L->dhash.len = 0;
   L->dcount = 0;
@@ -880,11 +856,11 @@ static int enc_fixed(pw_leaf *L, const uint8_t *vals, int64_t n) {
       const uint8_t *v = vals + (size_t)i * W;
       uint32_t h;
       if (W == 4) {
-        h = hash64(pm_load_le32(v));
+        h = (uint32_t)pm_mix64(pm_load_le32(v));
       } else if (W == 8) {
-        h = hash64(pm_load_le64(v));
+        h = (uint32_t)pm_mix64(pm_load_le64(v));
       } else {
-        h = hash_bytes(v, W);
+        h = (uint32_t)pm_hash_bytes64(v, W);
       }
       uint32_t id;
       bool added;
@@ -1025,7 +1001,7 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
     L->pg_raw += 4 + (int64_t)len;
     uint32_t id;
     bool added;
-    PM_TRY(dict_put(L, p, len, hash_bytes(p, len), &id, &added));
+    PM_TRY(dict_put(L, p, len, (uint32_t)pm_hash_bytes64(p, len), &id, &added));
     if (pm_buf_append(&L->idx, &id, 4)) return PAIMON_ENOMEM;
     if (added && L->dvals.len > PW_DICT_LIMIT) PM_TRY(dict_fallback(L));
   }

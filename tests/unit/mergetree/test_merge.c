@@ -855,72 +855,6 @@ static int nrun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   return 0;
 }
 
-/* Merges rows (k=1, seq i, kind[i], v = ARRAY<INT> lists[i], terminated by INT32_MIN)
- * under aggregate `fn` on v and returns the single output list in got (count in *ngot). */
-static int merge_int_lists(const char *const *kv, const int32_t *const *lists, const int8_t *kinds,
-                           int n, int32_t *got, int *ngot) {
-  const char *names[] = {"k", "v"};
-  pm_type *types[] = {T(PM_BIGINT, false), pm_type_new_array(T(PM_INT, true), true)};
-  pm_type *vt = row_of(2, names, types);
-  pm_type *bt = T(PM_BIGINT, false), *kt = T(PM_TINYINT, false);
-  pm_col c[4];
-  assert_int_equal(pm_col_init(&c[0], bt), 0);
-  assert_int_equal(pm_col_init(&c[1], bt), 0);
-  assert_int_equal(pm_col_init(&c[2], kt), 0);
-  assert_int_equal(pm_col_init(&c[3], vt->fields[1].type), 0);
-  for (int i = 0; i < n; i++) {
-    pm_col_append_int(&c[0], 1);
-    pm_col_append_int(&c[1], i);
-    pm_col_append_int(&c[2], kinds ? kinds[i] : 0);
-    if (!lists[i]) {
-      pm_col_append_null(&c[3]);
-      continue;
-    }
-    for (const int32_t *p = lists[i]; *p != INT32_MIN; p++) pm_col_append_i32(&c[3].children[0], *p);
-    pm_col_append_list_end(&c[3]);
-  }
-  paimon_error err;
-  nrun r;
-  memset(&r, 0, sizeof r);
-  assert_int_equal(pm_cols_export_struct(c, 4, n, &r.batch, &err), 0);
-  int nopt = 0;
-  const char *ks[8], *vs[8];
-  for (; kv[2 * nopt]; nopt++) { ks[nopt] = kv[2 * nopt]; vs[nopt] = kv[2 * nopt + 1]; }
-  const char *pk[] = {"k"};
-  pm_mt_engine *e = NULL;
-  int rc = pm_mt_engine_new(&e, vt, pk, 1, ks, vs, nopt, &err);
-  *ngot = -1;
-  if (rc == 0) {
-    const pm_type *kts[] = {bt};
-    int32_t keyc[] = {0}, valc[] = {0, 3};
-    pm_mt_layout lay = {1, keyc, 1, 2, valc};
-    pm_mt_run run = {nrun_next, NULL, &r};
-    pm_mt_options o = {0, false, false};
-    pm_mt_merger *m = NULL;
-    rc = pm_mt_merger_new(&m, e, kts, &lay, &run, 1, &o, &err);
-    struct ArrowArray out;
-    if (rc == 0) rc = pm_mt_merger_next(m, &out, &err);
-    if (rc == 0) {
-      assert_int_equal(out.length, 1);
-      const struct ArrowArray *v = out.children[1];
-      if (pm_arr_is_valid(v, 0)) {
-        int64_t b, en;
-        pm_arr_list_range(v, 0, &b, &en);
-        *ngot = (int)(en - b);
-        for (int64_t j = b; j < en; j++) got[j - b] = PM_ARR_FIXED(v->children[0], int32_t, j);
-      }
-      pm_array_release(&out);
-    }
-    pm_mt_merger_free(m);
-  }
-  pm_array_release(&r.batch);
-  pm_mt_engine_free(e);
-  for (int i = 0; i < 4; i++) pm_col_free(&c[i]);
-  pm_type_free(bt);
-  pm_type_free(kt);
-  pm_type_free(vt);
-  return rc;
-}
 
 
 /* Merges rows (k=1, seq i, kind +I) whose value column `vtype` is filled by `fill` (row i
@@ -983,6 +917,35 @@ static int merge_values(const char *const *kv, pm_type *vtype, fill_fn fill, con
   pm_type_free(kt);
   pm_type_free(vt);
   return rc;
+}
+
+/* ARRAY<INT> rows from lists terminated by INT32_MIN (NULL: a null list). */
+static void fill_int_list(pm_col *c, int i, const void *arg) {
+  const int32_t *const *lists = arg;
+  if (!lists[i]) {
+    pm_col_append_null(c);
+    return;
+  }
+  for (const int32_t *p = lists[i]; *p != INT32_MIN; p++) pm_col_append_i32(&c->children[0], *p);
+  pm_col_append_list_end(c);
+}
+
+/* Merges rows (k=1, seq i, kind[i], v = ARRAY<INT> lists[i]) under aggregate options `kv`
+ * and returns the single output list in got (count in *ngot, -1 when null). */
+static int merge_int_lists(const char *const *kv, const int32_t *const *lists, const int8_t *kinds,
+                           int n, int32_t *got, int *ngot) {
+  struct ArrowArray out;
+  int rc = merge_values(kv, pm_type_new_array(T(PM_INT, true), true), fill_int_list, lists, n, kinds, &out);
+  *ngot = -1;
+  if (rc != 0) return rc;
+  if (pm_arr_is_valid(&out, 0)) {
+    int64_t b, en;
+    pm_arr_list_range(&out, 0, &b, &en);
+    *ngot = (int)(en - b);
+    for (int64_t j = b; j < en; j++) got[j - b] = PM_ARR_FIXED(out.children[0], int32_t, j);
+  }
+  pm_array_release(&out);
+  return 0;
 }
 
 /* MAP<INT, INT> rows from {count, k1, v1, k2, v2, ...} records. */

@@ -354,6 +354,36 @@ static void test_reader_outlives_context(void **state) {
   paimon_table_close(t);
 }
 
+/* Union read of a (k INT, v BIGINT, ...) table whose keys are unique (primary key, or
+ * distinct by construction): v[k] per key (-1 absent, -2 null), asserting each key in
+ * [0, nk) at most once; returns the rows read. */
+static int64_t read_kv(paimon_table *t, paimon_realtime_context *ctx, int64_t *v, int nk) {
+  paimon_error err = {0};
+  for (int i = 0; i < nk; i++) v[i] = -1;
+  paimon_scan *sc;
+  PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
+  if (ctx) PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
+  struct ArrowArrayStream st;
+  PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
+  int64_t rows = 0;
+  for (;;) {
+    struct ArrowArray b;
+    if (st.get_next(&st, &b)) fail_msg("%s", st.get_last_error(&st));
+    if (!b.release) break;
+    for (int64_t i = 0; i < b.length; i++) {
+      int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
+      assert_true(k >= 0 && k < nk);
+      assert_int_equal(v[k], -1); /* one row per key */
+      v[k] = pm_arr_is_valid(b.children[1], i) ? PM_ARR_FIXED(b.children[1], int64_t, i) : -2;
+    }
+    rows += b.length;
+    b.release(&b);
+  }
+  st.release(&st);
+  paimon_scan_free(sc);
+  return rows;
+}
+
 static const char *PK_SCHEMA_FMT =
     "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
     "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
@@ -394,26 +424,8 @@ static void test_pk_memory_merge(void **state) {
     a.release(&a);
     s.release(&s);
     PM_ASSERT_OK(rc, &err);
-    paimon_scan *sc;
-    PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
-    PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
-    struct ArrowArrayStream st;
-    PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
-    int64_t v[5] = {-1, -1, -1, -1, -1};
-    int64_t rows = 0;
-    for (;;) {
-      struct ArrowArray b;
-      if (st.get_next(&st, &b)) fail_msg("engine %d: %s", e, st.get_last_error(&st));
-      if (!b.release) break;
-      for (int64_t i = 0; i < b.length; i++) {
-        int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
-        v[k] = pm_arr_is_valid(b.children[1], i) ? PM_ARR_FIXED(b.children[1], int64_t, i) : -2;
-      }
-      rows += b.length;
-      b.release(&b);
-    }
-    st.release(&st);
-    paimon_scan_free(sc);
+    int64_t v[5];
+    int64_t rows = read_kv(t, ctx, v, 5);
     if (e == 0) { /* deduplicate */
       assert_int_equal(rows, 3);
       assert_int_equal(v[1], 20);
@@ -445,30 +457,6 @@ static void test_pk_memory_merge(void **state) {
 
 /* Primary key, aggregation (sum): memory, committed level-0 files and new memory rows
  * merge into one total per key, before and after commits, with no loss or double count. */
-static void read_sums_pk(paimon_table *t, paimon_realtime_context *ctx, int64_t *v, int nk) {
-  paimon_error err = {0};
-  for (int i = 0; i < nk; i++) v[i] = -1;
-  paimon_scan *sc;
-  PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
-  if (ctx) PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
-  struct ArrowArrayStream st;
-  PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
-  for (;;) {
-    struct ArrowArray b;
-    if (st.get_next(&st, &b)) fail_msg("%s", st.get_last_error(&st));
-    if (!b.release) break;
-    for (int64_t i = 0; i < b.length; i++) {
-      int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
-      assert_true(k >= 0 && k < nk);
-      assert_int_equal(v[k], -1); /* one row per key */
-      v[k] = PM_ARR_FIXED(b.children[1], int64_t, i);
-    }
-    b.release(&b);
-  }
-  st.release(&st);
-  paimon_scan_free(sc);
-}
-
 static void test_pk_commit_union(void **state) {
   (void)state;
   char js[1024];
@@ -499,27 +487,27 @@ static void test_pk_commit_union(void **state) {
     a.release(&a);
     s.release(&s);
     int64_t got[NK];
-    read_sums_pk(t, ctx, got, NK);
+    (void)read_kv(t, ctx, got, NK);
     for (int i = 0; i < NK; i++) assert_int_equal(got[i], expect[i]);
     if (round % 2 == 1) {
       paimon_realtime_progress *pg;
       PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, round, &err), &err);
-      read_sums_pk(t, ctx, got, NK); /* sealed but uncommitted */
+      (void)read_kv(t, ctx, got, NK); /* sealed but uncommitted */
       for (int i = 0; i < NK; i++) assert_int_equal(got[i], expect[i]);
       int64_t id;
       const paimon_realtime_progress *one[1] = {pg};
       PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "agg", one, 1, round, &err), &err);
-      read_sums_pk(t, ctx, got, NK); /* committed, not yet reclaimed */
+      (void)read_kv(t, ctx, got, NK); /* committed, not yet reclaimed */
       for (int i = 0; i < NK; i++) assert_int_equal(got[i], expect[i]);
       PM_ASSERT_OK(paimon_realtime_refresh(ctx, id, &err), &err);
-      read_sums_pk(t, ctx, got, NK); /* reclaimed: from disk */
+      (void)read_kv(t, ctx, got, NK); /* reclaimed: from disk */
       for (int i = 0; i < NK; i++) assert_int_equal(got[i], expect[i]);
       paimon_realtime_progress_free(pg);
     }
   }
   /* the last commit covers rounds up to 5: the disk alone has every total */
   int64_t got[NK];
-  read_sums_pk(t, NULL, got, NK);
+  (void)read_kv(t, NULL, got, NK);
   for (int i = 0; i < NK; i++) assert_int_equal(got[i], expect[i]);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
@@ -573,30 +561,8 @@ static void test_write_during_prepare(void **state) {
       paimon_realtime_progress_free(pg);
     }
     /* every union read: no duplicate (gap-freedom per bucket: test_rt_concurrency) */
-    paimon_scan *sc;
-    PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
-    PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
-    struct ArrowArrayStream st;
-    PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
-    static uint8_t seen[20000];
-    memset(seen, 0, sizeof seen);
-    int64_t n = 0;
-    for (;;) {
-      struct ArrowArray b;
-      if (st.get_next(&st, &b)) fail_msg("%s", st.get_last_error(&st));
-      if (!b.release) break;
-      for (int64_t i = 0; i < b.length; i++) {
-        int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
-        assert_true(k >= 0 && k < 20000);
-        assert_int_equal(seen[k], 0);
-        seen[k] = 1;
-        n++;
-      }
-      b.release(&b);
-    }
-    st.release(&st);
-    paimon_scan_free(sc);
-    assert_true(n <= 20000);
+    static int64_t v[20000];
+    assert_true(read_kv(t, ctx, v, 20000) <= 20000);
   }
   pthread_join(th, NULL);
   if (a.rc) fail_msg("ingest thread: %s", a.msg);
@@ -700,26 +666,7 @@ static void test_pk_disk_sealed_building(void **state) {
     const int64_t v3[] = {5, 40, 50};
     write_kv(w, &off, 3, k3, v3, NULL);
     int64_t got[6];
-    for (int i = 0; i < 6; i++) got[i] = -1;
-    paimon_scan *sc;
-    PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
-    PM_ASSERT_OK(paimon_scan_set_realtime(sc, ctx, &err), &err);
-    struct ArrowArrayStream st;
-    PM_ASSERT_OK(paimon_read_scan(&st, sc, NULL, NULL, &err), &err);
-    int64_t rows = 0;
-    for (;;) {
-      struct ArrowArray b;
-      if (st.get_next(&st, &b)) fail_msg("engine %d: %s", e, st.get_last_error(&st));
-      if (!b.release) break;
-      for (int64_t i = 0; i < b.length; i++) {
-        int32_t k = PM_ARR_FIXED(b.children[0], int32_t, i);
-        got[k] = pm_arr_is_valid(b.children[1], i) ? PM_ARR_FIXED(b.children[1], int64_t, i) : -2;
-      }
-      rows += b.length;
-      b.release(&b);
-    }
-    st.release(&st);
-    paimon_scan_free(sc);
+    int64_t rows = read_kv(t, ctx, got, 6);
     if (e == 0) { /* deduplicate: latest wins, the delete removes key 3 */
       int64_t want[] = {-1, 5, -2, -1, 40, 50};
       for (int k = 1; k <= 5; k++) assert_int_equal(got[k], want[k]);
