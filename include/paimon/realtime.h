@@ -91,7 +91,8 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * @param out         receives the writer, owned by the caller (paimon_writer_close()).
  * @param ctx         the context, kept alive by the writer.
  * @param commit_user identifies the ingesting job; NULL makes a random one.
- * @param opts        nullable writer options, copied.
+ * @param opts        nullable writer options, copied; table layout options are refused
+ *                    with #PAIMON_EINVAL as by paimon_writer_new().
  * @param err         nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,

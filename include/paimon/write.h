@@ -40,7 +40,12 @@ typedef struct paimon_commit_messages paimon_commit_messages;
  * @param commit_user identifies the writing job (stable across restarts for
  *                    exactly-once commits); NULL makes a random one.
  * @param opts        nullable options overriding table options for this writer (e.g.
- *                    "target-file-size"), copied.
+ *                    "target-file-size"), copied. Table layout options (Java's
+ *                    CoreOptions.IMMUTABLE_OPTIONS plus bucket, partition.default-name,
+ *                    partition.legacy-name, sequence.field and, unless the table sets
+ *                    deletion-vectors.modifiable=true, deletion-vectors.enabled) are
+ *                    refused with #PAIMON_EINVAL naming the option, unless equal to the
+ *                    table's own value.
  * @param err         nullable error details.
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED for table modes this version cannot write
  *         (the message says which option), #PAIMON_EINVAL, #PAIMON_ENOMEM. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table/layout_options.h"
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
@@ -154,6 +155,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
     goto fail;
   }
   w->pk = t->schema->nprimary_keys > 0;
+  PM_CHECK(pm_check_writer_options(t, opts, err), fail);
   if (opts) {
     PM_CHECK(paimon_options_new(&w->opts_copy), fail);
     for (size_t i = 0; i < paimon_options_count(opts); i++) {

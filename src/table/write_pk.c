@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mergetree/compact.h"
+#include "table/layout_options.h"
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
 
@@ -438,6 +439,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
+  PM_CHECK(pm_check_writer_options(t, opts, err), fail);
   const pm_schema *s = t->schema;
   if (s->nprimary_keys <= 0) {
     rc = pm_fail(err, PAIMON_EINVAL, "%s: not a primary-key table", t->path);
