@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The writing side of the CLI: create (--schema, --like with option dropping), write
-# (jsonl and csv, commit identifiers, atomic failure), compact and expire, and the
+# (jsonl and csv, commit identifiers, atomic failure), compact and expire, per-run
+# options that would change a table's layout (refused by write and ingest), and the
 # round trip of issues 5 and 6: for every table of ../shared/compat without BLOB columns
 # (append and primary-key),
 #   paimon create NEW --like T -o file.format=F
@@ -133,6 +134,86 @@ expect 0 "$P" expire "$C" -o snapshot.num-retained.min=2 -o snapshot.num-retaine
   grep -q "expired 5 snapshot" "$TMP/out" && ok || bad "expire: $(cat "$TMP/out")"
 same "$(nsnap "$C")" 2 "snapshots after expire"
 same "$("$P" cat "$C" | sort | md5sum)" "$before" "rows unchanged by expiration"
+
+# ---- per-run options cannot change the table's layout (issue 13 item 2) -------------------
+# `write -o` and `ingest -o` with a layout option exit 1 naming it and leave the table as
+# it was (same snapshots, schema and rows); ordinary options and the table's own values
+# work; `create -o` still sets a new table's layout.
+mkdir -p "$TMP/lo"
+state() { # digest of the snapshot files, schema files and sorted rows of table $1
+  { ls "$1/snapshot" "$1/schema"; "$P" cat "$1" --format jsonl 2>&1 | sort; } | md5sum
+}
+cat >"$TMP/lo/append.json" <<'EOF'
+{"fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "STRING"},
+            {"id": 2, "name": "p", "type": "STRING"}],
+ "partitionKeys": ["p"], "primaryKeys": [],
+ "options": {"bucket": "2", "bucket-key": "k", "realtime.enabled": "true"}}
+EOF
+cat >"$TMP/lo/pk.json" <<'EOF'
+{"fields": [{"id": 0, "name": "k", "type": "INT NOT NULL"}, {"id": 1, "name": "v", "type": "BIGINT"}],
+ "primaryKeys": ["k"], "options": {"bucket": "2", "realtime.enabled": "true"}}
+EOF
+python3 -c 'import json
+for i in range(200): print(json.dumps({"k": i, "v": "v%d" % i, "p": None if i % 5 == 0 else "p%d" % (i % 3)}))' \
+  >"$TMP/lo/a.jsonl"
+python3 -c 'import json
+for i in range(200): print(json.dumps({"k": i, "v": i}))' >"$TMP/lo/pk.jsonl"
+
+LA="$TMP/lo/a"
+LK="$TMP/lo/pk"
+expect 0 "$P" create "$LA" --schema "$TMP/lo/append.json"
+expect 0 "$P" create "$LK" --schema "$TMP/lo/pk.json"
+expect 0 "$P" write "$LA" <"$TMP/lo/a.jsonl"
+expect 0 "$P" write "$LK" <"$TMP/lo/pk.jsonl"
+
+# paimon write -o: refused, table unchanged
+expect 1 "$P" write "$LA" -o bucket=5 <"$TMP/lo/a.jsonl" &&
+  err_has "bucket is a table layout option and cannot be set per write (the table has bucket=2)"
+for kv in bucket-key=v partition.default-name=NULLS partition.legacy-name=false \
+          data-file.path-directory=d bucket-function.type=mod; do
+  before=$(state "$LA")
+  expect 1 "$P" write "$LA" -o "$kv" <"$TMP/lo/a.jsonl" && err_has "${kv%%=*} is a table layout option"
+  same "$(state "$LA")" "$before" "append table after refused write -o $kv"
+done
+for kv in bucket=5 merge-engine=aggregation sequence.field=v deletion-vectors.enabled=true primary-key=v; do
+  before=$(state "$LK")
+  expect 1 "$P" write "$LK" -o target-file-size=1mb -o "$kv" <"$TMP/lo/pk.jsonl" &&
+    err_has "${kv%%=*} is a table layout option"
+  same "$(state "$LK")" "$before" "primary-key table after refused write -o $kv"
+done
+same "$(nsnap "$LA")" 1 "append table snapshots after refused writes"
+
+# paimon write -o: ordinary options and the table's own values work
+expect 0 "$P" write "$LA" -o target-file-size=1mb -o file.compression=snappy -o bucket=2 \
+  -o bucket-key=k <"$TMP/lo/a.jsonl"
+same "$(nsnap "$LA")" 2 "write with ordinary options commits"
+same "$("$P" cat "$LA" --format jsonl | wc -l)" 400 "rows after the accepted write"
+expect 0 "$P" write "$LK" -o write-buffer-size=64mb -o bucket=2 <"$TMP/lo/pk.jsonl"
+same "$("$P" cat "$LK" --format jsonl | wc -l)" 200 "primary keys stay unique"
+
+# paimon ingest -o
+LI="$TMP/lo/i"
+expect 0 "$P" create "$LI" --schema "$TMP/lo/append.json"
+for kv in bucket-key=v bucket=5 partition.legacy-name=false; do
+  expect 1 "$P" ingest "$LI" --source "$TMP/lo/a.jsonl" -o "$kv" &&
+    err_has "${kv%%=*} is a table layout option"
+  same "$(nsnap "$LI")" 0 "table after refused ingest -o $kv"
+done
+expect 1 "$P" ingest "$LK" --source "$TMP/lo/pk.jsonl" --commit-user ing -o merge-engine=first-row &&
+  err_has "merge-engine is a table layout option"
+expect 0 "$P" ingest "$LI" --source "$TMP/lo/a.jsonl" -o realtime.store.max-memory=64mb -o bucket=2
+same "$("$P" cat "$LI" --format jsonl | sort)" "$("$P" cat "$LA" --format jsonl | sort | uniq)" \
+  "ingest with ordinary options"
+
+# paimon compact takes no per-run options
+expect 2 "$P" compact "$LA" -o bucket=5 && err_has "unknown option '-o'"
+
+# paimon create -o sets the new table's layout
+expect 0 "$P" create "$TMP/lo/c" --schema "$TMP/lo/append.json" -o bucket=3 -o partition.default-name=NONE
+expect 0 "$P" info "$TMP/lo/c" && grep -q "bucket = 3" "$TMP/out" &&
+  grep -q "partition.default-name = NONE" "$TMP/out" && ok || bad "create -o layout options not set: $(cat "$TMP/out")"
+expect 0 "$P" write "$TMP/lo/c" <"$TMP/lo/a.jsonl"
+ls "$TMP/lo/c" | grep -q "^p=NONE$" && ok || bad "create -o partition.default-name not used: $(ls "$TMP/lo/c")"
 
 # ---- create --like: dropped options, refusals -------------------------------------------------
 RT="$T/parquet/append_table_row_tracking_with_compact.db/append_table_row_tracking_with_compact"

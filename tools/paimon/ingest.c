@@ -50,7 +50,9 @@ const char *const USAGE_INGEST =
     "                           GET /query?select=c1,c2&where=EXPR&format=jsonl|csv&limit=N\n"
     "                             committed rows plus rows still in memory (union read)\n"
     "                           GET /status  JSON: committed offsets, memory, snapshots\n"
-    "  -o key=value           writer option (e.g. realtime.store.max-memory)\n"
+    "  -o key=value           writer option (e.g. realtime.store.max-memory); layout\n"
+    "                         options (bucket, bucket-key, partition.*-name, ...) are\n"
+    "                         refused unless equal to the table's\n"
     "\n"
     "Without --follow the job commits at end of file and exits. One status line per\n"
     "commit goes to stderr.\n";

@@ -50,7 +50,9 @@ const char *const USAGE_WRITE =
     "                   columns, an empty unquoted field is null, \"\" the empty string\n"
     "  --commit-user U  commit user (default: a random one); the commit identifier is\n"
     "                   1 + the newest one U committed\n"
-    "  -o key=value     writer option overriding the table's (e.g. target-file-size)\n"
+    "  -o key=value     writer option overriding the table's (e.g. target-file-size);\n"
+    "                   layout options (bucket, bucket-key, partition.*-name, merge-engine,\n"
+    "                   ...) are refused unless equal to the table's\n"
     "\n"
     "Progress (rows, rate) goes to stderr every 2 seconds on long inputs; the last line on\n"
     "stderr names the snapshot committed.\n";
