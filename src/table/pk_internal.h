@@ -46,7 +46,7 @@
 typedef struct pm_pk_writer pm_pk_writer;
 
 /* Creates a writer for primary-key table `t` (kept alive). Options (nullable) override the
- * table's. Refused with PAIMON_EUNSUPPORTED naming the option: bucket=-1 (dynamic) and
+ * table's, except layout options (pm_check_writer_options: PAIMON_EINVAL). Refused with PAIMON_EUNSUPPORTED naming the option: bucket=-1 (dynamic) and
  * -2 (postpone), merge-engine=first-row, deletion-vectors.enabled=true,
  * changelog-producer other than none, full-compaction.delta-commits, rowkind.field,
  * data-file.thin-mode=true, record-level.expire-time, primary key equal to the
