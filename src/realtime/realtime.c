@@ -276,8 +276,11 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   memset(&schema, 0, sizeof schema);
   if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);
   if (rc == 0) {
+    /* the factory gets the version it declared (layouts of 1 and 2 are equal) */
+    uint32_t rv = ctx->factory.version < PAIMON_REALTIME_STORE_VERSION ? ctx->factory.version
+                                                                        : PAIMON_REALTIME_STORE_VERSION;
     paimon_realtime_store_request req = {
-        .version = PAIMON_REALTIME_STORE_VERSION, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
+        .version = rv, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
         .write_schema = &schema, .nkeys = ctx->nkeys, .key_columns = ctx->key_cols,
         .options = ctx->store_opts, .partition = s->part_str, .bucket = bucket};
     rc = ctx->factory.create(&ctx->factory, &req, &s->store, err);
@@ -285,6 +288,15 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
                     !s->store.create_query_readers || !s->store.create_commit_readers ||
                     !s->store.advance_committed_offset))
       rc = pm_fail(err, PAIMON_EINVAL, "real-time store plugin lacks a required function");
+    /* version 1 stores end before the reservation slots: never read them */
+    else if (rc == 0 && (s->store.version < 1 || s->store.version > PAIMON_REALTIME_STORE_VERSION))
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "real-time store plugin declares ABI version %u; this library supports 1..%d",
+                   s->store.version, PAIMON_REALTIME_STORE_VERSION);
+    else if (rc == 0 && s->store.version >= 2 && !s->store.reserve != !s->store.cancel_reservation)
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "real-time store plugin sets only one of reserve and cancel_reservation (set both, "
+                   "or neither for a store that cannot reserve)");
   }
   pm_schema_release(&schema);
   if (rc) {
