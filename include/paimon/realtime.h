@@ -83,9 +83,14 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * compresses Parquet pages on the preparing thread, leaving the other CPUs to the
  * writers that keep ingesting.
  *
- * Writer option "realtime.write.skip-committed" = "true" (replay mode) silently drops
+ * Replay mode: writer option "realtime.write.skip-committed" = "true" silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can
- * be replayed from its start after a crash.
+ * be replayed from its start, after a crash in a new context or at any point of a live
+ * one (after a commit, refreshed or not, by any writer of the context). Rows at offsets
+ * the stores hold but that are not committed yet (written, or prepared and not
+ * committed) are never written twice: like any offset at or below the last one written,
+ * they fail with #PAIMON_EINVAL, nothing written (paimon-cpp accepts only offsets above
+ * the last one written, too); commit first, then replay them.
  *
  * paimon_writer_write() on it fails, leaving nothing written, with #PAIMON_EINVAL (bad
  * offsets: null, empty batch, backward or duplicate, non-increasing, INT64_MAX; bad

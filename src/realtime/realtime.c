@@ -33,7 +33,7 @@ typedef struct rt_store {
   int64_t next_offset;  /* smallest offset a write may carry */
   int64_t max_seq;      /* highest sequence number used (primary key) */
   int64_t advanced;     /* last end passed to advance_committed_offset */
-  int64_t floor;        /* committed end when the store was created (replay skips below) */
+  int64_t floor;        /* committed end known to writes (replay skips below); under wlock */
 } rt_store;
 
 struct paimon_realtime_context {
@@ -422,6 +422,7 @@ typedef struct group_rows {
   rt_store *store;
   int64_t *rows; /* row indices, in input order (primary key: then sorted by key) */
   int64_t n;
+  int64_t committed;    /* replay: committed end known for the partition-bucket */
   struct ArrowArray sb; /* the store batch (moved into the store by its write) */
   paimon_offset_range range;
   bool reserved; /* the store holds a reservation for sb */
@@ -470,6 +471,21 @@ static int cmp_group_store(const void *a, const void *b) {
   uintptr_t x = (uintptr_t)(*(const group_rows *const *)a)->store;
   uintptr_t y = (uintptr_t)(*(const group_rows *const *)b)->store;
   return (x > y) - (x < y);
+}
+
+/* Replay mode: raises each group's known committed end to the newest snapshot's, which
+ * is ahead of the context's adopted offsets after a commit not yet refreshed. */
+static int disk_committed(paimon_table *t, group_rows *groups, int32_t ng, paimon_error *err) {
+  int64_t latest = 0;
+  PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &latest, err));
+  pm_offsets offs;
+  PM_TRY(load_progress(t, latest, &offs, NULL, err));
+  for (int32_t g = 0; g < ng; g++) {
+    int64_t c = pm_offsets_get(&offs, groups[g].store->part_str, groups[g].store->bucket);
+    if (c > groups[g].committed) groups[g].committed = c;
+  }
+  pm_offsets_clear(&offs);
+  return 0;
 }
 
 /* Builds the store batch of one group (offsets, (seq, kind), columns) into gr->sb. Runs
@@ -540,10 +556,13 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
 }
 
 /* Which rows of group `g` to write: all of them, except in replay mode those below the
- * committed end. Every offset written must be above the store's last one. */
+ * committed end. Every offset written must be above the store's last one: a row at or
+ * below it that is not skipped is uncommitted memory written again (EINVAL), as in
+ * paimon-cpp's RealtimeOffsetUtils::ValidateBatch. Sets *backward on that failure. */
 static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r,
-                     const struct ArrowArray *offs, int64_t len, paimon_error *err) {
+                     const struct ArrowArray *offs, int64_t len, bool *backward, paimon_error *err) {
   rt_store *s = gr->store;
+  if (rw->replay && gr->committed > s->floor) s->floor = gr->committed;
   gr->n = 0;
   for (int64_t i = 0; i < len; i++)
     if (r->group[i] == g && !(rw->replay && PM_ARR_FIXED(offs, int64_t, i) < s->floor))
@@ -553,11 +572,16 @@ static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r
     int64_t o = PM_ARR_FIXED(offs, int64_t, gr->rows[k]);
     if (o < 0) return pm_fail(err, PAIMON_EINVAL, "%s %lld is negative", OFFSET_COL, (long long)o);
     if (o == INT64_MAX) return pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
-    if (o <= prev)
+    if (o <= prev) {
+      *backward = true;
       return pm_fail(err, PAIMON_EINVAL,
                      "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must "
-                     "be >= %lld)",
-                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1);
+                     "be >= %lld%s)",
+                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1,
+                     rw->replay ? "; offsets below the committed end are skipped, rows held in memory "
+                                  "but not committed are not"
+                                : "");
+    }
     prev = o;
   }
   return 0;
@@ -606,13 +630,29 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
     if (rc == 0 && !(groups[g].rows = pm_malloc((size_t)len * sizeof(int64_t))))
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     order[g] = &groups[g];
+    /* read before taking the store locks (lock order); committed ends only grow */
+    groups[g].committed = rc == 0 && rw->replay
+                              ? paimon_realtime_committed_offset(ctx, groups[g].store->part_str, r.buckets[g])
+                              : -1;
   }
   if (rc) ng = 0; /* nothing locked, nothing to undo */
   if (ng > 1) qsort(order, (size_t)ng, sizeof *order, cmp_group_store);
-  /* 1. lock every store of the batch and check every group */
-  for (int32_t g = 0; g < ng; g++) pthread_mutex_lock(&order[g]->store->wlock);
-  bool locked = ng > 0;
-  for (int32_t g = 0; rc == 0 && g < ng; g++) rc = pick_rows(rw, &groups[g], g, &r, offs, len, err);
+  bool disk_read = false, locked = false;
+  for (;;) {
+    /* 1. lock every store of the batch and check every group */
+    for (int32_t g = 0; g < ng; g++) pthread_mutex_lock(&order[g]->store->wlock);
+    locked = ng > 0;
+    bool backward = false;
+    for (int32_t g = 0; rc == 0 && g < ng; g++) rc = pick_rows(rw, &groups[g], g, &r, offs, len, &backward, err);
+    if (!(rc == PAIMON_EINVAL && backward && rw->replay && !disk_read)) break;
+    /* replay over rows the context committed but has not refreshed yet: learn the
+     * newest snapshot's offsets (outside the locks) and check again */
+    for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
+    locked = false;
+    disk_read = true;
+    rc = disk_committed(ctx->t, groups, ng, err);
+    if (rc) break;
+  }
   /* 2. register the stores for prepare, then build every store batch */
   for (int32_t g = 0; rc == 0 && g < ng; g++)
     if (groups[g].n > 0 && touch(rw, groups[g].store)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");

@@ -1,10 +1,13 @@
-/* Regression tests for the real-time write path (issue 13, item 5):
+/* Regression tests for the real-time write path (issue 13, items 5 and 6):
  * - a batch spanning several partition-buckets is all-or-nothing: a store at its budget
  *   (built-in store), or a version-2 plugin refusing its reservation, leaves nothing of
  *   the batch in any store or union read, and the identical retry after commit lands
  *   every row exactly once; a concurrent reader never sees a refused batch;
  * - version-1 store plugins keep working with the documented weaker guarantee, and a
- *   store declaring an unknown ABI version is refused. */
+ *   store declaring an unknown ABI version is refused;
+ * - replay mode (realtime.write.skip-committed) skips exactly the rows below the
+ *   committed end at any point of a live context, and still refuses rows held in memory
+ *   but not committed. */
 #include "test_support.h"
 
 #include <pthread.h>
@@ -484,7 +487,8 @@ static void test_failure_after_partial_write_is_terminal(void **state) {
 }
 
 /* Version-1 stores keep working: a lone one in a batch is written first, so its EFULL
- * still leaves nothing written. */
+ * still leaves nothing written; with two of them the documented weaker guarantee holds
+ * (partly written, EFULL, recovered by a replay-mode retry after commit). */
 static void test_v1_store_weaker_guarantee(void **state) {
   (void)state;
   paimon_table *t = create_table(false);
@@ -510,6 +514,24 @@ static void test_v1_store_weaker_guarantee(void **state) {
   n1 += 256;
   assert_table(t, ctx, n0, n1);
   commit_round(ctx, w, "job", 2, true);
+  close_ctx(ctx, w);
+
+  /* both stores version 1: bucket 1 full after bucket 0 took its rows */
+  f = wrap_factory(1, 1, 1);
+  open_ctx(t, &f, true, &ctx, &w);
+  fill_bucket(w, 1, &n1);
+  part batch2[2] = {{0, n0, n0 + 32}, {1, n1, n1 + 256}};
+  assert_int_equal(write_parts(w, batch2, 2, 1, &err), PAIMON_EFULL);
+  assert_non_null(strstr(err.message, "batch partly written"));
+  assert_non_null(strstr(err.message, "realtime.write.skip-committed"));
+  assert_table(t, ctx, n0 + 32, n1); /* the weaker guarantee: bucket 0's part stays */
+  commit_round(ctx, w, "job", 3, true);
+  PM_ASSERT_OK(write_parts(w, batch2, 2, 1, &err), &err); /* replay skips the committed part */
+  n0 += 32;
+  n1 += 256;
+  assert_table(t, ctx, n0, n1);
+  commit_round(ctx, w, "job", 4, true);
+  assert_table(t, NULL, n0, n1);
   close_ctx(ctx, w);
   paimon_table_close(t);
 }
@@ -610,6 +632,91 @@ static void test_reader_never_sees_refused_batch(void **state) {
   paimon_table_close(t);
 }
 
+/* ---- item 6: replay in a live context ------------------------------------------------- */
+
+/* Offsets [0, 100) of both buckets, written, committed (identifier 1) and refreshed. */
+static void write_committed_prefix(paimon_realtime_context *ctx, paimon_writer *w) {
+  paimon_error err = {0};
+  part a[2] = {{0, 0, 100}, {1, 0, 100}};
+  PM_ASSERT_OK(write_parts(w, a, 2, 0, &err), &err);
+  commit_round(ctx, w, "job", 1, true);
+}
+
+static void test_replay_skips_committed_in_live_context(void **state) {
+  (void)state;
+  paimon_table *t = create_table(false);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  paimon_writer *w;
+  open_ctx(t, NULL, true, &ctx, &w);
+  /* the same replay-mode writer, after prepare + commit + refresh */
+  write_committed_prefix(ctx, w);
+  part b[2] = {{0, 0, 150}, {1, 0, 150}};
+  PM_ASSERT_OK(write_parts(w, b, 2, 0, &err), &err); /* [0,100) skipped, [100,150) written */
+  assert_table(t, ctx, 150, 150);
+  /* commit without refresh: another replay-mode writer of the context replays from 0 */
+  commit_round(ctx, w, "job", 2, false);
+  paimon_writer *w2 = new_writer(ctx, "job", true);
+  part c[2] = {{0, 0, 200}, {1, 0, 180}};
+  PM_ASSERT_OK(write_parts(w2, c, 2, 0, &err), &err);
+  assert_table(t, ctx, 200, 180);
+  /* and the first writer again, over what the second wrote and committed */
+  commit_round(ctx, w2, "job", 3, false);
+  part d[2] = {{0, 0, 210}, {1, 150, 190}};
+  PM_ASSERT_OK(write_parts(w, d, 2, 0, &err), &err);
+  assert_table(t, ctx, 210, 190);
+  commit_round(ctx, w, "job", 4, true);
+  assert_table(t, NULL, 210, 190);
+  paimon_writer_close(w2);
+  close_ctx(ctx, w);
+  paimon_table_close(t);
+}
+
+/* Rows held in memory but not committed (written, or prepared and not committed) are not
+ * skipped: EINVAL, nothing written. */
+static void test_replay_rejects_uncommitted_duplicates(void **state) {
+  (void)state;
+  paimon_table *t = create_table(false);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  paimon_writer *w;
+  open_ctx(t, NULL, true, &ctx, &w);
+  write_committed_prefix(ctx, w);
+  part b[1] = {{0, 100, 150}};
+  PM_ASSERT_OK(write_parts(w, b, 1, 0, &err), &err); /* in memory, uncommitted */
+  int64_t held = paimon_realtime_memory_usage(ctx);
+  /* bucket 1's part alone would be fine; bucket 0's overlaps uncommitted memory */
+  part dup[2] = {{1, 0, 120}, {0, 0, 150}};
+  assert_int_equal(write_parts(w, dup, 2, 7, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "moved backwards or was duplicated"));
+  assert_int_equal(paimon_realtime_memory_usage(ctx), held);
+  assert_table(t, ctx, 150, 100);
+  /* prepared but not committed: still refused */
+  paimon_realtime_progress *pg = NULL;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 2, &err), &err);
+  part dup2[1] = {{0, 120, 160}};
+  assert_int_equal(write_parts(w, dup2, 1, 7, &err), PAIMON_EINVAL);
+  assert_table(t, ctx, 150, 100);
+  int64_t sid = 0;
+  const paimon_realtime_progress *one[1] = {pg};
+  PM_ASSERT_OK(paimon_realtime_commit(&sid, ctx, "job", one, 1, 2, &err), &err);
+  paimon_realtime_progress_free(pg);
+  /* committed now: the same replay is skipped up to the committed end */
+  part c[2] = {{1, 0, 120}, {0, 0, 160}};
+  PM_ASSERT_OK(write_parts(w, c, 2, 0, &err), &err);
+  assert_table(t, ctx, 160, 120);
+  commit_round(ctx, w, "job", 3, true);
+  assert_table(t, NULL, 160, 120);
+  /* and a writer not in replay mode still refuses committed offsets */
+  paimon_writer *w2 = new_writer(ctx, "job", false);
+  part e[1] = {{0, 0, 170}};
+  assert_int_equal(write_parts(w2, e, 1, 0, &err), PAIMON_EINVAL);
+  assert_table(t, ctx, 160, 120);
+  paimon_writer_close(w2);
+  close_ctx(ctx, w);
+  paimon_table_close(t);
+}
+
 int main(void) {
   g_keys[0] = keys_for_bucket(0, NKEYS);
   g_keys[1] = keys_for_bucket(1, NKEYS);
@@ -621,6 +728,8 @@ int main(void) {
       cmocka_unit_test(test_v1_store_weaker_guarantee),
       cmocka_unit_test(test_store_version_checked),
       cmocka_unit_test(test_reader_never_sees_refused_batch),
+      cmocka_unit_test(test_replay_skips_committed_in_live_context),
+      cmocka_unit_test(test_replay_rejects_uncommitted_duplicates),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   free(g_keys[0]);
