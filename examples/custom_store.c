@@ -36,7 +36,8 @@ static void check(int rc, const paimon_error *err, const char *what) {
  * (memory_usage from any thread at any time). */
 typedef struct call_counts {
   atomic_long create, write, seal_for_commit, create_commit_readers, acquire_read_view,
-      create_query_readers, advance_committed_offset, memory_usage, release;
+      create_query_readers, advance_committed_offset, memory_usage, release, reserve,
+      cancel_reservation;
 } call_counts;
 
 /* One wrapped store: the built-in store's function table plus our counters. Heap
@@ -54,6 +55,22 @@ static int cs_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_o
   counting_store *c = unwrap(s);
   atomic_fetch_add(&c->counts->write, 1);
   return c->inner.write(&c->inner, batch, range, err);
+}
+
+/* Reservations (ABI version 2) let the library refuse a batch spanning several
+ * partition-buckets before any store holds a row of it. A store that enforces its own
+ * budget would check it here; this one forwards to the built-in store. */
+static int cs_reserve(paimon_realtime_store *s, const struct ArrowArray *batch,
+                      paimon_offset_range range, paimon_error *err) {
+  counting_store *c = unwrap(s);
+  atomic_fetch_add(&c->counts->reserve, 1);
+  return c->inner.reserve(&c->inner, batch, range, err);
+}
+
+static void cs_cancel_reservation(paimon_realtime_store *s) {
+  counting_store *c = unwrap(s);
+  atomic_fetch_add(&c->counts->cancel_reservation, 1);
+  c->inner.cancel_reservation(&c->inner);
 }
 
 static int cs_seal_for_commit(paimon_realtime_store *s, paimon_realtime_segment *out,
@@ -139,6 +156,8 @@ static int cf_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
       .memory_usage = cs_memory_usage,
       .release = cs_release,
       .private_data = c,
+      .reserve = cs_reserve,
+      .cancel_reservation = cs_cancel_reservation,
   };
   return PAIMON_OK;
 }
@@ -267,10 +286,11 @@ int main(int argc, char **argv) {
   call_counts *n = &state.counts;
   printf("create %ld\nwrite %ld\nseal_for_commit %ld\ncreate_commit_readers %ld\n"
          "acquire_read_view %ld\ncreate_query_readers %ld\nadvance_committed_offset %ld\n"
-         "memory_usage %ld\nrelease %ld\n",
+         "memory_usage %ld\nrelease %ld\nreserve %ld\ncancel_reservation %ld\n",
          atomic_load(&n->create), atomic_load(&n->write), atomic_load(&n->seal_for_commit),
          atomic_load(&n->create_commit_readers), atomic_load(&n->acquire_read_view),
          atomic_load(&n->create_query_readers), atomic_load(&n->advance_committed_offset),
-         atomic_load(&n->memory_usage), atomic_load(&n->release));
+         atomic_load(&n->memory_usage), atomic_load(&n->release), atomic_load(&n->reserve),
+         atomic_load(&n->cancel_reservation));
   return ok ? 0 : 1;
 }

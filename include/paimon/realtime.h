@@ -79,15 +79,39 @@ PAIMON_API int64_t paimon_realtime_memory_usage(const paimon_realtime_context *c
 PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ctx);
 
 /** Creates a real-time writer; its batches carry the leading _REALTIME_OFFSET column.
- * Writer option "realtime.write.skip-committed" = "true" (replay mode) silently drops
+ * Unless "parquet.compression.threads" is set (writer or table option), its prepare
+ * compresses Parquet pages on the preparing thread, leaving the other CPUs to the
+ * writers that keep ingesting.
+ *
+ * Replay mode: writer option "realtime.write.skip-committed" = "true" silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can
- * be replayed from its start after a crash. Unless "parquet.compression.threads" is set
- * (writer or table option), its prepare compresses Parquet pages on the preparing thread,
- * leaving the other CPUs to the writers that keep ingesting.
+ * be replayed from its start, after a crash in a new context or at any point of a live
+ * one (after a commit, refreshed or not, by any writer of the context). Rows at offsets
+ * the stores hold but that are not committed yet (written, or prepared and not
+ * committed) are never written twice: like any offset at or below the last one written,
+ * they fail with #PAIMON_EINVAL, nothing written (paimon-cpp accepts only offsets above
+ * the last one written, too); commit first, then replay them.
+ *
  * paimon_writer_write() on it fails, leaving nothing written, with #PAIMON_EINVAL (bad
  * offsets: null, empty batch, backward or duplicate, non-increasing, INT64_MAX; bad
- * columns) or #PAIMON_EFULL (retryable: store at its memory budget; prepare and commit,
- * then retry).
+ * columns) or #PAIMON_EFULL (retryable: a store at its memory budget; prepare and
+ * commit, then retry the same batch). A batch whose rows go to several partition-buckets
+ * is refused as a whole: every store reserves capacity before any stores a row. A batch
+ * that succeeded becomes visible per partition-bucket: a concurrent union read may see
+ * one partition-bucket's rows of it before another's. A batch refused with #PAIMON_EINVAL
+ * or #PAIMON_EFULL is never visible (but see the weaker guarantees below).
+ *
+ * Weaker guarantees. A store plugin that cannot reserve (ABI version 1, or reserve left
+ * NULL; see paimon/sys/realtime_store.h) is written before the stores that can, so one
+ * such store in a batch keeps it all-or-nothing; when a second one is full, the
+ * partition-buckets already written keep their rows and the call fails with
+ * #PAIMON_EFULL and a message starting "batch partly written": those rows are prepared
+ * and committed as usual; retry the batch after prepare, commit and refresh in replay
+ * mode, which skips them. Any other failure of a store after part of the batch was
+ * written (#PAIMON_ENOMEM, #PAIMON_EIO, a store breaking its reservation) returns
+ * #PAIMON_ESTATE and the writer is terminal: the part written stays visible to union
+ * reads of the context until it is freed; free it, create a new one and replay from the
+ * committed offsets.
  * @param out         receives the writer, owned by the caller (paimon_writer_close()).
  * @param ctx         the context, kept alive by the writer.
  * @param commit_user identifies the ingesting job; NULL makes a random one.

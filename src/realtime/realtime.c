@@ -33,7 +33,7 @@ typedef struct rt_store {
   int64_t next_offset;  /* smallest offset a write may carry */
   int64_t max_seq;      /* highest sequence number used (primary key) */
   int64_t advanced;     /* last end passed to advance_committed_offset */
-  int64_t floor;        /* committed end when the store was created (replay skips below) */
+  int64_t floor;        /* committed end known to writes (replay skips below); under wlock */
 } rt_store;
 
 struct paimon_realtime_context {
@@ -276,8 +276,11 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   memset(&schema, 0, sizeof schema);
   if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);
   if (rc == 0) {
+    /* the factory gets the version it declared (layouts of 1 and 2 are equal) */
+    uint32_t rv = ctx->factory.version < PAIMON_REALTIME_STORE_VERSION ? ctx->factory.version
+                                                                        : PAIMON_REALTIME_STORE_VERSION;
     paimon_realtime_store_request req = {
-        .version = PAIMON_REALTIME_STORE_VERSION, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
+        .version = rv, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
         .write_schema = &schema, .nkeys = ctx->nkeys, .key_columns = ctx->key_cols,
         .options = ctx->store_opts, .partition = s->part_str, .bucket = bucket};
     rc = ctx->factory.create(&ctx->factory, &req, &s->store, err);
@@ -285,6 +288,15 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
                     !s->store.create_query_readers || !s->store.create_commit_readers ||
                     !s->store.advance_committed_offset))
       rc = pm_fail(err, PAIMON_EINVAL, "real-time store plugin lacks a required function");
+    /* version 1 stores end before the reservation slots: never read them */
+    else if (rc == 0 && (s->store.version < 1 || s->store.version > PAIMON_REALTIME_STORE_VERSION))
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "real-time store plugin declares ABI version %u; this library supports 1..%d",
+                   s->store.version, PAIMON_REALTIME_STORE_VERSION);
+    else if (rc == 0 && s->store.version >= 2 && !s->store.reserve != !s->store.cancel_reservation)
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "real-time store plugin sets only one of reserve and cancel_reservation (set both, "
+                   "or neither for a store that cannot reserve)");
   }
   pm_schema_release(&schema);
   if (rc) {
@@ -405,11 +417,15 @@ static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *
   return 0;
 }
 
-/* Rows of one partition-bucket, as a store batch (moved into the store). */
+/* Rows of one partition-bucket of a batch and the store batch made of them. */
 typedef struct group_rows {
   rt_store *store;
-  int64_t *rows; /* row indices, in input order */
+  int64_t *rows; /* row indices, in input order (primary key: then sorted by key) */
   int64_t n;
+  int64_t committed;    /* replay: committed end known for the partition-bucket */
+  struct ArrowArray sb; /* the store batch (moved into the store by its write) */
+  paimon_offset_range range;
+  bool reserved; /* the store holds a reservation for sb */
 } group_rows;
 
 /* Primary key: order rows by key, then input order (sequence), stably. */
@@ -448,6 +464,131 @@ static void merge_sort(const sort_ctx *sc, int64_t *v, int64_t *tmp, int64_t n) 
   memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/* A store that can reserve capacity (ABI version 2 with both slots). */
+static bool can_reserve(const rt_store *s) { return s->store.version >= 2 && s->store.reserve; }
+
+static int cmp_group_store(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)(*(const group_rows *const *)a)->store;
+  uintptr_t y = (uintptr_t)(*(const group_rows *const *)b)->store;
+  return (x > y) - (x < y);
+}
+
+/* Replay mode: raises each group's known committed end to the newest snapshot's, which
+ * is ahead of the context's adopted offsets after a commit not yet refreshed. */
+static int disk_committed(paimon_table *t, group_rows *groups, int32_t ng, paimon_error *err) {
+  int64_t latest = 0;
+  PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &latest, err));
+  pm_offsets offs;
+  PM_TRY(load_progress(t, latest, &offs, NULL, err));
+  for (int32_t g = 0; g < ng; g++) {
+    int64_t c = pm_offsets_get(&offs, groups[g].store->part_str, groups[g].store->bucket);
+    if (c > groups[g].committed) groups[g].committed = c;
+  }
+  pm_offsets_clear(&offs);
+  return 0;
+}
+
+/* Builds the store batch of one group (offsets, (seq, kind), columns) into gr->sb. Runs
+ * under the store's wlock (sequence numbers come from the store). */
+static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *offs,
+                       struct ArrowArray **cols, const int8_t *kinds, int64_t len, paimon_error *err) {
+  paimon_realtime_context *ctx = rw->ctx;
+  const pm_type *row = pm_writer_row(rw->w);
+  int32_t n = row->nfields, nc = ctx->store_type->nfields;
+  rt_store *s = gr->store;
+  int rc = 0;
+  if (ctx->pk) {
+    sort_ctx sc = {pm_calloc((size_t)ctx->nkeys + 1, sizeof(struct ArrowArray *)),
+                   pm_calloc((size_t)ctx->nkeys + 1, sizeof(pm_type *)), ctx->nkeys};
+    int64_t *tmp = pm_malloc((size_t)gr->n * sizeof(int64_t) + 8);
+    if (!sc.keys || !sc.types || !tmp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t k = 0; rc == 0 && k < ctx->nkeys; k++) {
+      int32_t f = ctx->key_cols[k] - ctx->nsys;
+      sc.keys[k] = cols[f];
+      sc.types[k] = row->fields[f].type;
+    }
+    if (rc == 0) merge_sort(&sc, gr->rows, tmp, gr->n);
+    pm_free(sc.keys);
+    pm_free(sc.types);
+    pm_free(tmp);
+    if (rc) return rc;
+  }
+  int64_t first = PM_ARR_FIXED(offs, int64_t, gr->rows[0]), last = first;
+  if (!ctx->pk && gr->n == len) {
+    /* the whole batch goes to one store: bulk-copy each column (offsets ascend) */
+    struct ArrowArray *kids = pm_calloc((size_t)nc, sizeof *kids);
+    rc = kids ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0) rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
+    for (int32_t f = 0; rc == 0 && f < n; f++)
+      rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
+    if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &gr->sb, err);
+    else if (kids)
+      for (int32_t c = 0; c < nc; c++) pm_array_release(&kids[c]);
+    pm_free(kids);
+    gr->range = (paimon_offset_range){first, PM_ARR_FIXED(offs, int64_t, len - 1) + 1};
+    return rc;
+  }
+  pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);
+  rc = bc ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int32_t inited = 0;
+  for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
+  for (int32_t c = 0; rc == 0 && c < nc; c++) rc = pm_col_reserve(&bc[c], gr->n, 0);
+  int64_t seq0 = s->max_seq + 1;
+  for (int64_t k = 0; rc == 0 && k < gr->n; k++) {
+    int64_t i = gr->rows[k];
+    int64_t o = PM_ARR_FIXED(offs, int64_t, i);
+    if (o < first) first = o;
+    if (o > last) last = o;
+    rc = pm_col_append_i64(&bc[0], o);
+    if (rc == 0 && ctx->pk) {
+      /* sequence numbers follow input order: row i of this group got seq0 + its rank */
+      rc = pm_col_append_i64(&bc[1], seq0 + i);
+      if (rc == 0) rc = pm_col_append_i8(&bc[2], kinds[i]);
+    }
+    for (int32_t f = 0; rc == 0 && f < n; f++) rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
+  }
+  if (rc == 0) rc = pm_cols_export_struct(bc, nc, gr->n, &gr->sb, err);
+  else if (!err || err->code != rc) rc = pm_fail(err, rc, "real-time batch: out of memory");
+  for (int32_t c = 0; c < inited; c++) pm_col_free(&bc[c]);
+  pm_free(bc);
+  gr->range = (paimon_offset_range){first, last + 1};
+  return rc;
+}
+
+/* Which rows of group `g` to write: all of them, except in replay mode those below the
+ * committed end. Every offset written must be above the store's last one: a row at or
+ * below it that is not skipped is uncommitted memory written again (EINVAL), as in
+ * paimon-cpp's RealtimeOffsetUtils::ValidateBatch. Sets *backward on that failure. */
+static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r,
+                     const struct ArrowArray *offs, int64_t len, bool *backward, paimon_error *err) {
+  rt_store *s = gr->store;
+  if (rw->replay && gr->committed > s->floor) s->floor = gr->committed;
+  gr->n = 0;
+  for (int64_t i = 0; i < len; i++)
+    if (r->group[i] == g && !(rw->replay && PM_ARR_FIXED(offs, int64_t, i) < s->floor))
+      gr->rows[gr->n++] = i;
+  int64_t prev = s->next_offset - 1;
+  for (int64_t k = 0; k < gr->n; k++) {
+    int64_t o = PM_ARR_FIXED(offs, int64_t, gr->rows[k]);
+    if (o < 0) return pm_fail(err, PAIMON_EINVAL, "%s %lld is negative", OFFSET_COL, (long long)o);
+    if (o == INT64_MAX) return pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
+    if (o <= prev) {
+      *backward = true;
+      return pm_fail(err, PAIMON_EINVAL,
+                     "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must "
+                     "be >= %lld%s)",
+                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1,
+                     rw->replay ? "; offsets below the committed end are skipped, rows held in memory "
+                                  "but not committed are not"
+                                : "");
+    }
+    prev = o;
+  }
+  return 0;
+}
+
+/* A batch is written all-or-nothing: every partition-bucket's store is locked, checked
+ * and asked to reserve capacity before any of them stores a row. */
 static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowSchema *schema,
                     paimon_error *err) {
   rt_writer *rw = p;
@@ -475,135 +616,112 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   pm_route r;
   memset(&r, 0, sizeof r);
   group_rows *groups = NULL;
+  group_rows **order = NULL; /* groups by store address: the order their locks are taken */
   int rc = (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   if (rc == 0) rc = pm_writer_bind(w, batch, schema, 1, cols, owned, err);
   if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
   if (rc == 0) rc = pm_writer_route(w, cols, len, &r, err);
-  if (rc == 0 && !(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)))
+  if (rc == 0 && (!(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)) ||
+                  !(order = pm_calloc((size_t)r.ngroups, sizeof *order))))
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  /* 1. validate every group before writing anything */
-  for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
+  int32_t ng = rc == 0 ? r.ngroups : 0;
+  for (int32_t g = 0; rc == 0 && g < ng; g++) {
     rc = get_store(ctx, r.parts[g], r.plens[g], r.buckets[g], &groups[g].store, err);
-    if (rc) break;
-    groups[g].rows = pm_malloc((size_t)len * sizeof(int64_t));
-    if (!groups[g].rows) {
+    if (rc == 0 && !(groups[g].rows = pm_malloc((size_t)len * sizeof(int64_t))))
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      break;
-    }
-    rt_store *s = groups[g].store;
-    for (int64_t i = 0; i < len; i++)
-      if (r.group[i] == g && !(rw->replay && PM_ARR_FIXED(offs, int64_t, i) < s->floor))
-        groups[g].rows[groups[g].n++] = i;
-    int64_t prev = s->next_offset - 1;
-    for (int64_t k = 0; k < groups[g].n && rc == 0; k++) {
-      int64_t o = PM_ARR_FIXED(offs, int64_t, groups[g].rows[k]);
-      if (o < 0) rc = pm_fail(err, PAIMON_EINVAL, "%s %lld is negative", OFFSET_COL, (long long)o);
-      else if (o == INT64_MAX) rc = pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
-      else if (o <= prev)
-        rc = pm_fail(err, PAIMON_EINVAL,
-                     "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must be >= %lld)",
-                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1);
-      prev = o;
+    order[g] = &groups[g];
+    /* read before taking the store locks (lock order); committed ends only grow */
+    groups[g].committed = rc == 0 && rw->replay
+                              ? paimon_realtime_committed_offset(ctx, groups[g].store->part_str, r.buckets[g])
+                              : -1;
+  }
+  if (rc) ng = 0; /* nothing locked, nothing to undo */
+  if (ng > 1) qsort(order, (size_t)ng, sizeof *order, cmp_group_store);
+  bool disk_read = false, locked = false;
+  for (;;) {
+    /* 1. lock every store of the batch and check every group */
+    for (int32_t g = 0; g < ng; g++) pthread_mutex_lock(&order[g]->store->wlock);
+    locked = ng > 0;
+    bool backward = false;
+    for (int32_t g = 0; rc == 0 && g < ng; g++) rc = pick_rows(rw, &groups[g], g, &r, offs, len, &backward, err);
+    if (!(rc == PAIMON_EINVAL && backward && rw->replay && !disk_read)) break;
+    /* replay over rows the context committed but has not refreshed yet: learn the
+     * newest snapshot's offsets (outside the locks) and check again */
+    for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
+    locked = false;
+    disk_read = true;
+    rc = disk_committed(ctx->t, groups, ng, err);
+    if (rc) break;
+  }
+  /* 2. register the stores for prepare, then build every store batch */
+  for (int32_t g = 0; rc == 0 && g < ng; g++)
+    if (groups[g].n > 0 && touch(rw, groups[g].store)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t g = 0; rc == 0 && g < ng; g++)
+    if (groups[g].n > 0) rc = build_group(rw, &groups[g], offs, cols, kinds, len, err);
+  /* 3. reserve capacity in every store that can */
+  for (int32_t g = 0; rc == 0 && g < ng; g++) {
+    group_rows *gr = &groups[g];
+    if (gr->n == 0 || !can_reserve(gr->store)) continue;
+    rc = gr->store->store.reserve(&gr->store->store, &gr->sb, gr->range, err);
+    gr->reserved = rc == 0;
+  }
+  /* 4. write: the stores that cannot reserve first, so that the first of them being
+   * full still leaves nothing written */
+  int32_t nwritten = 0;
+  group_rows *failed = NULL;
+  bool failed_reserved = false;
+  for (int pass = 0; rc == 0 && pass < 2; pass++) {
+    for (int32_t g = 0; rc == 0 && g < ng; g++) {
+      group_rows *gr = &groups[g];
+      rt_store *s = gr->store;
+      if (gr->n == 0 || gr->reserved != (pass == 1)) continue;
+      rc = s->store.write(&s->store, &gr->sb, gr->range, err);
+      if (rc) {
+        failed = gr;
+        failed_reserved = gr->reserved;
+        gr->reserved = false; /* the write consumed it */
+        break;
+      }
+      memset(&gr->sb, 0, sizeof gr->sb); /* moved into the store */
+      gr->reserved = false;
+      nwritten++;
+      s->next_offset = gr->range.end;
+      if (ctx->pk) s->max_seq += len;
     }
   }
-  /* 2. write each group's rows to its store */
-  for (int32_t g = 0; rc == 0 && g < r.ngroups; g++) {
-    group_rows *gr = &groups[g];
-    rt_store *s = gr->store;
-    if (gr->n == 0) continue; /* every row was already committed (replay) */
-    if (ctx->pk) {
-      sort_ctx sc = {pm_calloc((size_t)ctx->nkeys + 1, sizeof(struct ArrowArray *)),
-                     pm_calloc((size_t)ctx->nkeys + 1, sizeof(pm_type *)), ctx->nkeys};
-      int64_t *tmp = pm_malloc((size_t)gr->n * sizeof(int64_t) + 8);
-      if (!sc.keys || !sc.types || !tmp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      for (int32_t k = 0; rc == 0 && k < ctx->nkeys; k++) {
-        int32_t f = ctx->key_cols[k] - ctx->nsys;
-        sc.keys[k] = cols[f];
-        sc.types[k] = row->fields[f].type;
-      }
-      if (rc == 0) merge_sort(&sc, gr->rows, tmp, gr->n);
-      pm_free(sc.keys);
-      pm_free(sc.types);
-      pm_free(tmp);
-      if (rc) break;
+  for (int32_t g = 0; g < ng; g++)
+    if (groups[g].reserved) groups[g].store->store.cancel_reservation(&groups[g].store->store);
+  if (locked)
+    for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
+  if (failed && nwritten > 0) {
+    char cause[sizeof err->message];
+    memcpy(cause, err ? err->message : "", err ? sizeof cause : 1);
+    cause[sizeof cause - 1] = '\0';
+    if (rc == PAIMON_EFULL && !failed_reserved) {
+      /* a store that cannot reserve was full after others took their rows (the weaker
+       * guarantee documented for such stores): the written part stays and is prepared
+       * with the rest; the writer stays usable */
+      rc = pm_fail(err, PAIMON_EFULL,
+                   "batch partly written: %d partition-bucket(s) stored their rows, then partition "
+                   "'%s' bucket %d (a store that cannot reserve capacity) was full; prepare, commit "
+                   "and refresh, then retry with realtime.write.skip-committed=true: %s",
+                   (int)nwritten, failed->store->part_str, (int)failed->store->bucket, cause);
+    } else {
+      rw->failed = true;
+      rc = pm_fail(err, PAIMON_ESTATE,
+                   "batch partly written: %d partition-bucket(s) stored their rows, then partition "
+                   "'%s' bucket %d failed (%s); the writer is unusable: free the context, create a "
+                   "new one and replay from the committed offsets",
+                   (int)nwritten, failed->store->part_str, (int)failed->store->bucket, cause);
     }
-    pthread_mutex_lock(&s->wlock);
-    int64_t first = PM_ARR_FIXED(offs, int64_t, gr->rows[0]), last = first;
-    if (!ctx->pk && gr->n == len) {
-      /* the whole batch goes to one store: bulk-copy each column (offsets ascend) */
-      int32_t nc = ctx->store_type->nfields;
-      struct ArrowArray *kids = pm_calloc((size_t)nc, sizeof *kids);
-      rc = kids ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      if (rc == 0) rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
-      for (int32_t f = 0; rc == 0 && f < n; f++)
-        rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
-      struct ArrowArray sb;
-      memset(&sb, 0, sizeof sb);
-      if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &sb, err);
-      else if (kids)
-        for (int32_t c = 0; c < nc; c++) pm_array_release(&kids[c]);
-      pm_free(kids);
-      last = PM_ARR_FIXED(offs, int64_t, len - 1);
-      if (rc == 0) {
-        paimon_offset_range range = {first, last + 1};
-        rc = s->store.write(&s->store, &sb, range, err);
-        if (rc == 0) {
-          s->next_offset = last + 1;
-          rc = touch(rw, s) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
-        } else {
-          pm_array_release(&sb);
-          if (rc != PAIMON_EFULL) rw->failed = true;
-        }
-      }
-      pthread_mutex_unlock(&s->wlock);
-      continue;
-    }
-    /* build the store batch: offsets, (seq, kind), columns */
-    int32_t nc = ctx->store_type->nfields;
-    pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);
-    rc = bc ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    int32_t inited = 0;
-    for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
-    for (int32_t c = 0; rc == 0 && c < nc; c++) rc = pm_col_reserve(&bc[c], gr->n, 0);
-    int64_t seq0 = s->max_seq + 1;
-    for (int64_t k = 0; rc == 0 && k < gr->n; k++) {
-      int64_t i = gr->rows[k];
-      int64_t o = PM_ARR_FIXED(offs, int64_t, i);
-      if (o < first) first = o;
-      if (o > last) last = o;
-      rc = pm_col_append_i64(&bc[0], o);
-      if (rc == 0 && ctx->pk) {
-        /* sequence numbers follow input order: row i of this group got seq0 + its rank */
-        rc = pm_col_append_i64(&bc[1], seq0 + i);
-        if (rc == 0) rc = pm_col_append_i8(&bc[2], kinds[i]);
-      }
-      for (int32_t f = 0; rc == 0 && f < n; f++) rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
-    }
-    struct ArrowArray sb;
-    memset(&sb, 0, sizeof sb);
-    if (rc == 0) rc = pm_cols_export_struct(bc, nc, gr->n, &sb, err);
-    else if (!err || err->code != rc) rc = pm_fail(err, rc, "real-time batch: out of memory");
-    for (int32_t c = 0; c < inited; c++) pm_col_free(&bc[c]);
-    pm_free(bc);
-    if (rc == 0) {
-      paimon_offset_range range = {first, last + 1};
-      rc = s->store.write(&s->store, &sb, range, err);
-      if (rc == 0) {
-        s->next_offset = last + 1;
-        if (ctx->pk) s->max_seq = seq0 + len - 1;
-        rc = touch(rw, s) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
-      } else {
-        pm_array_release(&sb); /* a refused batch stays ours */
-        if (rc != PAIMON_EFULL) rw->failed = true;
-      }
-    }
-    pthread_mutex_unlock(&s->wlock);
   }
   for (int32_t g = 0; groups && g < r.ngroups; g++) {
+    pm_array_release(&groups[g].sb); /* a refused batch stays ours */
     store_unref(groups[g].store);
     pm_free(groups[g].rows);
   }
   pm_free(groups);
+  pm_free(order);
   pm_route_clear(&r);
   for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
   pm_free(owned);

@@ -581,38 +581,77 @@ typedef struct rt_store {
   int64_t max_mem;
   int64_t next_min; /* writer: every new offset must be >= this */
   bool any_written;
+  bool reserved; /* writer: the next write was admitted by rt_reserve */
   rt_atomic committed;
 } rt_store;
 
 /* Binary-counter compaction of the building segment's tail (writer thread only). */
 static void pk_compact(rt_store *st);
 
-static int rt_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_offset_range range,
-                    paimon_error *err) {
-  rt_store *st = s->private_data;
-  rt_shared *sh = st->sh;
+/* Checks a batch against the write schema and measures the bytes it would hold. */
+static int batch_measure(const rt_store *st, const struct ArrowArray *batch, int64_t *bytes,
+                         paimon_error *err) {
+  const rt_shared *sh = st->sh;
+  *bytes = 0;
   if (!batch || !batch->release)
     return pm_fail(err, PAIMON_EINVAL, "%s: write of a released batch", sh->where);
   if (batch->length < 0 || batch->offset < 0 || batch->n_children != sh->ncols || !batch->children)
     return pm_fail(err, PAIMON_EINVAL, "%s: batch has %lld columns, the write schema %d", sh->where,
                    (long long)batch->n_children, (int)sh->ncols);
-  if (batch->length == 0) {
-    batch->release(batch);
-    return PAIMON_OK;
-  }
-  int64_t need = batch->offset + batch->length, bytes = 0;
-  for (int32_t c = 0; c < sh->ncols; c++)
-    if (!node_check(sh->row->fields[c].type, batch->children[c], need, 1, &bytes))
+  int64_t need = batch->offset + batch->length;
+  for (int32_t c = 0; batch->length > 0 && c < sh->ncols; c++)
+    if (!node_check(sh->row->fields[c].type, batch->children[c], need, 1, bytes))
       return pm_fail(err, PAIMON_EINVAL, "%s: batch column '%s' does not match the write schema",
                      sh->where, sh->row->fields[c].name);
-  int64_t held = atomic_load_explicit(&sh->mem, memory_order_relaxed);
-  /* A batch larger than the whole budget still enters an empty store, so that a retry
-   * after commit always makes progress. */
+  return PAIMON_OK;
+}
+
+/* PAIMON_EFULL when `bytes` more do not fit the budget now. A batch larger than the
+ * whole budget still enters an empty store, so that a retry after commit always makes
+ * progress. */
+static int budget_check(const rt_store *st, int64_t bytes, paimon_error *err) {
+  int64_t held = atomic_load_explicit(&st->sh->mem, memory_order_relaxed);
   if (held > 0 && held + bytes > st->max_mem)
     return pm_fail(err, PAIMON_EFULL,
                    "%s: store full: prepare and commit (%lld bytes held, batch of %lld, budget "
                    "%lld)",
-                   sh->where, (long long)held, (long long)bytes, (long long)st->max_mem);
+                   st->sh->where, (long long)held, (long long)bytes, (long long)st->max_mem);
+  return PAIMON_OK;
+}
+
+/* Admits the next write of `batch` past the budget. Only writes add bytes and the
+ * library makes no other writer-side call before that write (or the cancel), so the
+ * check made now still holds then. */
+static int rt_reserve(paimon_realtime_store *s, const struct ArrowArray *batch,
+                      paimon_offset_range range, paimon_error *err) {
+  (void)range;
+  rt_store *st = s->private_data;
+  if (st->reserved)
+    return pm_fail(err, PAIMON_EINVAL, "%s: a reservation is already outstanding", st->sh->where);
+  int64_t bytes;
+  PM_TRY(batch_measure(st, batch, &bytes, err));
+  PM_TRY(budget_check(st, bytes, err));
+  st->reserved = true;
+  return PAIMON_OK;
+}
+
+static void rt_cancel_reservation(paimon_realtime_store *s) {
+  ((rt_store *)s->private_data)->reserved = false;
+}
+
+static int rt_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_offset_range range,
+                    paimon_error *err) {
+  rt_store *st = s->private_data;
+  rt_shared *sh = st->sh;
+  bool reserved = st->reserved;
+  st->reserved = false; /* consumed, whatever happens below */
+  int64_t bytes;
+  PM_TRY(batch_measure(st, batch, &bytes, err));
+  if (batch->length == 0) {
+    batch->release(batch);
+    return PAIMON_OK;
+  }
+  if (!reserved) PM_TRY(budget_check(st, bytes, err));
   bool pk = sh->mode == PAIMON_REALTIME_PRIMARY_KEY;
   rt_batch *b = NULL;
   PM_TRY(batch_prepare(sh, batch, bytes, !pk, &b, err));
@@ -1740,8 +1779,9 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
                      paimon_realtime_store *out, paimon_error *err) {
   (void)f;
   memset(out, 0, sizeof *out);
-  if (!req || req->version != PAIMON_REALTIME_STORE_VERSION)
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "realtime store: request version %u, expected %d",
+  /* every request version so far has the same layout */
+  if (!req || req->version < 1 || req->version > PAIMON_REALTIME_STORE_VERSION)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "realtime store: request version %u, expected 1..%d",
                    req ? req->version : 0u, PAIMON_REALTIME_STORE_VERSION);
   if (req->mode != PAIMON_REALTIME_APPEND && req->mode != PAIMON_REALTIME_PRIMARY_KEY)
     return pm_fail(err, PAIMON_EINVAL, "realtime store: unknown mode %d", req->mode);
@@ -1861,6 +1901,8 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   }
   out->version = PAIMON_REALTIME_STORE_VERSION;
   out->write = rt_write;
+  out->reserve = rt_reserve;
+  out->cancel_reservation = rt_cancel_reservation;
   out->seal_for_commit = rt_seal;
   out->create_commit_readers = rt_commit_readers;
   out->acquire_read_view = rt_acquire;

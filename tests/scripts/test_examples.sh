@@ -131,6 +131,9 @@ if run custom_store "$tmp/cs"; then
   # advanced each store; every store was released.
   [ "$(n create)" = 2 ] || fail "custom_store: create $(n create), expected 2"
   [ "$(n write)" -ge 3 ] || fail "custom_store: write $(n write)"
+  # every write was reserved first (all-or-nothing batches), none refused
+  [ "$(n reserve)" = "$(n write)" ] || fail "custom_store: reserve $(n reserve) != write $(n write)"
+  [ "$(n cancel_reservation)" = 0 ] || fail "custom_store: cancel_reservation $(n cancel_reservation)"
   [ "$(n acquire_read_view)" -ge 2 ] || fail "custom_store: acquire_read_view $(n acquire_read_view)"
   [ "$(n create_query_readers)" -ge 2 ] || fail "custom_store: create_query_readers $(n create_query_readers)"
   [ "$(n seal_for_commit)" -ge 1 ] || fail "custom_store: seal_for_commit $(n seal_for_commit)"

@@ -26,6 +26,18 @@
  * - views, segments and the streams created from them stay valid after the store moves
  *   on (seal, advance, release of the store itself) until their own release.
  * - memory_usage may be called from any thread at any time.
+ * - reserve and cancel_reservation (version 2) are writer-side calls like write.
+ *
+ * Versions. A store declares the ABI version it was written against in
+ * paimon_realtime_store.version; the library accepts 1 up to
+ * PAIMON_REALTIME_STORE_VERSION and refuses any other value (PAIMON_EINVAL) when the
+ * store is created. Version 1 stores end at `private_data`: the library never reads the
+ * later slots. Version 2 adds `reserve` and `cancel_reservation` (both set, or both
+ * NULL for a store that cannot reserve). A batch whose rows go to several
+ * partition-buckets is written all-or-nothing only when every store involved can
+ * reserve; see paimon_realtime_writer_new() for what a store that cannot reserve
+ * weakens. The request handed to `create` carries the factory's declared version
+ * (capped at the library's), so a factory written against version 1 sees 1.
  *
  * A custom store is installed by passing a factory to paimon_realtime_context_new();
  * wrapping the built-in store (paimon_realtime_default_store_factory()) is the easiest
@@ -44,7 +56,7 @@ extern "C" {
 #endif
 
 /** Version of the real-time store ABI these headers describe. */
-#define PAIMON_REALTIME_STORE_VERSION 1
+#define PAIMON_REALTIME_STORE_VERSION 2
 
 /** Store modes (paimon_realtime_store_request.mode). */
 enum {
@@ -83,7 +95,7 @@ typedef int (*paimon_stream_sink)(void *payload, struct ArrowArrayStream *stream
 
 /** Parameters a store is created with. Pointers are valid during `create` only. */
 typedef struct paimon_realtime_store_request {
-  uint32_t version;            /**< PAIMON_REALTIME_STORE_VERSION */
+  uint32_t version;            /**< the factory's version, at most PAIMON_REALTIME_STORE_VERSION */
   int mode;                    /**< PAIMON_REALTIME_APPEND or PAIMON_REALTIME_PRIMARY_KEY */
   const struct ArrowSchema *write_schema; /**< batch layout above (system columns first) */
   int32_t nkeys;               /**< primary-key mode: number of key columns */
@@ -97,10 +109,12 @@ typedef struct paimon_realtime_store_request {
  * description for the threading contract). Each function returns a PAIMON_* status and
  * fills `err` (nullable) on failure. */
 typedef struct paimon_realtime_store {
-  uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
+  uint32_t version; /**< ABI version the store implements, 1..PAIMON_REALTIME_STORE_VERSION */
   /** Stores a batch (moved in: the store releases it) covering offsets `range`.
    * PAIMON_EFULL (retryable after prepare + commit) when at the memory budget; then
-   * the batch is left untouched (still owned by the caller). */
+   * the batch is left untouched (still owned by the caller), as on any other failure.
+   * A write that follows a successful `reserve` of the same batch consumes the
+   * reservation (whatever its result) and must not fail with PAIMON_EFULL. */
   int (*write)(struct paimon_realtime_store *s, struct ArrowArray *batch, paimon_offset_range range,
                paimon_error *err);
   /** Seals everything written so far into `*out` and starts a new building segment.
@@ -133,6 +147,20 @@ typedef struct paimon_realtime_store {
   /** Called once, after the last call into the store. */
   void (*release)(struct paimon_realtime_store *s);
   void *private_data; /**< the store's state */
+  /* ---- version 2 ---------------------------------------------------------------- */
+  /** Reserves the capacity `batch` needs (borrowed: neither moved nor released; the
+   * same batch and `range` the next `write` gets), so that a batch spanning several
+   * partition-buckets is refused before any of its stores holds a row. Returns
+   * PAIMON_OK, PAIMON_EFULL when the batch does not fit now (nothing reserved), or
+   * another status for a batch the store would refuse anyway. After PAIMON_OK the
+   * library makes exactly one of these calls next on this store: `write` of that batch
+   * (which consumes the reservation) or `cancel_reservation`. At most one reservation
+   * is outstanding per store. A store that keeps a budget shared with other stores must
+   * count reserved capacity as used until it is written or cancelled. */
+  int (*reserve)(struct paimon_realtime_store *s, const struct ArrowArray *batch,
+                 paimon_offset_range range, paimon_error *err);
+  /** Gives back the outstanding reservation (the batch will not be written). */
+  void (*cancel_reservation)(struct paimon_realtime_store *s);
 } paimon_realtime_store;
 
 /** Creates the stores of a real-time context, one per partition-bucket. The library

@@ -647,6 +647,57 @@ static void test_budget_full(void **state) {
   fx_close(&f);
 }
 
+/* Reservations (ABI version 2): refused with EFULL exactly when the write would be,
+ * and a reserved write cannot fail for capacity; one reservation at a time. */
+static void test_budget_reserve(void **state) {
+  (void)state;
+  fx f;
+  const char *opts[] = {"realtime.store.max-memory", "64kb", NULL};
+  fx_init(&f, false, opts);
+  assert_int_equal(f.st.version, 2);
+  assert_non_null(f.st.reserve);
+  assert_non_null(f.st.cancel_reservation);
+  paimon_error err;
+  int64_t o = 0;
+  struct ArrowArray b;
+  int64_t offs[256];
+  int rc = 0;
+  for (int tries = 0; tries < 1000 && rc == 0; tries++) {
+    for (int i = 0; i < 256; i++) offs[i] = o + i;
+    std_batch(&f, offs, NULL, NULL, 256, &b);
+    paimon_offset_range r = {o, o + 256};
+    rc = f.st.reserve(&f.st, &b, r, &err);
+    if (rc) break;
+    /* a second reservation while one is outstanding is a caller bug */
+    assert_int_equal(f.st.reserve(&f.st, &b, r, &err), PAIMON_EINVAL);
+    if (tries % 2) {
+      f.st.cancel_reservation(&f.st); /* given back: the plain write decides alone */
+      rc = f.st.write(&f.st, &b, r, &err);
+      if (rc) break;
+    } else {
+      PM_ASSERT_OK(f.st.write(&f.st, &b, r, &err), &err);
+    }
+    assert_null(b.release);
+    o += 256;
+  }
+  assert_int_equal(rc, PAIMON_EFULL);
+  assert_non_null(strstr(err.message, "store full"));
+  assert_non_null(b.release); /* borrowed, still ours */
+  int64_t held = f.st.memory_usage(&f.st);
+  assert_true(held <= 64 * 1024);
+  /* refused reservation: nothing reserved, and the plain write is refused too */
+  assert_int_equal(f.st.write(&f.st, &b, (paimon_offset_range){o, o + 256}, &err), PAIMON_EFULL);
+  assert_int_equal(f.st.memory_usage(&f.st), held);
+  paimon_realtime_segment seg;
+  PM_ASSERT_OK(f.st.seal_for_commit(&f.st, &seg, &err), &err);
+  PM_ASSERT_OK(f.st.advance_committed_offset(&f.st, seg.range.end, &err), &err);
+  seg.release(&seg);
+  PM_ASSERT_OK(f.st.reserve(&f.st, &b, (paimon_offset_range){o, o + 256}, &err), &err);
+  PM_ASSERT_OK(f.st.write(&f.st, &b, (paimon_offset_range){o, o + 256}, &err), &err);
+  assert_null(b.release);
+  fx_close(&f);
+}
+
 /* ---- primary-key mode ------------------------------------------------------------- */
 
 typedef struct pk_item {
@@ -1276,6 +1327,7 @@ int main(void) {
       cmocka_unit_test(test_views_isolated_and_outlive_store),
       cmocka_unit_test(test_memory_after_advance),
       cmocka_unit_test(test_budget_full),
+      cmocka_unit_test(test_budget_reserve),
       cmocka_unit_test(test_pk_runs_bounded),
       cmocka_unit_test(test_pk_offset_window),
       cmocka_unit_test(test_stats_pruning),
