@@ -158,9 +158,17 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
  * @param n                 number of progress objects.
  * @param commit_identifier the transaction's identifier.
  * @param err               nullable error details.
+ * Right before publishing, every data file of the commit is checked to exist with its
+ * recorded size (orphan-file cleaning at age 0, or progress held past the cleaning age,
+ * may have removed it): if one is missing nothing is published and the committed offsets
+ * stay as they were, but the rows it held were sealed out of the context's memory, so the
+ * context becomes terminal (later calls fail with #PAIMON_ESTATE): free it, create a new
+ * context and replay the source from the committed offsets (replay mode skips the rest).
  * @return #PAIMON_OK, #PAIMON_EINVAL when ranges are not contiguous with the committed
  *         offsets or disagree with an earlier commit of the identifier,
- *         #PAIMON_ECONFLICT (retryable) when other committers kept winning, #PAIMON_EIO. */
+ *         #PAIMON_ECONFLICT (retryable) when other committers kept winning,
+ *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming the data file that
+ *         vanished (terminal, see above), #PAIMON_ESTATE, #PAIMON_EIO. */
 PAIMON_API int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                                       const char *commit_user,
                                       const paimon_realtime_progress *const *progress, size_t n,

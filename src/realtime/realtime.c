@@ -1239,8 +1239,12 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   }
   if (rc == 0) {
     commit_ctx cc = {ctx, all, m, source_state};
-    pm_commit_hook hook = {&cc, hook_offsets, hook_already, ctx->offsets_key, ctx->source_key};
+    bool missing = false;
+    pm_commit_hook hook = {&cc, hook_offsets, hook_already, ctx->offsets_key, ctx->source_key, &missing};
     rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook, err);
+    /* the rows of a lost file were sealed out of memory for good: this context can never
+     * commit past them, so it is terminal (documented) and a new one replays them */
+    if (rc && missing) ctx->broken = true;
   }
   pm_free(all);
   pm_free(view.v);

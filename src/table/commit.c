@@ -430,6 +430,55 @@ static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, con
   return rc;
 }
 
+/* Every data file the snapshot adds must exist, with its recorded size, right before the
+ * snapshot is published: orphan-file cleaning (age 0, or a prepared commit held past the
+ * age) or another process may have removed a prepared file since it was written, and a
+ * snapshot naming it would be unreadable (and, for a real-time commit, would advance the
+ * offsets past rows that are nowhere). paimon-cpp checks the files of a commit too; Java's
+ * FileStoreCommitImpl does not. We check every commit, plain or real-time: one stat per
+ * added file, small next to writing the manifests. The check is as late as possible; a
+ * file removed after it is the remover's fault (orphan cleaning spares files that young). */
+static int check_added_files(paimon_table *t, const entries *delta, const pm_commit_hook *hook,
+                             paimon_error *err) {
+  pm_type *ptype = NULL;
+  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  int rc = 0;
+  for (size_t i = 0; i < delta->n && rc == 0; i++) {
+    const pm_manifest_entry *e = &delta->v[i];
+    if (e->kind != PM_ENTRY_ADD) continue;
+    pm_binrow prow;
+    char *pp = NULL, *path = NULL;
+    rc = pm_binrow_view(&prow, e->partition, e->partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    if (rc == 0) rc = pm_table_data_path(t, pp, e->bucket, e->file.file_name, e->file.external_path, &path, err);
+    int64_t size = -1;
+    int st = rc == 0 ? t->fs->stat(t->fs, path, &size, NULL, NULL) : 0;
+    const char *what = hook ? "rebuild the real-time context and replay from the committed offsets"
+                            : "write the data again and commit it";
+    if (rc == 0 && st == PAIMON_ENOTFOUND)
+      rc = pm_fail(err, PAIMON_ENOTFOUND,
+                   "%s: commit aborted, nothing published: data file %s (partition '%s' bucket %d) "
+                   "no longer exists (removed by orphan-file cleaning or another process after it "
+                   "was written); %s",
+                   t->path, path, pp, (int)e->bucket, what);
+    else if (rc == 0 && st)
+      rc = pm_fail(err, st, "%s: commit aborted, nothing published: cannot check data file %s", t->path, path);
+    else if (rc == 0 && e->file.file_size >= 0 && size != e->file.file_size)
+      rc = pm_fail(err, PAIMON_ECORRUPT,
+                   "%s: commit aborted, nothing published: data file %s has %lld bytes but %lld were "
+                   "written; %s",
+                   t->path, path, (long long)size, (long long)e->file.file_size, what);
+    if (rc && hook && hook->files_missing && (rc == PAIMON_ENOTFOUND || rc == PAIMON_ECORRUPT))
+      *hook->files_missing = true;
+    pm_free(pp);
+    pm_free(path);
+  }
+  pm_type_free(ptype);
+  return rc;
+}
+
 /* One commit attempt; *published is set when the snapshot file was created. */
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
                       const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
@@ -613,6 +662,7 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto done_mdir;
   }
+  PM_CHECK(check_added_files(t, &delta, hook, err), done_mdir); /* last step before publishing */
   {
     char tuuid[37];
     pm_uuid(tuuid);

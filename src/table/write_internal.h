@@ -43,6 +43,7 @@ typedef struct pm_commit_hook {
   int (*already_committed)(void *ctx, int64_t id, paimon_error *err);
   const char *offsets_key; /* the source's properties (realtime.offsets[.<id>], */
   const char *source_key;  /* realtime.source[.<id>]); other sources' are carried forward */
+  bool *files_missing;     /* nullable: set when a data file of the commit vanished */
 } pm_commit_hook;
 
 int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *t, const char *commit_user,

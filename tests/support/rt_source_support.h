@@ -73,10 +73,14 @@ static inline int rt_write(paimon_writer *w, int64_t base, int64_t from, int64_t
   return rc;
 }
 
-/* Writes source rows [from, to), prepares and commits them with `state` (NULL: plain
- * paimon_realtime_commit) and refreshes; returns the snapshot id. */
-static inline int64_t rt_round(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
-                               int64_t ident, int64_t base, int64_t from, int64_t to, const char *state) {
+/* Writes source rows [from, to), prepares and commits them (through `commit` when
+ * non-NULL, e.g. with a source state) and refreshes; returns the snapshot id. */
+typedef int (*rt_commit_fn)(int64_t *sid, paimon_realtime_context *ctx, const char *user,
+                            const paimon_realtime_progress *const *pg, size_t n, int64_t ident,
+                            const void *arg, paimon_error *err);
+static inline int64_t rt_round_with(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
+                                    int64_t ident, int64_t base, int64_t from, int64_t to,
+                                    rt_commit_fn commit, const void *arg) {
   paimon_error err = {0};
   PM_ASSERT_OK(rt_write(w, base, from, to, true, &err), &err);
   paimon_realtime_progress *pg = NULL;
@@ -84,11 +88,16 @@ static inline int64_t rt_round(paimon_realtime_context *ctx, paimon_writer *w, c
   assert_non_null(pg);
   const paimon_realtime_progress *one[1] = {pg};
   int64_t sid = 0;
-  if (state) PM_ASSERT_OK(paimon_realtime_commit_source(&sid, ctx, user, one, 1, ident, state, &err), &err);
+  if (commit) PM_ASSERT_OK(commit(&sid, ctx, user, one, 1, ident, arg, &err), &err);
   else PM_ASSERT_OK(paimon_realtime_commit(&sid, ctx, user, one, 1, ident, &err), &err);
   PM_ASSERT_OK(paimon_realtime_refresh(ctx, sid, &err), &err);
   paimon_realtime_progress_free(pg);
   return sid;
+}
+
+static inline int64_t rt_round(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
+                               int64_t ident, int64_t base, int64_t from, int64_t to) {
+  return rt_round_with(ctx, w, user, ident, base, from, to, NULL, NULL);
 }
 
 static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char *user, bool replay) {
@@ -102,14 +111,11 @@ static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char 
   return w;
 }
 
-/* A new context of `source_id` (NULL: default) replays the whole source [0, n) in replay
- * mode, in batches of 7 rows, and commits what it did not skip. */
-static inline void rt_replay(paimon_table *t, const char *source_id, const char *user, int64_t ident,
-                             int64_t base, int64_t n) {
+/* Context `ctx` (new, freed here) replays the whole source [0, n) in replay mode, in
+ * batches of 7 rows, and commits what it did not skip. */
+static inline void rt_replay_in(paimon_realtime_context *ctx, const char *user, int64_t ident,
+                                int64_t base, int64_t n) {
   paimon_error err = {0};
-  paimon_realtime_context *ctx = NULL;
-  paimon_realtime_context_opts co = {sizeof co, source_id};
-  PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
   paimon_writer *w = rt_writer(ctx, user, true);
   for (int64_t i = 0; i < n; i += 7) PM_ASSERT_OK(rt_write(w, base, i, i + 7 < n ? i + 7 : n, true, &err), &err);
   paimon_realtime_progress *pg = NULL;
@@ -122,6 +128,14 @@ static inline void rt_replay(paimon_table *t, const char *source_id, const char 
   paimon_realtime_progress_free(pg);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
+}
+
+/* The same with a new context of the default source. */
+static inline void rt_replay(paimon_table *t, const char *user, int64_t ident, int64_t base, int64_t n) {
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  rt_replay_in(ctx, user, ident, base, n);
 }
 
 /* Reads the table from disk; counts[k - base] += 1 for k in [base, base + n), v checked

@@ -6,6 +6,28 @@
 
 static const int64_t BASE_B = 100000; /* source b's keys */
 
+static int commit_state(int64_t *sid, paimon_realtime_context *ctx, const char *user,
+                        const paimon_realtime_progress *const *pg, size_t n, int64_t ident, const void *arg,
+                        paimon_error *err) {
+  return paimon_realtime_commit_source(sid, ctx, user, pg, n, ident, arg, err);
+}
+
+/* A round committed with source state `st`. */
+static int64_t round_state(paimon_realtime_context *ctx, paimon_writer *w, const char *user, int64_t ident,
+                           int64_t base, int64_t from, int64_t to, const char *st) {
+  return rt_round_with(ctx, w, user, ident, base, from, to, commit_state, st);
+}
+
+/* A new context of source `source_id` replays the whole source. */
+static void replay_source(paimon_table *t, const char *source_id, const char *user, int64_t ident,
+                          int64_t base, int64_t n) {
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  paimon_realtime_context_opts co = {sizeof co, source_id};
+  PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
+  rt_replay_in(ctx, user, ident, base, n);
+}
+
 static char *state_of(paimon_table *t, const char *source_id) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
@@ -61,7 +83,7 @@ static void test_source_state_round_trip(void **state) {
   PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err);
   assert_null(st);
   paimon_writer *w = rt_writer(ctx, "job", false);
-  rt_round(ctx, w, "job", 1, 0, 0, 20, "len=20;h=01ab");
+  round_state(ctx, w, "job", 1, 0, 0, 20, "len=20;h=01ab");
   PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err); /* adopted by refresh */
   assert_string_equal(st, "len=20;h=01ab");
   paimon_free(st);
@@ -82,7 +104,7 @@ static void test_source_state_round_trip(void **state) {
   assert_int_equal(again, sid);
   /* plain paimon_realtime_commit keeps the committed state */
   PM_ASSERT_OK(paimon_realtime_refresh(ctx, 0, &err), &err);
-  rt_round(ctx, w, "job", 3, 0, 20, 30, NULL);
+  rt_round(ctx, w, "job", 3, 0, 20, 30);
   assert_state(t, NULL, "len=25;h=77");
   /* invalid input */
   char big[4200];
@@ -100,7 +122,7 @@ static void test_source_state_round_trip(void **state) {
   assert_int_equal(paimon_realtime_context_open(&bad, t, NULL, &co, &err), PAIMON_EINVAL);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
-  rt_replay(t, NULL, "job", 9, 0, 40);
+  replay_source(t, NULL, "job", 9, 0, 40);
   assert_int_equal(rt_assert_exactly_once(t, 0, 40), 0);
   paimon_table_close(t);
 }
@@ -113,7 +135,7 @@ static void test_source_state_carried_over_plain_and_compact_commits(void **stat
   paimon_realtime_context *ctx = NULL;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
   paimon_writer *w = rt_writer(ctx, "job", false);
-  for (int r = 0; r < 4; r++) rt_round(ctx, w, "job", r + 1, 0, r * 10, r * 10 + 10, "st-40");
+  for (int r = 0; r < 4; r++) round_state(ctx, w, "job", r + 1, 0, r * 10, r * 10 + 10, "st-40");
   int64_t sum = offsets_sum(t, NULL);
   /* a plain commit: the new snapshot itself carries both properties */
   rt_plain_commit(t, 50000, 6, NULL);
@@ -145,7 +167,7 @@ static void test_source_state_carried_over_plain_and_compact_commits(void **stat
   assert_int_equal(offsets_sum(t, NULL), sum);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
-  rt_replay(t, NULL, "job", 9, 0, 40);
+  replay_source(t, NULL, "job", 9, 0, 40);
   assert_int_equal(rt_assert_exactly_once(t, 0, 40), 6);
   paimon_table_close(t);
 }
@@ -158,8 +180,8 @@ static void test_source_state_reset_by_foreign_overwrite(void **state) {
   paimon_realtime_context *ctx = NULL;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
   paimon_writer *w = rt_writer(ctx, "job", false);
-  rt_round(ctx, w, "job", 1, 0, 0, 20, "st-20");
-  rt_round(ctx, w, "job", 2, 0, 20, 30, "st-30");
+  round_state(ctx, w, "job", 1, 0, 0, 20, "st-20");
+  round_state(ctx, w, "job", 2, 0, 20, 30, "st-30");
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
   /* a foreign drop of partition p=1: its progress and the source state are gone, p=0's
@@ -175,7 +197,7 @@ static void test_source_state_reset_by_foreign_overwrite(void **state) {
   assert_int_equal(paimon_realtime_committed_offset(ctx, "p=1", 0), -1);
   assert_int_equal(paimon_realtime_committed_offset(ctx, "p=1", 1), -1);
   paimon_realtime_context_free(ctx);
-  rt_replay(t, NULL, "job", 9, 0, 30);
+  replay_source(t, NULL, "job", 9, 0, 30);
   assert_int_equal(rt_assert_exactly_once(t, 0, 30), 0);
   paimon_table_close(t);
 }
@@ -190,12 +212,12 @@ static void test_two_sources_keep_their_own_progress(void **state) {
   PM_ASSERT_OK(paimon_realtime_context_open(&ca, t, NULL, &oa, &err), &err);
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wa = rt_writer(ca, "ja", false), *wb = rt_writer(cb, "jb", false);
-  rt_round(ca, wa, "ja", 1, 0, 0, 10, "a1");
-  rt_round(cb, wb, "jb", 1, BASE_B, 0, 8, "b1");
-  rt_round(ca, wa, "ja", 2, 0, 10, 20, "a2");
+  round_state(ca, wa, "ja", 1, 0, 0, 10, "a1");
+  round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b1");
+  round_state(ca, wa, "ja", 2, 0, 10, 20, "a2");
   rt_plain_commit(t, 50000, 3, NULL);
-  rt_round(cb, wb, "jb", 2, BASE_B, 8, 16, "b2");
-  rt_round(ca, wa, "ja", 3, 0, 20, 24, NULL);
+  round_state(cb, wb, "jb", 2, BASE_B, 8, 16, "b2");
+  rt_round(ca, wa, "ja", 3, 0, 20, 24);
   paimon_writer_close(wa);
   paimon_writer_close(wb);
   paimon_realtime_context_free(ca);
@@ -233,8 +255,8 @@ static void test_two_sources_keep_their_own_progress(void **state) {
   assert_state(t, "src.B-2", "b2");
 
   /* each replays its whole input: exactly once, neither mistaken for the other */
-  rt_replay(t, "src.B-2", "jb", 9, BASE_B, 16);
-  rt_replay(t, "a", "ja", 9, 0, 24);
+  replay_source(t, "src.B-2", "jb", 9, BASE_B, 16);
+  replay_source(t, "a", "ja", 9, 0, 24);
   int64_t other = rt_assert_exactly_once(t, 0, 24);
   assert_int_equal(other, 16 + 3);
   assert_int_equal(rt_assert_exactly_once(t, BASE_B, 16), 24 + 3);
