@@ -1136,7 +1136,8 @@ static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, cha
                              (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket)
                    : pm_fail(err, PAIMON_EINVAL,
                              "offsets [%lld, %lld) of partition '%s' bucket %d are not contiguous with "
-                             "the committed end %lld",
+                             "the committed end %lld (after an overwrite or partition drop by anyone, "
+                             "rebuild the context and replay)",
                              (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket,
                              (long long)expect);
       pm_offsets_clear(out);
@@ -1539,7 +1540,8 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
       /* the missing range may already be reclaimed from memory: refuse, never a gap */
       rc = pm_fail(err, PAIMON_EINVAL,
                    "snapshot %lld is older than the real-time progress of partition '%s' bucket %d "
-                   "(%lld < %lld)",
+                   "(%lld < %lld); after an overwrite, partition drop or rollback rebuild the "
+                   "context and replay",
                    (long long)(snap ? snap->id : 0), s->part_str, (int)s->bucket, (long long)snap_end,
                    (long long)ctx_end);
       break;

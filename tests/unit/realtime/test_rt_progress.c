@@ -1,7 +1,10 @@
-/* Real-time progress stays the truth about the table (issue 13 item 3):
+/* Real-time progress stays the truth about the table (issue 13 items 3 and 4):
  * - a commit whose prepared data file vanished (deleted, or removed by orphan cleaning at
  *   age 0 between prepare and commit) publishes nothing and leaves the offsets alone, so a
- *   new context's replay lands every row exactly once.
+ *   new context's replay lands every row exactly once;
+ * - after a foreign OVERWRITE (INSERT OVERWRITE, truncate, drop partition by an engine
+ *   that writes no realtime.offsets), our own full overwrite, or a rollback, a new
+ *   context's replay lands every source row exactly once.
  * Each runs on an append table and on a primary-key table (cmocka prestate = schema). */
 #include <dirent.h>
 #include <sys/stat.h>
@@ -16,6 +19,24 @@ static int64_t latest_id(paimon_table *t) {
   int64_t id = 0;
   PM_ASSERT_OK(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, &err), &err);
   return id;
+}
+
+/* Writes source rows [20, N) and prepares them (identifier 2). */
+static paimon_realtime_progress *prepare_rest(paimon_writer *w) {
+  paimon_error err = {0};
+  PM_ASSERT_OK(rt_write(w, 0, 20, N, true, &err), &err);
+  paimon_realtime_progress *pg = NULL;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 2, &err), &err);
+  assert_non_null(pg);
+  return pg;
+}
+
+/* A new context replays the whole source: every row exactly once, `other` foreign rows
+ * besides; closes the table. */
+static void replay_and_check(paimon_table *t, int64_t other) {
+  rt_replay(t, "job", 3, 0, N);
+  assert_int_equal(rt_assert_exactly_once(t, 0, N), other);
+  paimon_table_close(t);
 }
 
 /* Committed ends of the four partition-buckets. */
@@ -82,9 +103,7 @@ static void lost_file_case(const char *schema, const char *name, bool orphans) {
   offsets_of(ctx, before_offs);
   int64_t before_id = latest_id(t);
   char *before = data_files(path);
-  PM_ASSERT_OK(rt_write(w, 0, 20, N, true, &err), &err);
-  paimon_realtime_progress *pg = NULL;
-  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 2, &err), &err);
+  paimon_realtime_progress *pg = prepare_rest(w);
   char *after = data_files(path);
   char *victim = new_file(before, after);
   assert_non_null(victim);
@@ -120,9 +139,7 @@ static void lost_file_case(const char *schema, const char *name, bool orphans) {
   pm_free(before);
   pm_free(after);
   /* a new context's replay lands every row once (and the table reads fine) */
-  rt_replay(t, "job", 4, 0, N);
-  assert_int_equal(rt_assert_exactly_once(t, 0, N), 0);
-  paimon_table_close(t);
+  replay_and_check(t, 0);
 }
 
 static void test_commit_refuses_deleted_prepared_file(void **state) {
@@ -158,6 +175,120 @@ static void test_plain_commit_refuses_missing_file(void **state) {
   paimon_table_close(t);
 }
 
+/* ---- item 4: overwrite and rollback ------------------------------------------------- */
+
+/* Commits [0, 20) and [20, N) as two real-time snapshots. */
+static paimon_table *two_rounds(const char *schema, const char *name, char *path, size_t cap) {
+  paimon_table *t = rt_create(schema, name, path, cap);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w = rt_writer(ctx, "job", false);
+  rt_round(ctx, w, "job", 1, 0, 0, 20);
+  rt_round(ctx, w, "job", 2, 0, 20, N);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  return t;
+}
+
+static void test_replay_after_foreign_full_overwrite(void **state) {
+  char path[700];
+  paimon_table *t = two_rounds(*state, "foreign_overwrite", path, sizeof path);
+  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  int64_t sid = rt_plain_commit(t, 50000, 5, &o); /* INSERT OVERWRITE of the whole table */
+  rt_make_foreign(t, sid, NULL);
+  paimon_table_close(t);
+  t = rt_open(path);
+  replay_and_check(t, 5);
+}
+
+static void test_replay_after_foreign_truncate(void **state) {
+  char path[700];
+  paimon_table *t = two_rounds(*state, "foreign_truncate", path, sizeof path);
+  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  int64_t sid = rt_plain_commit(t, 0, 0, &o); /* Java's truncateTable: OVERWRITE, no files */
+  assert_true(sid > 0);
+  rt_make_foreign(t, sid, NULL);
+  paimon_table_close(t);
+  t = rt_open(path);
+  int64_t none[4] = {-1, -1, -1, -1};
+  assert_offsets(t, none);
+  replay_and_check(t, 0);
+}
+
+static void test_replay_after_foreign_drop_partition(void **state) {
+  char path[700];
+  paimon_table *t = two_rounds(*state, "foreign_drop", path, sizeof path);
+  int64_t sid = rt_delete_partition(t, 1);
+  rt_make_foreign(t, sid, "OVERWRITE"); /* Java's dropPartitions: OVERWRITE deleting p=1 */
+  paimon_table_close(t);
+  t = rt_open(path);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  int64_t offs[4];
+  offsets_of(ctx, offs);
+  paimon_realtime_context_free(ctx);
+  assert_true(offs[0] > 0 && offs[1] > 0); /* p=0 was left alone */
+  assert_true(offs[2] == -1 && offs[3] == -1);
+  replay_and_check(t, 0);
+}
+
+/* A context opened before a foreign truncate cannot commit on top of it: its offsets
+ * continue progress the table no longer has. */
+static void test_live_context_refused_after_foreign_truncate(void **state) {
+  char path[700];
+  paimon_table *t = rt_create(*state, "live_truncate", path, sizeof path);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w = rt_writer(ctx, "job", false);
+  rt_round(ctx, w, "job", 1, 0, 0, 20);
+  paimon_table *other = rt_open(path);
+  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  rt_make_foreign(other, rt_plain_commit(other, 0, 0, &o), NULL);
+  paimon_table_close(other);
+  paimon_realtime_progress *pg = prepare_rest(w);
+  const paimon_realtime_progress *one[1] = {pg};
+  int64_t sid = 0;
+  assert_int_equal(paimon_realtime_commit(&sid, ctx, "job", one, 1, 2, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "rebuild the context and replay"));
+  assert_int_equal(paimon_realtime_refresh(ctx, 0, &err), PAIMON_ESTATE);
+  paimon_realtime_progress_free(pg);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  replay_and_check(t, 0);
+}
+
+/* Our own full overwrite keeps carrying the (now empty) offsets. */
+static void test_replay_after_own_full_overwrite(void **state) {
+  char path[700];
+  paimon_table *t = two_rounds(*state, "own_overwrite", path, sizeof path);
+  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  rt_plain_commit(t, 50000, 5, &o);
+  replay_and_check(t, 5);
+}
+
+/* A rollback (as Java's: the newer snapshot files are deleted and LATEST rewritten) makes
+ * the then latest snapshot's own offsets the truth. */
+static void test_replay_after_rollback(void **state) {
+  char path[700];
+  paimon_table *t = two_rounds(*state, "rollback", path, sizeof path);
+  assert_int_equal(latest_id(t), 2);
+  char p[900];
+  snprintf(p, sizeof p, "%s/snapshot/snapshot-2", path);
+  assert_int_equal(unlink(p), 0);
+  snprintf(p, sizeof p, "%s/snapshot/LATEST", path);
+  FILE *f = fopen(p, "wb");
+  assert_non_null(f);
+  fputs("1", f);
+  fclose(f);
+  paimon_table_close(t);
+  t = rt_open(path);
+  assert_int_equal(latest_id(t), 1);
+  replay_and_check(t, 0);
+}
+
 #define BOTH(fn)                                              \
   {#fn "/append", fn, NULL, NULL, (void *)RT_APPEND_TABLE},   \
       {#fn "/primary-key", fn, NULL, NULL, (void *)RT_PK_TABLE}
@@ -167,6 +298,12 @@ int main(void) {
       BOTH(test_commit_refuses_deleted_prepared_file),
       BOTH(test_commit_refuses_files_removed_by_orphan_cleaning),
       BOTH(test_plain_commit_refuses_missing_file),
+      BOTH(test_replay_after_foreign_full_overwrite),
+      BOTH(test_replay_after_foreign_truncate),
+      BOTH(test_replay_after_foreign_drop_partition),
+      BOTH(test_live_context_refused_after_foreign_truncate),
+      BOTH(test_replay_after_own_full_overwrite),
+      BOTH(test_replay_after_rollback),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
