@@ -46,7 +46,8 @@ typedef struct paimon_commit_opts {
  * @param err               nullable error details.
  * Right before the snapshot is published, every data file it adds is checked to exist
  * with its recorded size; a file removed meanwhile (e.g. by orphan-file cleaning) fails
- * the commit with nothing published (Java does not check this).
+ * the commit with nothing published (Java checks this only when re-committing recovered
+ * commits).
  * @return #PAIMON_OK, #PAIMON_ECONFLICT when retries are exhausted (retryable),
  *         #PAIMON_EUNSUPPORTED when the file system cannot publish atomically,
  *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming a data file that

@@ -434,10 +434,12 @@ static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, con
  * snapshot is published: orphan-file cleaning (age 0, or a prepared commit held past the
  * age) or another process may have removed a prepared file since it was written, and a
  * snapshot naming it would be unreadable (and, for a real-time commit, would advance the
- * offsets past rows that are nowhere). paimon-cpp checks the files of a commit too; Java's
- * FileStoreCommitImpl does not. We check every commit, plain or real-time: one stat per
- * added file, small next to writing the manifests. The check is as late as possible; a
- * file removed after it is the remover's fault (orphan cleaning spares files that young). */
+ * offsets past rows that are nowhere). Java 1.4.1 (TableCommitImpl.checkFilesExistence)
+ * and paimon-cpp (FileStoreCommitImpl::CheckFilesExistence) check existence only when
+ * re-committing recovered committables (filterAndCommit); we check every commit, plain or
+ * real-time, and the size too: one stat per added file, small next to writing the
+ * manifests. The check is as late as possible, inside the attempt; a file removed after it
+ * is the remover's fault (orphan cleaning spares files that young). */
 static int check_added_files(paimon_table *t, const entries *delta, const pm_commit_hook *hook,
                              paimon_error *err) {
   pm_type *ptype = NULL;

@@ -269,8 +269,10 @@ static void test_replay_after_own_full_overwrite(void **state) {
   replay_and_check(t, 5);
 }
 
-/* A rollback (as Java's: the newer snapshot files are deleted and LATEST rewritten) makes
- * the then latest snapshot's own offsets the truth. */
+/* A rollback as Java 1.4.1 does it (RollbackHelper.cleanLargerThan: the newer snapshot
+ * files are deleted and the LATEST hint rewritten) makes the then latest snapshot's own
+ * offsets the truth. (paimon-cpp's RollbackToAsLatest writes a new OVERWRITE snapshot
+ * with the target's properties, so its offsets are found on that snapshot itself.) */
 static void test_replay_after_rollback(void **state) {
   char path[700];
   paimon_table *t = two_rounds(*state, "rollback", path, sizeof path);
