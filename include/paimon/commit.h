@@ -44,9 +44,14 @@ typedef struct paimon_commit_opts {
  * @param msgs              the messages, borrowed (nullable when empty); free them after.
  * @param opts              nullable options (NULL: APPEND).
  * @param err               nullable error details.
+ * Right before the snapshot is published, every data file it adds is checked to exist
+ * with its recorded size; a file removed meanwhile (e.g. by orphan-file cleaning) fails
+ * the commit with nothing published (Java checks this only when re-committing recovered
+ * commits).
  * @return #PAIMON_OK, #PAIMON_ECONFLICT when retries are exhausted (retryable),
  *         #PAIMON_EUNSUPPORTED when the file system cannot publish atomically,
- *         #PAIMON_EINVAL, #PAIMON_EIO. */
+ *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming a data file that
+ *         vanished (write the data again), #PAIMON_EINVAL, #PAIMON_EIO. */
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
                              const paimon_commit_messages *msgs, const paimon_commit_opts *opts,

@@ -32,7 +32,8 @@ extern "C" {
  * snapshot, no tag (tag/tag-NAME, of this or any branch) and no snapshot of another
  * branch (branches share the bucket directories) references it. Then the manifests,
  * manifest lists, index manifests, index files, statistics files and realtime offsets
- * files (snapshot property "realtime.offsets") that only expired snapshots reference,
+ * files (named by any source's snapshot property, "realtime.offsets" or
+ * "realtime.offsets.<id>") that only expired snapshots reference,
  * each expired snapshot's file right after its metadata (ascending), and finally the
  * EARLIEST hint (and LATEST when it named an expired snapshot). As in Java, a tagged
  * snapshot's file is expired like any other while the tag keeps its data readable.
@@ -55,7 +56,8 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_optio
  * any branch references, and that are older than
  * `older_than_millis` (-1: one day). Only the directories Paimon writes into are
  * listed: manifest/, index/, statistics/, the partition/bucket directories, and per
- * branch metadata/ (realtime offsets files, "*.offsets") and snapshot/ and changelog/
+ * branch metadata/ (realtime offsets files, "*.offsets"; every source's offsets property
+ * counts as a reference) and snapshot/ and changelog/
  * (anything but snapshot-N / changelog-N and the EARLIEST/LATEST hints, e.g. temp files
  * of interrupted commits, as Java does). schema/, tag/ and consumer/ are never touched,
  * nor anything outside the root. A data file counts as referenced while any manifest

@@ -47,8 +47,14 @@ typedef struct paimon_realtime_context paimon_realtime_context;
  * (opaque, immutable). */
 typedef struct paimon_realtime_progress paimon_realtime_progress;
 
-/** Creates a real-time context for a table. Initial progress comes from the newest
- * snapshot carrying realtime offsets.
+/** Creates a real-time context for a table (the default source; see
+ * paimon_realtime_context_open()). Initial progress comes from the newest snapshot carrying
+ * the source's offsets property ("realtime.offsets"). Snapshots without it (compactions or
+ * appends by other engines) are walked over, but an OVERWRITE snapshot without it (another
+ * engine's INSERT OVERWRITE, truncate or partition drop) resets the progress of the
+ * partitions it replaced (all of them when nothing from before survived) and clears the
+ * source state, so a replay rewrites exactly the rows no longer in the table. After a
+ * rollback the latest snapshot's own progress is the truth.
  * @param out     receives the context, owned by the caller (paimon_realtime_context_free()).
  * @param t       the table (realtime.enabled=true, fixed buckets), kept alive.
  * @param factory nullable store factory (NULL: the built-in in-memory store); the struct
@@ -60,6 +66,34 @@ typedef struct paimon_realtime_progress paimon_realtime_progress;
 PAIMON_API int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *t,
                                            const paimon_realtime_store_factory *factory,
                                            paimon_error *err);
+
+/** Options of paimon_realtime_context_open(); zero-initialize, set struct_size. */
+typedef struct paimon_realtime_context_opts {
+  size_t struct_size;    /**< sizeof(paimon_realtime_context_opts): lets the struct grow */
+  const char *source_id; /**< nullable. NULL or "": the default source, whose progress is
+                              paimon-cpp's snapshot property "realtime.offsets" and whose
+                              source state is "realtime.source". Another id ([A-Za-z0-9_.-],
+                              1..64 chars) keeps its own progress ("realtime.offsets.<id>")
+                              and state ("realtime.source.<id>"), so several sources feed one
+                              table, each replaying exactly what it did not commit. */
+} paimon_realtime_context_opts;
+
+/** paimon_realtime_context_new() with options. Every commit by this library (plain or
+ * real-time) carries the other sources' offsets and state properties forward (an
+ * OVERWRITE removes the overwritten partitions from every source's offsets and drops every
+ * source state, as a foreign OVERWRITE is read); expiration and orphan cleaning keep every
+ * source's offsets file a retained snapshot names.
+ * @param out     receives the context, owned by the caller (paimon_realtime_context_free()).
+ * @param t       the table, kept alive.
+ * @param factory nullable store factory, as for paimon_realtime_context_new().
+ * @param opts    nullable options (NULL: defaults), copied.
+ * @param err     nullable error details.
+ * @return as paimon_realtime_context_new(), and #PAIMON_EINVAL for a bad source id or
+ *         struct_size. */
+PAIMON_API int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_table *t,
+                                            const paimon_realtime_store_factory *factory,
+                                            const paimon_realtime_context_opts *opts,
+                                            paimon_error *err);
 /** Drops the caller's reference; stores live on while readers pin them.
  * @param ctx the context, or NULL (ignored). */
 PAIMON_API void paimon_realtime_context_free(paimon_realtime_context *ctx);
@@ -138,8 +172,10 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
 
 /** Commits prepared progress (any order; several prepares may be committed together)
  * as one snapshot carrying the new committed offsets (snapshot property
- * "realtime.offsets"). A retry of the same commit user + identifier with the same ranges
- * returns the existing snapshot id.
+ * "realtime.offsets", or the context's named source's) and the source state carried
+ * forward. A retry of the same commit user + identifier with the same ranges returns the
+ * existing snapshot id. The context's committed offsets and source state move on at the
+ * next paimon_realtime_refresh(), not here.
  * @param snapshot_id_out   receives the snapshot id.
  * @param ctx               the context.
  * @param commit_user       the writers' commit user.
@@ -147,15 +183,57 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
  * @param n                 number of progress objects.
  * @param commit_identifier the transaction's identifier.
  * @param err               nullable error details.
+ * Right before publishing, every data file of the commit is checked to exist with its
+ * recorded size (orphan-file cleaning at age 0, or progress held past the cleaning age,
+ * may have removed it): if one is missing nothing is published and the committed offsets
+ * stay as they were, but the rows it held were sealed out of the context's memory, so the
+ * context becomes terminal (later calls fail with #PAIMON_ESTATE): free it, create a new
+ * context and replay the source from the committed offsets (replay mode skips the rest).
  * @return #PAIMON_OK, #PAIMON_EINVAL when ranges are not contiguous with the committed
  *         offsets or disagree with an earlier commit of the identifier,
- *         #PAIMON_ECONFLICT (retryable) when other committers kept winning, #PAIMON_EIO. */
+ *         #PAIMON_ECONFLICT (retryable) when other committers kept winning,
+ *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming the data file that
+ *         vanished (terminal, see above), #PAIMON_ESTATE, #PAIMON_EIO. */
 PAIMON_API int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                                       const char *commit_user,
                                       const paimon_realtime_progress *const *progress, size_t n,
                                       int64_t commit_identifier, paimon_error *err);
 
-/** Adopts a snapshot: advances committed offsets and lets stores reclaim covered rows.
+/** Like paimon_realtime_commit(), and records `source_state` as the context's source
+ * state (property "realtime.source" or "realtime.source.<id>") in the same snapshot,
+ * atomically with the offsets. It is carried forward by the same rule as the offsets and
+ * cleared by an OVERWRITE. `n` may be 0 when source_state is non-NULL: the snapshot then
+ * carries no data files and only advances the source state (and repeats the offsets).
+ * @param snapshot_id_out   receives the snapshot id.
+ * @param ctx               the context.
+ * @param commit_user       the writers' commit user.
+ * @param progress          `n` prepared progress objects, borrowed (NULL when n is 0).
+ * @param n                 number of progress objects.
+ * @param commit_identifier the transaction's identifier.
+ * @param source_state      nullable: keep the committed one. At most 4096 bytes of
+ *                          printable ASCII chosen by the caller (e.g. a fingerprint of the
+ *                          committed input prefix), copied.
+ * @param err               nullable error details.
+ * @return as paimon_realtime_commit(), and #PAIMON_EINVAL for a bad source state, or when
+ *         the identifier was already committed with a different one. */
+PAIMON_API int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
+                                             const char *commit_user,
+                                             const paimon_realtime_progress *const *progress,
+                                             size_t n, int64_t commit_identifier,
+                                             const char *source_state, paimon_error *err);
+
+/** The committed source state of the context's source, as of the snapshot the context
+ * adopted (creation or paimon_realtime_refresh()). Thread-safe.
+ * @param ctx the context.
+ * @param out receives a copy (freed with paimon_free()), or NULL when none is committed
+ *            (never recorded, or cleared by an OVERWRITE).
+ * @param err nullable error details.
+ * @return #PAIMON_OK or #PAIMON_ENOMEM. */
+PAIMON_API int paimon_realtime_committed_source(const paimon_realtime_context *ctx, char **out,
+                                                paimon_error *err);
+
+/** Adopts a snapshot: advances committed offsets and the source state and lets stores
+ * reclaim covered rows.
  * Overwrite, partition drop, rollback or a schema change by anyone are detected and fail
  * with #PAIMON_ESTATE (rebuild the context and replay).
  * @param ctx         the context.

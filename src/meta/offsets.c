@@ -180,10 +180,24 @@ char *pm_offsets_to_json(const pm_offsets *o, char *const *keys, int32_t nkeys) 
   return copy;
 }
 
+static bool has_prefix_key(const char *key, const char *base) {
+  size_t n = strlen(base);
+  return key && strncmp(key, base, n) == 0 && (key[n] == 0 || (key[n] == '.' && key[n + 1]));
+}
+
+bool pm_offsets_is_property(const char *key) { return has_prefix_key(key, PM_OFFSETS_PROPERTY); }
+
+bool pm_source_is_property(const char *key) { return has_prefix_key(key, PM_SOURCE_PROPERTY); }
+
 int pm_offsets_load(pm_offsets *out, paimon_fs *fs, const char *root, const pm_snapshot *snap,
                     char *const *keys, int32_t nkeys, paimon_error *err) {
+  return pm_offsets_load_key(out, fs, root, snap, PM_OFFSETS_PROPERTY, keys, nkeys, err);
+}
+
+int pm_offsets_load_key(pm_offsets *out, paimon_fs *fs, const char *root, const pm_snapshot *snap,
+                        const char *key, char *const *keys, int32_t nkeys, paimon_error *err) {
   memset(out, 0, sizeof *out);
-  const char *rel = snap ? pm_snapshot_property(snap, PM_OFFSETS_PROPERTY) : NULL;
+  const char *rel = snap ? pm_snapshot_property(snap, key) : NULL;
   if (!rel) return 0;
   char *path;
   if (rel[0] == '/') {

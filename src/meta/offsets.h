@@ -10,6 +10,15 @@
 #include "meta/meta.h"
 
 #define PM_OFFSETS_PROPERTY "realtime.offsets"
+/* Source state of the default source; "realtime.source.<id>" and "realtime.offsets.<id>"
+ * are a named source's (paimon_realtime_context_opts.source_id). The state is inline text
+ * chosen by the caller, never part of the offsets file (whose layout is paimon-cpp's). */
+#define PM_SOURCE_PROPERTY "realtime.source"
+
+/* True for "realtime.offsets" and "realtime.offsets.<id>" (any source's offsets). */
+bool pm_offsets_is_property(const char *key);
+/* True for "realtime.source" and "realtime.source.<id>" (any source's state). */
+bool pm_source_is_property(const char *key);
 
 typedef struct pm_offset_entry {
   char *partition; /* rendered "k1=v1/k2=v2" ("" when unpartitioned), unescaped values */
@@ -41,5 +50,8 @@ void pm_offsets_clear(pm_offsets *o);
  * `root` is the table root. */
 int pm_offsets_load(pm_offsets *out, paimon_fs *fs, const char *root, const pm_snapshot *snap,
                     char *const *keys, int32_t nkeys, paimon_error *err);
+/* The same for the offsets named by property `key` (a source's offsets property). */
+int pm_offsets_load_key(pm_offsets *out, paimon_fs *fs, const char *root, const pm_snapshot *snap,
+                        const char *key, char *const *keys, int32_t nkeys, paimon_error *err);
 
 #endif

@@ -8,6 +8,7 @@
  * guards the adopted snapshot and offsets. Order: progress_lock -> reg_lock -> wlock. */
 #include <paimon/realtime.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,10 @@ struct paimon_realtime_context {
   pm_offsets committed;
   int64_t snapshot_id;
   int64_t schema_id;
-  bool broken; /* overwrite/rollback/schema change seen: rebuild */
+  char *source_state; /* committed source state as of snapshot_id (NULL: none) */
+  char *offsets_key;  /* the source's properties: realtime.offsets[.<id>] */
+  char *source_key;   /* realtime.source[.<id>] */
+  atomic_bool broken; /* overwrite/rollback/schema change or lost files seen: rebuild */
 };
 
 static void store_unref(rt_store *s) {
@@ -76,6 +80,9 @@ void paimon_realtime_context_free(paimon_realtime_context *ctx) {
   pm_free(ctx->key_cols);
   paimon_options_free(ctx->store_opts);
   pm_offsets_clear(&ctx->committed);
+  pm_free(ctx->source_state);
+  pm_free(ctx->offsets_key);
+  pm_free(ctx->source_key);
   pthread_mutex_destroy(&ctx->reg_lock);
   pthread_mutex_destroy(&ctx->progress_lock);
   paimon_table_close(ctx->t);
@@ -84,31 +91,113 @@ void paimon_realtime_context_free(paimon_realtime_context *ctx) {
 
 static void ctx_unref(void *c) { paimon_realtime_context_free(c); }
 
-/* Offsets of the newest snapshot <= `id` carrying them (empty when none does). */
-static int load_progress(paimon_table *t, int64_t id, pm_offsets *out, int64_t *schema_id,
-                         paimon_error *err) {
+/* Partitions (rendered) whose progress an OVERWRITE snapshot resets: those of every entry
+ * in its delta; *all when nothing that was live before it survived (a full overwrite or a
+ * truncate: the table's total equals what the snapshot itself added). */
+static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char ***parts,
+                                  size_t *nparts, bool *all, paimon_error *err) {
+  if (!pm_path_component_ok(snap->delta_manifest_list))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: snapshot %lld: unsafe manifest list name", t->path,
+                   (long long)snap->id);
+  pm_type *ptype = NULL;
+  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  char *lp = pm_asprintf("%s/manifest/%s", t->root, snap->delta_manifest_list);
+  pm_manifest_file_meta *metas = NULL;
+  size_t nm = 0;
+  int64_t added = 0;
+  int rc = lp ? pm_manifest_list_read(t->fs, lp, &metas, &nm, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_free(lp);
+  for (size_t m = 0; m < nm && rc == 0; m++) {
+    char *mp = pm_path_component_ok(metas[m].file_name) ? pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name) : NULL;
+    pm_manifest_entry *es = NULL;
+    size_t ne = 0;
+    rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err)
+            : pm_fail(err, PAIMON_ECORRUPT, "%s: bad manifest name in snapshot %lld", t->path, (long long)snap->id);
+    pm_free(mp);
+    for (size_t i = 0; i < ne && rc == 0; i++) {
+      if (es[i].kind == PM_ENTRY_ADD) added += es[i].file.row_count;
+      pm_binrow prow;
+      char *pp = NULL;
+      rc = pm_binrow_view(&prow, es[i].partition, es[i].partition_len, err);
+      if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+      if (rc) break;
+      if (*nparts && strcmp((*parts)[*nparts - 1], pp) == 0) { /* entries come grouped */
+        pm_free(pp);
+        continue;
+      }
+      char **nv = pm_realloc(*parts, (*nparts + 1) * sizeof *nv);
+      if (!nv) {
+        pm_free(pp);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        break;
+      }
+      *parts = nv;
+      (*parts)[(*nparts)++] = pp;
+    }
+    pm_manifest_entries_free(es, ne);
+  }
+  pm_manifest_file_metas_free(metas, nm);
+  pm_type_free(ptype);
+  if (rc == 0) *all = snap->total_record_count != PM_NULL_I64 && snap->total_record_count == added;
+  return rc;
+}
+
+/* Progress of a source as of snapshot `id`: the offsets (property `okey`) and source state
+ * (property `skey`; *state nullable) of the newest snapshot <= id carrying `okey`, empty
+ * when none does. Snapshots without it (compactions and appends by other engines, which do
+ * not carry our properties) are walked over, except that an OVERWRITE snapshot without it
+ * resets the partitions its delta replaces (every one when nothing from before survived)
+ * and drops the source state: Java 1.4.1 commits INSERT OVERWRITE, truncateTable and
+ * dropPartitions as OVERWRITE snapshots (FileStoreCommitImpl.tryOverwritePartition) with
+ * no properties of ours, so the older offsets count only for partitions it left alone. A
+ * rollback deletes the newer snapshots, so the latest one's own property is the truth. */
+static int load_progress(paimon_table *t, int64_t id, const char *okey, const char *skey, pm_offsets *out,
+                         char **state, paimon_error *err) {
   memset(out, 0, sizeof *out);
-  for (int64_t s = id; s > 0; s--) {
+  if (state) *state = NULL;
+  char **resets = NULL;
+  size_t nresets = 0;
+  bool keep_state = true, all = false;
+  int rc = 0;
+  for (int64_t s = id; s > 0 && rc == 0 && !all; s--) {
     pm_snapshot *snap = NULL;
-    int rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
+    rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
     if (rc == PAIMON_ENOTFOUND) {
       /* older snapshots expired: if one of them held the progress we cannot know it */
-      return pm_fail(err, PAIMON_ENOTFOUND,
-                     "%s: no snapshot from %lld down carries real-time offsets and snapshot %lld "
-                     "has expired; progress cannot be recovered",
-                     t->path, (long long)id, (long long)s);
+      rc = pm_fail(err, PAIMON_ENOTFOUND,
+                   "%s: no snapshot from %lld down carries real-time offsets (%s) and snapshot %lld "
+                   "has expired; progress cannot be recovered",
+                   t->path, (long long)id, okey, (long long)s);
+      break;
     }
-    PM_TRY(rc);
-    if (s == id && schema_id) *schema_id = snap->schema_id;
-    if (pm_snapshot_property(snap, PM_OFFSETS_PROPERTY)) {
-      rc = pm_offsets_load(out, t->fs, t->root, snap, t->schema->partition_keys,
-                           t->schema->npartition_keys, err);
+    if (rc) break;
+    if (pm_snapshot_property(snap, okey)) {
+      rc = pm_offsets_load_key(out, t->fs, t->root, snap, okey, t->schema->partition_keys,
+                               t->schema->npartition_keys, err);
+      for (size_t i = 0; rc == 0 && i < nresets; i++) pm_offsets_remove_partition(out, resets[i]);
+      const char *st = keep_state && state ? pm_snapshot_property(snap, skey) : NULL;
+      if (rc == 0 && st && !(*state = pm_strdup(st))) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       pm_snapshot_free(snap);
-      return rc;
+      break;
+    }
+    if (strcmp(snap->commit_kind, "OVERWRITE") == 0) {
+      keep_state = false;
+      rc = overwritten_partitions(t, snap, &resets, &nresets, &all, err);
     }
     pm_snapshot_free(snap);
   }
-  return 0;
+  for (size_t i = 0; i < nresets; i++) pm_free(resets[i]);
+  pm_free(resets);
+  if (rc) {
+    pm_offsets_clear(out);
+    if (state) {
+      pm_free(*state);
+      *state = NULL;
+    }
+  }
+  return rc;
 }
 
 static int add_type(pm_type *row, int32_t id, const char *name, pm_type *t, paimon_error *err) {
@@ -119,10 +208,41 @@ static int add_type(pm_type *row, int32_t id, const char *name, pm_type *t, paim
   return 0;
 }
 
-int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *ct,
+int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *t,
                                 const paimon_realtime_store_factory *factory, paimon_error *err) {
+  return paimon_realtime_context_open(out, t, factory, NULL, err);
+}
+
+/* [A-Za-z0-9_.-], 1..64 characters: safe inside a property key. */
+static bool source_id_ok(const char *id) {
+  size_t n = strlen(id);
+  if (n < 1 || n > 64) return false;
+  for (size_t i = 0; i < n; i++) {
+    char c = id[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '.' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_table *ct,
+                                 const paimon_realtime_store_factory *factory,
+                                 const paimon_realtime_context_opts *opts, paimon_error *err) {
   *out = NULL;
   paimon_table *t = (paimon_table *)ct;
+  const char *source_id = NULL;
+  if (opts) {
+    size_t need = offsetof(paimon_realtime_context_opts, source_id) + sizeof opts->source_id;
+    if (opts->struct_size < need)
+      return pm_fail(err, PAIMON_EINVAL, "paimon_realtime_context_opts.struct_size is %zu, expected >= %zu",
+                     opts->struct_size, need);
+    source_id = opts->source_id;
+  }
+  if (source_id && *source_id && !source_id_ok(source_id))
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
+                   source_id);
   if (!pm_table_opt_bool(t, "realtime.enabled", false))
     return pm_fail(err, PAIMON_EINVAL, "%s: real-time writes and reads require realtime.enabled=true",
                    t->path);
@@ -139,6 +259,13 @@ int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_tabl
   pthread_mutex_init(&ctx->reg_lock, NULL);
   pthread_mutex_init(&ctx->progress_lock, NULL);
   int rc = 0;
+  bool named = source_id && *source_id;
+  ctx->offsets_key = named ? pm_asprintf("%s.%s", PM_OFFSETS_PROPERTY, source_id) : pm_strdup(PM_OFFSETS_PROPERTY);
+  ctx->source_key = named ? pm_asprintf("%s.%s", PM_SOURCE_PROPERTY, source_id) : pm_strdup(PM_SOURCE_PROPERTY);
+  if (!ctx->offsets_key || !ctx->source_key) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    goto fail;
+  }
   if (factory) ctx->factory = *factory;
   else PM_CHECK(paimon_realtime_default_store_factory(&ctx->factory, err), fail);
   if (ctx->factory.version < 1 || !ctx->factory.create) {
@@ -178,7 +305,9 @@ int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_tabl
     paimon_options_set(ctx->store_opts, t->schema->option_keys[i], t->schema->option_values[i]);
   PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
   ctx->schema_id = t->schema->id;
-  PM_CHECK(load_progress(t, ctx->snapshot_id, &ctx->committed, NULL, err), fail);
+  PM_CHECK(load_progress(t, ctx->snapshot_id, ctx->offsets_key, ctx->source_key, &ctx->committed,
+                         &ctx->source_state, err),
+           fail);
   *out = ctx;
   return 0;
 fail:
@@ -193,6 +322,16 @@ int64_t paimon_realtime_committed_offset(const paimon_realtime_context *cctx, co
   int64_t v = pm_offsets_get(&ctx->committed, partition ? partition : "", bucket);
   pthread_mutex_unlock(&ctx->progress_lock);
   return v;
+}
+
+int paimon_realtime_committed_source(const paimon_realtime_context *cctx, char **out, paimon_error *err) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  *out = NULL;
+  pthread_mutex_lock(&ctx->progress_lock);
+  if (ctx->source_state) *out = pm_strdup(ctx->source_state);
+  bool oom = ctx->source_state && !*out;
+  pthread_mutex_unlock(&ctx->progress_lock);
+  return oom ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
 }
 
 int64_t paimon_realtime_memory_usage(const paimon_realtime_context *cctx) {
@@ -1074,6 +1213,7 @@ typedef struct commit_ctx {
   paimon_realtime_context *ctx;
   rt_range *ranges; /* merged per partition-bucket, sorted */
   size_t n;
+  const char *state; /* new source state, NULL: keep the committed one */
 } commit_ctx;
 
 static int cmp_range(const void *a, const void *b) {
@@ -1084,12 +1224,24 @@ static int cmp_range(const void *a, const void *b) {
   return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, paimon_error *err) {
+static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, char **state,
+                        paimon_error *err) {
   commit_ctx *cc = p;
   paimon_table *t = cc->ctx->t;
   memset(out, 0, sizeof *out);
+  *state = NULL;
   /* progress of the newest snapshot carrying it (other engines' snapshots may not) */
-  PM_TRY(load_progress(t, latest ? latest->id : 0, out, NULL, err));
+  char *committed_state = NULL;
+  PM_TRY(load_progress(t, latest ? latest->id : 0, cc->ctx->offsets_key, cc->ctx->source_key, out,
+                       &committed_state, err));
+  if (cc->state) {
+    pm_free(committed_state);
+    committed_state = pm_strdup(cc->state);
+    if (!committed_state) {
+      pm_offsets_clear(out);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+  }
   for (size_t i = 0; i < cc->n; i++) {
     const rt_range *r = &cc->ranges[i];
     int64_t committed = pm_offsets_get(out, r->part_str, r->bucket);
@@ -1102,25 +1254,35 @@ static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, pai
                              (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket)
                    : pm_fail(err, PAIMON_EINVAL,
                              "offsets [%lld, %lld) of partition '%s' bucket %d are not contiguous with "
-                             "the committed end %lld",
+                             "the committed end %lld (after an overwrite or partition drop by anyone, "
+                             "rebuild the context and replay)",
                              (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket,
                              (long long)expect);
       pm_offsets_clear(out);
+      pm_free(committed_state);
       return rc;
     }
     if (pm_offsets_set(out, r->part_str, r->bucket, r->end)) {
       pm_offsets_clear(out);
+      pm_free(committed_state);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
   }
+  *state = committed_state;
   return 0;
 }
 
 static int hook_already(void *p, int64_t id, paimon_error *err) {
   commit_ctx *cc = p;
   pm_offsets offs;
-  PM_TRY(load_progress(cc->ctx->t, id, &offs, NULL, err));
+  char *state = NULL;
+  PM_TRY(load_progress(cc->ctx->t, id, cc->ctx->offsets_key, cc->ctx->source_key, &offs, &state, err));
   int rc = 0;
+  if (cc->state && (!state || strcmp(state, cc->state) != 0))
+    rc = pm_fail(err, PAIMON_EINVAL,
+                 "commit identifier was already committed (snapshot %lld) with a different source state",
+                 (long long)id);
+  pm_free(state);
   for (size_t i = 0; i < cc->n && rc == 0; i++) {
     int64_t c = pm_offsets_get(&offs, cc->ranges[i].part_str, cc->ranges[i].bucket);
     if (c < cc->ranges[i].end)
@@ -1136,9 +1298,25 @@ static int hook_already(void *p, int64_t id, paimon_error *err) {
 int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                            const char *commit_user, const paimon_realtime_progress *const *progress,
                            size_t n, int64_t commit_identifier, paimon_error *err) {
+  return paimon_realtime_commit_source(snapshot_id_out, ctx, commit_user, progress, n, commit_identifier,
+                                       NULL, err);
+}
+
+int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
+                                  const char *commit_user, const paimon_realtime_progress *const *progress,
+                                  size_t n, int64_t commit_identifier, const char *source_state,
+                                  paimon_error *err) {
   *snapshot_id_out = 0;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  if (n == 0) return pm_fail(err, PAIMON_EINVAL, "nothing to commit: no progress given");
+  if (n == 0 && !source_state) return pm_fail(err, PAIMON_EINVAL, "nothing to commit: no progress given");
+  if (source_state) {
+    size_t sl = strlen(source_state);
+    if (sl > 4096)
+      return pm_fail(err, PAIMON_EINVAL, "source state is %zu bytes; at most 4096 are allowed", sl);
+    for (size_t i = 0; i < sl; i++)
+      if ((unsigned char)source_state[i] < 0x20 || (unsigned char)source_state[i] > 0x7e)
+        return pm_fail(err, PAIMON_EINVAL, "source state byte %zu is not printable ASCII", i);
+  }
   size_t nr = 0, nm = 0;
   for (size_t i = 0; i < n; i++) {
     if (!progress[i]) continue;
@@ -1179,9 +1357,13 @@ int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ct
     all[m++] = all[i];
   }
   if (rc == 0) {
-    commit_ctx cc = {ctx, all, m};
-    pm_commit_hook hook = {&cc, hook_offsets, hook_already};
+    commit_ctx cc = {ctx, all, m, source_state};
+    bool missing = false;
+    pm_commit_hook hook = {&cc, hook_offsets, hook_already, ctx->offsets_key, ctx->source_key, &missing};
     rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook, err);
+    /* the rows of a lost file were sealed out of memory for good: this context can never
+     * commit past them, so it is terminal (documented) and a new one replays them */
+    if (rc && missing) ctx->broken = true;
   }
   pm_free(all);
   pm_free(view.v);
@@ -1221,7 +1403,8 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
   }
   pm_offsets offs;
   memset(&offs, 0, sizeof offs);
-  if (rc == 0) rc = load_progress(t, snapshot_id, &offs, NULL, err);
+  char *state = NULL;
+  if (rc == 0) rc = load_progress(t, snapshot_id, ctx->offsets_key, ctx->source_key, &offs, &state, err);
   if (rc == 0) {
     /* committed progress of our stores may only move forward */
     pthread_mutex_lock(&ctx->reg_lock);
@@ -1239,12 +1422,15 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
   }
   if (rc) {
     pm_offsets_clear(&offs);
+    pm_free(state);
     if (rc == PAIMON_ESTATE) ctx->broken = true; /* memory rows may not reappear */
     return rc;
   }
   pthread_mutex_lock(&ctx->progress_lock);
   pm_offsets_clear(&ctx->committed);
   ctx->committed = offs;
+  pm_free(ctx->source_state);
+  ctx->source_state = state;
   ctx->snapshot_id = snapshot_id;
   pthread_mutex_unlock(&ctx->progress_lock);
   /* notify stores outside the registry lock */
@@ -1461,7 +1647,7 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
   paimon_realtime_context *ctx = c;
   pin_set *ps = p;
   pm_offsets offs;
-  PM_TRY(load_progress(ctx->t, snap ? snap->id : 0, &offs, NULL, err));
+  PM_TRY(load_progress(ctx->t, snap ? snap->id : 0, ctx->offsets_key, ctx->source_key, &offs, NULL, err));
   int rc = 0;
   for (size_t i = 0; i < ps->n && rc == 0; i++) {
     pin_item *it = &ps->v[i];
@@ -1472,7 +1658,8 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
       /* the missing range may already be reclaimed from memory: refuse, never a gap */
       rc = pm_fail(err, PAIMON_EINVAL,
                    "snapshot %lld is older than the real-time progress of partition '%s' bucket %d "
-                   "(%lld < %lld)",
+                   "(%lld < %lld); after an overwrite, partition drop or rollback rebuild the "
+                   "context and replay",
                    (long long)(snap ? snap->id : 0), s->part_str, (int)s->bucket, (long long)snap_end,
                    (long long)ctx_end);
       break;

@@ -303,73 +303,185 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
   return 0;
 }
 
-/* One commit attempt; *published is set when the snapshot file was created. */
-/* Real-time progress of the new snapshot: the hook's (a real-time commit), else the
- * latest snapshot's carried forward, minus overwritten partitions. Returns the offsets
- * file path relative to the table root in *rel (NULL: no property). */
-static int offsets_property(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
-                            const pm_snapshot *latest, const pm_commit_hook *hook, char **rel,
-                            attempt_files *af, paimon_error *err) {
-  *rel = NULL;
-  pm_offsets offs;
-  memset(&offs, 0, sizeof offs);
+/* Real-time snapshot properties of a commit (owned keys and values). */
+typedef struct rt_props {
+  char **k, **v;
+  size_t n;
+} rt_props;
+
+/* Appends (key, value); takes `v` (NULL: out of memory) in every case. */
+static int props_add(rt_props *p, const char *k, char *v, paimon_error *err) {
+  char **nk = v ? pm_realloc(p->k, (p->n + 1) * sizeof *nk) : NULL;
+  if (nk) p->k = nk;
+  char **nv = nk ? pm_realloc(p->v, (p->n + 1) * sizeof *nv) : NULL;
+  if (nv) p->v = nv;
+  char *kc = nv ? pm_strdup(k) : NULL;
+  if (!kc) {
+    pm_free(v);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  p->k[p->n] = kc;
+  p->v[p->n++] = v;
+  return 0;
+}
+
+static void props_free(rt_props *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    pm_free(p->k[i]);
+    pm_free(p->v[i]);
+  }
+  pm_free(p->k);
+  pm_free(p->v);
+  memset(p, 0, sizeof *p);
+}
+
+/* Writes `offs` as a new offsets file; *rel receives its path relative to the table root
+ * (the property value). An empty map is written too: it stops a new context's walk-back
+ * at this snapshot. */
+static int write_offsets(paimon_table *t, const pm_offsets *offs, char **rel, attempt_files *af,
+                         paimon_error *err) {
   int rc = 0;
-  bool changed = false;
-  if (hook) {
-    PM_TRY(hook->offsets(hook->ctx, latest, &offs, err));
-    changed = true;
-  } else {
-    const char *prev = latest ? pm_snapshot_property(latest, PM_OFFSETS_PROPERTY) : NULL;
-    if (!prev) return 0;
-    if (o->kind != PAIMON_COMMIT_OVERWRITE) {
-      *rel = pm_strdup(prev); /* compaction and ordinary commits carry progress forward */
-      return *rel ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
-    PM_TRY(pm_offsets_load(&offs, t->fs, t->root, latest, t->schema->partition_keys,
-                           t->schema->npartition_keys, err));
-    /* overwrite resets the progress of the partitions it replaces */
-    pm_type *ptype = NULL;
-    rc = pm_schema_partition_type(t->schema, &ptype, err);
-    const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-    bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
-    if (rc == 0 && o->overwrite_all) pm_offsets_remove_partition(&offs, NULL);
-    for (size_t i = 0; rc == 0 && !o->overwrite_all && i < delta->n; i++) {
-      pm_binrow prow;
-      char *pp = NULL;
-      rc = pm_binrow_view(&prow, delta->v[i].partition, delta->v[i].partition_len, err);
-      if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
-      if (rc == 0) pm_offsets_remove_partition(&offs, pp);
-      pm_free(pp);
-    }
-    pm_type_free(ptype);
-    changed = true;
+  char *json = pm_offsets_to_json(offs, t->schema->partition_keys, t->schema->npartition_keys);
+  char uuid[37];
+  pm_uuid(uuid);
+  *rel = pm_asprintf("metadata/%s.offsets", uuid);
+  char *path = *rel ? pm_asprintf("%s/%s", t->meta_dir, *rel) : NULL;
+  if (t->branch && *rel) {
+    /* offsets live under the branch path; the property names them from the table root */
+    char *r2 = pm_asprintf("branch/branch-%s/%s", t->branch, *rel);
+    pm_free(*rel);
+    *rel = r2;
   }
-  if (rc == 0 && changed && offs.n > 0) {
-    char *json = pm_offsets_to_json(&offs, t->schema->partition_keys, t->schema->npartition_keys);
-    char uuid[37];
-    pm_uuid(uuid);
-    *rel = pm_asprintf("metadata/%s.offsets", uuid);
-    char *path = *rel ? pm_asprintf("%s/%s", t->meta_dir, *rel) : NULL;
-    if (t->branch && *rel) {
-      /* offsets live under the branch path; the property names them from the table root */
-      char *r2 = pm_asprintf("branch/branch-%s/%s", t->branch, *rel);
-      pm_free(*rel);
-      *rel = r2;
-    }
-    if (!json || !*rel || !path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0) rc = pm_fs_write_all(t->fs, path, json, strlen(json), err);
-    if (rc == 0) remember(af, path);
-    else pm_free(path);
-    pm_free(json);
-    if (rc) {
-      pm_free(*rel);
-      *rel = NULL;
-    }
+  if (!json || !*rel || !path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (rc == 0) rc = pm_fs_write_all(t->fs, path, json, strlen(json), err);
+  if (rc == 0) remember(af, path);
+  else pm_free(path);
+  pm_free(json);
+  if (rc) {
+    pm_free(*rel);
+    *rel = NULL;
   }
-  pm_offsets_clear(&offs);
   return rc;
 }
 
+/* An overwrite resets the progress of the partitions it replaces. */
+static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
+                              pm_offsets *offs, paimon_error *err) {
+  if (o->overwrite_all) {
+    pm_offsets_remove_partition(offs, NULL);
+    return 0;
+  }
+  pm_type *ptype = NULL;
+  int rc = pm_schema_partition_type(t->schema, &ptype, err);
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  for (size_t i = 0; rc == 0 && i < delta->n; i++) {
+    pm_binrow prow;
+    char *pp = NULL;
+    rc = pm_binrow_view(&prow, delta->v[i].partition, delta->v[i].partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    if (rc == 0) pm_offsets_remove_partition(offs, pp);
+    pm_free(pp);
+  }
+  pm_type_free(ptype);
+  return rc;
+}
+
+/* Real-time properties of the new snapshot. The hook's source (a real-time commit) gets
+ * its new offsets and source state. Every other source's offsets and state properties of
+ * the latest snapshot are carried forward, so one source's commits (or a plain commit)
+ * never erase another's progress: unchanged by ordinary and compaction commits; by an
+ * OVERWRITE the offsets lose the overwritten partitions and the state is dropped, which
+ * is what a new context derives from a foreign OVERWRITE (realtime.c load_progress). */
+static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
+                               const pm_snapshot *latest, const pm_commit_hook *hook, rt_props *out,
+                               attempt_files *af, paimon_error *err) {
+  int rc = 0;
+  if (hook) {
+    pm_offsets offs;
+    memset(&offs, 0, sizeof offs);
+    char *state = NULL, *rel = NULL;
+    PM_TRY(hook->offsets(hook->ctx, latest, &offs, &state, err));
+    rc = write_offsets(t, &offs, &rel, af, err);
+    pm_offsets_clear(&offs);
+    if (rc == 0) rc = props_add(out, hook->offsets_key, rel, err);
+    if (rc == 0 && state) rc = props_add(out, hook->source_key, state, err);
+    else pm_free(state);
+  }
+  for (int32_t i = 0; rc == 0 && latest && i < latest->nproperties; i++) {
+    const char *k = latest->property_keys[i], *v = latest->property_values[i];
+    bool is_offsets = pm_offsets_is_property(k);
+    if (!is_offsets && !pm_source_is_property(k)) continue;
+    if (hook && (strcmp(k, hook->offsets_key) == 0 || strcmp(k, hook->source_key) == 0)) continue;
+    if (o->kind != PAIMON_COMMIT_OVERWRITE) {
+      rc = props_add(out, k, pm_strdup(v), err); /* same file: progress unchanged */
+      continue;
+    }
+    if (!is_offsets) continue; /* the overwrite invalidates what the state described */
+    pm_offsets offs;
+    char *rel = NULL;
+    rc = pm_offsets_load_key(&offs, t->fs, t->root, latest, k, t->schema->partition_keys,
+                             t->schema->npartition_keys, err);
+    if (rc == 0) rc = remove_overwritten(t, o, delta, &offs, err);
+    if (rc == 0) rc = write_offsets(t, &offs, &rel, af, err);
+    pm_offsets_clear(&offs);
+    if (rc == 0) rc = props_add(out, k, rel, err);
+  }
+  return rc;
+}
+
+/* Every data file the snapshot adds must exist, with its recorded size, right before the
+ * snapshot is published: orphan-file cleaning (age 0, or a prepared commit held past the
+ * age) or another process may have removed a prepared file since it was written, and a
+ * snapshot naming it would be unreadable (and, for a real-time commit, would advance the
+ * offsets past rows that are nowhere). Java 1.4.1 (TableCommitImpl.checkFilesExistence)
+ * and paimon-cpp (FileStoreCommitImpl::CheckFilesExistence) check existence only when
+ * re-committing recovered committables (filterAndCommit); we check every commit, plain or
+ * real-time, and the size too: one stat per added file, small next to writing the
+ * manifests. The check is as late as possible, inside the attempt; a file removed after it
+ * is the remover's fault (orphan cleaning spares files that young). */
+static int check_added_files(paimon_table *t, const entries *delta, const pm_commit_hook *hook,
+                             paimon_error *err) {
+  pm_type *ptype = NULL;
+  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  int rc = 0;
+  for (size_t i = 0; i < delta->n && rc == 0; i++) {
+    const pm_manifest_entry *e = &delta->v[i];
+    if (e->kind != PM_ENTRY_ADD) continue;
+    pm_binrow prow;
+    char *pp = NULL, *path = NULL;
+    rc = pm_binrow_view(&prow, e->partition, e->partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    if (rc == 0) rc = pm_table_data_path(t, pp, e->bucket, e->file.file_name, e->file.external_path, &path, err);
+    int64_t size = -1;
+    int st = rc == 0 ? t->fs->stat(t->fs, path, &size, NULL, NULL) : 0;
+    const char *what = hook ? "rebuild the real-time context and replay from the committed offsets"
+                            : "write the data again and commit it";
+    if (rc == 0 && st == PAIMON_ENOTFOUND)
+      rc = pm_fail(err, PAIMON_ENOTFOUND,
+                   "%s: commit aborted, nothing published: data file %s (partition '%s' bucket %d) "
+                   "no longer exists (removed by orphan-file cleaning or another process after it "
+                   "was written); %s",
+                   t->path, path, pp, (int)e->bucket, what);
+    else if (rc == 0 && st)
+      rc = pm_fail(err, st, "%s: commit aborted, nothing published: cannot check data file %s", t->path, path);
+    else if (rc == 0 && e->file.file_size >= 0 && size != e->file.file_size)
+      rc = pm_fail(err, PAIMON_ECORRUPT,
+                   "%s: commit aborted, nothing published: data file %s has %lld bytes but %lld were "
+                   "written; %s",
+                   t->path, path, (long long)size, (long long)e->file.file_size, what);
+    if (rc && hook && hook->files_missing && (rc == PAIMON_ENOTFOUND || rc == PAIMON_ECORRUPT))
+      *hook->files_missing = true;
+    pm_free(pp);
+    pm_free(path);
+  }
+  pm_type_free(ptype);
+  return rc;
+}
+
+/* One commit attempt; *published is set when the snapshot file was created. */
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
                       const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
                       const pm_commit_hook *hook, int64_t *new_id, attempt_files *af, bool *fatal,
@@ -511,16 +623,16 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   snap.changelog_record_count = 0;
   snap.watermark = latest ? latest->watermark : PM_NULL_I64;
   snap.statistics = NULL;
-  char *offsets_rel = NULL;
+  rt_props rp = {0};
   char **pkeys = NULL, **pvals = NULL;
-  rc = offsets_property(t, o, &delta, latest, hook, &offsets_rel, af, err);
+  rc = realtime_properties(t, o, &delta, latest, hook, &rp, af, err);
   if (rc == 0) {
-    pkeys = pm_calloc(o->nproperties + 2, sizeof(char *));
-    pvals = pm_calloc(o->nproperties + 2, sizeof(char *));
+    pkeys = pm_calloc(o->nproperties + rp.n + 1, sizeof(char *));
+    pvals = pm_calloc(o->nproperties + rp.n + 1, sizeof(char *));
     if (!pkeys || !pvals) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   if (rc) {
-    pm_free(offsets_rel);
+    props_free(&rp);
     pm_free(pkeys);
     pm_free(pvals);
     pm_free(base_name);
@@ -529,13 +641,14 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   }
   size_t np = 0;
   for (size_t i = 0; i < o->nproperties; i++) {
-    if (strcmp(o->property_keys[i], PM_OFFSETS_PROPERTY) == 0) continue; /* ours */
-    pkeys[np] = (char *)o->property_keys[i];
+    const char *k = o->property_keys[i];
+    if (pm_offsets_is_property(k) || pm_source_is_property(k)) continue; /* ours */
+    pkeys[np] = (char *)k;
     pvals[np++] = (char *)o->property_values[i];
   }
-  if (offsets_rel) {
-    pkeys[np] = PM_OFFSETS_PROPERTY;
-    pvals[np++] = offsets_rel;
+  for (size_t i = 0; i < rp.n; i++) {
+    pkeys[np] = rp.k[i];
+    pvals[np++] = rp.v[i];
   }
   snap.nproperties = (int32_t)np;
   snap.property_keys = pkeys;
@@ -544,13 +657,14 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   json = pm_snapshot_to_json(&snap);
   pm_free(base_name);
   pm_free(delta_name);
-  pm_free(offsets_rel);
+  props_free(&rp);
   pm_free(pkeys);
   pm_free(pvals);
   if (!json) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto done_mdir;
   }
+  PM_CHECK(check_added_files(t, &delta, hook, err), done_mdir); /* last step before publishing */
   {
     char tuuid[37];
     pm_uuid(tuuid);

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "meta/offsets.h"
 #include "table/maintain_internal.h"
 #include "table/write_internal.h"
 
@@ -203,9 +204,11 @@ int pm_maint_index_path(pm_maint *m, const pm_index_entry *ie, char **out, paimo
   return 0;
 }
 
-int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, char **out, paimon_error *err) {
+int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, int32_t i, char **out,
+                          paimon_error *err) {
   *out = NULL;
-  const char *v = pm_snapshot_property(s, "realtime.offsets");
+  if (i < 0 || i >= s->nproperties || !pm_offsets_is_property(s->property_keys[i])) return 0;
+  const char *v = s->property_values[i];
   if (!v || !*v) return 0;
   char *p;
   if (!strchr(v, '/')) {
@@ -636,12 +639,14 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
     pm_free(p);
     PM_TRY(rc);
   }
-  char *op = NULL;
-  PM_TRY(pm_maint_offsets_path(&x->m, s, &op, err));
-  if (op) {
-    int rc = pm_strmap_put(&x->keep_meta, op, 1, err);
-    pm_free(op);
-    PM_TRY(rc);
+  for (int32_t i = 0; i < s->nproperties; i++) { /* every source's offsets file */
+    char *op = NULL;
+    PM_TRY(pm_maint_offsets_path(&x->m, s, i, &op, err));
+    if (op) {
+      int rc = pm_strmap_put(&x->keep_meta, op, 1, err);
+      pm_free(op);
+      PM_TRY(rc);
+    }
   }
   return 0;
 }
@@ -779,9 +784,9 @@ static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
       pm_free(p);
     }
   }
-  if (rc == 0) {
+  for (int32_t i = 0; rc == 0 && i < s->nproperties; i++) {
     char *op = NULL;
-    rc = pm_maint_offsets_path(&x->m, s, &op, err);
+    rc = pm_maint_offsets_path(&x->m, s, i, &op, err);
     if (rc == 0 && op) rc = rm_unless_kept(x, op, err);
     pm_free(op);
   }

@@ -58,8 +58,11 @@ int pm_maint_file_paths(pm_maint *m, const uint8_t *part, size_t plen, int32_t b
                         const pm_data_file *f, char ***paths, size_t *n, paimon_error *err);
 /* Path of an index file. NULL *out (and 0) when it lies outside the table root. */
 int pm_maint_index_path(pm_maint *m, const pm_index_entry *ie, char **out, paimon_error *err);
-/* Path of the realtime offsets file a snapshot names (property "realtime.offsets"), or
- * NULL when it names none or one outside the table root. */
-int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, char **out, paimon_error *err);
+/* Path of the realtime offsets file named by the snapshot's property number `i` when that
+ * is any source's offsets property ("realtime.offsets", "realtime.offsets.<id>"), else
+ * NULL (also for a file outside the table root). Callers visit i = 0..nproperties-1, so
+ * every source's offsets file counts as referenced. */
+int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, int32_t i, char **out,
+                          paimon_error *err);
 
 #endif

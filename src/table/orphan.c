@@ -90,13 +90,15 @@ static int walk_snapshot(orphan_ctx *o, const pm_snapshot *s, paimon_error *err)
     }
   }
   if (s->statistics) PM_TRY(use(o, s->statistics, err));
-  char *op = NULL;
-  PM_TRY(pm_maint_offsets_path(&o->m, s, &op, err));
-  if (op) {
-    const char *slash = strrchr(op, '/');
-    int rc = use(o, slash ? slash + 1 : op, err);
-    pm_free(op);
-    PM_TRY(rc);
+  for (int32_t i = 0; i < s->nproperties; i++) { /* every source's offsets file */
+    char *op = NULL;
+    PM_TRY(pm_maint_offsets_path(&o->m, s, i, &op, err));
+    if (op) {
+      const char *slash = strrchr(op, '/');
+      int rc = use(o, slash ? slash + 1 : op, err);
+      pm_free(op);
+      PM_TRY(rc);
+    }
   }
   return 0;
 }

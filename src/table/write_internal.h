@@ -35,11 +35,15 @@ struct pm_offsets;
 typedef struct pm_commit_hook {
   void *ctx;
   /* Fills `out` with the full committed-offsets map of the new snapshot, given the
-   * latest snapshot (NULL when none); fails (e.g. PAIMON_EINVAL: not contiguous) to
-   * abort the commit. */
-  int (*offsets)(void *ctx, const pm_snapshot *latest, struct pm_offsets *out, paimon_error *err);
+   * latest snapshot (NULL when none), and *state (owned; NULL: none) with the source
+   * state to record; fails (e.g. PAIMON_EINVAL: not contiguous) to abort the commit. */
+  int (*offsets)(void *ctx, const pm_snapshot *latest, struct pm_offsets *out, char **state,
+                 paimon_error *err);
   /* The identifier was committed before (snapshot `id`): verify the ranges agree. */
   int (*already_committed)(void *ctx, int64_t id, paimon_error *err);
+  const char *offsets_key; /* the source's properties (realtime.offsets[.<id>], */
+  const char *source_key;  /* realtime.source[.<id>]); other sources' are carried forward */
+  bool *files_missing;     /* nullable: set when a data file of the commit vanished */
 } pm_commit_hook;
 
 int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *t, const char *commit_user,
