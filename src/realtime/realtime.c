@@ -614,11 +614,13 @@ static int cmp_group_store(const void *a, const void *b) {
 
 /* Replay mode: raises each group's known committed end to the newest snapshot's, which
  * is ahead of the context's adopted offsets after a commit not yet refreshed. */
-static int disk_committed(paimon_table *t, group_rows *groups, int32_t ng, paimon_error *err) {
+static int disk_committed(paimon_realtime_context *ctx, group_rows *groups, int32_t ng,
+                          paimon_error *err) {
+  paimon_table *t = ctx->t;
   int64_t latest = 0;
   PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &latest, err));
   pm_offsets offs;
-  PM_TRY(load_progress(t, latest, &offs, NULL, err));
+  PM_TRY(load_progress(t, latest, ctx->offsets_key, ctx->source_key, &offs, NULL, err));
   for (int32_t g = 0; g < ng; g++) {
     int64_t c = pm_offsets_get(&offs, groups[g].store->part_str, groups[g].store->bucket);
     if (c > groups[g].committed) groups[g].committed = c;
@@ -789,7 +791,7 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
     for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
     locked = false;
     disk_read = true;
-    rc = disk_committed(ctx->t, groups, ng, err);
+    rc = disk_committed(ctx, groups, ng, err);
     if (rc) break;
   }
   /* 2. register the stores for prepare, then build every store batch */
