@@ -15,6 +15,7 @@
 
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
+#include "table/maintain_internal.h"
 #include "table/write_internal.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
@@ -62,6 +63,50 @@ static void entries_free(entries *es) {
 static void sleep_ms(int64_t ms) {
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
+}
+
+/* Java FileStoreCommitImpl.abort (1.4.1) deletes every new file and compaction output
+ * of the messages unconditionally. Here a file is deleted only when no snapshot, tag or
+ * changelog names it: after an ambiguous commit error the messages may be published
+ * (wholly, or their APPEND half), and a file a published snapshot names belongs to
+ * expiration and orphan cleaning from then on. Compaction inputs are never deleted, nor
+ * outputs that are inputs moved to another level (same file name). */
+int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messages *m,
+                               bool compact_only, paimon_error *err) {
+  int rc = 0;
+  if (!m || m->n == 0) return 0;
+  pm_strmap published;
+  PM_TRY(pm_table_referenced_files(t, &published, err));
+  pm_type *ptype = NULL;
+  rc = pm_schema_partition_type(t->schema, &ptype, err);
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  for (size_t i = 0; i < m->n && rc == 0; i++) {
+    const pm_commit_message *cm = &m->v[i];
+    pm_binrow prow;
+    char *pp = NULL;
+    rc = pm_binrow_view(&prow, cm->partition, cm->partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    size_t nn = cm->nnew, na = cm->ncompact_after;
+    for (size_t f = compact_only ? nn : 0; rc == 0 && f < nn + na; f++) {
+      const pm_data_file *df = f < nn ? &cm->new_files[f] : &cm->compact_after[f - nn];
+      bool keep = pm_strmap_get(&published, df->file_name, NULL);
+      for (size_t b = 0; !keep && f >= nn && b < cm->ncompact_before; b++)
+        keep = strcmp(cm->compact_before[b].file_name, df->file_name) == 0; /* upgraded input */
+      if (keep) continue;
+      char *path = NULL;
+      rc = pm_table_data_path(t, pp, cm->bucket, df->file_name, df->external_path, &path, err);
+      if (rc == 0) {
+        int r2 = t->fs->remove(t->fs, path, NULL);
+        if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
+      }
+      pm_free(path);
+    }
+    pm_free(pp);
+  }
+  pm_type_free(ptype);
+  pm_strmap_free(&published);
+  return rc;
 }
 
 /* Snapshot of `user` with identifier >= `ident`, searching back from `latest`: returns
