@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <paimon/sys/fs.h>
+
 #include "table/read_internal.h"
 #include "table/write_internal.h"
 
@@ -347,6 +349,110 @@ static void test_lsm_level_overlap_is_a_conflict(void **state) {
   close_writers(t, wa, wb);
 }
 
+/* ---- unknown outcomes ------------------------------------------------------------------- */
+
+/* A local file system whose n-th publication of a snapshot file from now happens but
+ * reports PAIMON_EIO (a lost reply), the ambiguous case a committer must resolve by
+ * reading the snapshots. */
+static paimon_fs *g_inner;
+static int g_lost_reply_at; /* 0: off */
+static int f_open_read(paimon_fs *fs, const char *p, paimon_rfile **o, paimon_error *e) {
+  (void)fs;
+  return g_inner->open_read(g_inner, p, o, e);
+}
+static int f_open_write(paimon_fs *fs, const char *p, paimon_wfile **o, paimon_error *e) {
+  (void)fs;
+  return g_inner->open_write(g_inner, p, o, e);
+}
+static int f_stat(paimon_fs *fs, const char *p, int64_t *sz, int *d, paimon_error *e) {
+  (void)fs;
+  return g_inner->stat(g_inner, p, sz, d, e);
+}
+static int f_list(paimon_fs *fs, const char *p, paimon_fs_list_cb cb, void *pl, paimon_error *e) {
+  (void)fs;
+  return g_inner->list(g_inner, p, cb, pl, e);
+}
+static int f_mkdirs(paimon_fs *fs, const char *p, paimon_error *e) {
+  (void)fs;
+  return g_inner->mkdirs(g_inner, p, e);
+}
+static int f_remove(paimon_fs *fs, const char *p, paimon_error *e) {
+  (void)fs;
+  return g_inner->remove(g_inner, p, e);
+}
+static int f_rename(paimon_fs *fs, const char *from, const char *to, paimon_error *e) {
+  (void)fs;
+  int rc = g_inner->rename_noreplace(g_inner, from, to, e);
+  if (rc == 0 && strstr(to, "/snapshot/snapshot-") && g_lost_reply_at > 0 && --g_lost_reply_at == 0) {
+    snprintf(e->message, sizeof e->message, "%s: connection reset (injected)", to);
+    return PAIMON_EIO;
+  }
+  return rc;
+}
+static void f_release(paimon_fs *fs) { (void)fs; }
+
+/* `lost_at` 1: the APPEND's publication reports an error, 2: the COMPACT's. Either
+ * way both snapshots are published exactly once and the call succeeds without a
+ * warning; aborting the messages afterwards deletes nothing. */
+static void lost_reply_case(int lost_at) {
+  paimon_error err = {0};
+  PM_ASSERT_OK(paimon_fs_local_new(&g_inner, &err), &err);
+  paimon_fs fs = {.version = PAIMON_FS_VERSION, .open_read = f_open_read, .open_write = f_open_write,
+                  .stat = f_stat, .list = f_list, .mkdirs = f_mkdirs, .remove = f_remove,
+                  .rename_noreplace = f_rename, .release = f_release};
+  char *path = pm_asprintf("%s/lost", pm_test_tmpdir());
+  char *json = schema_json(AGG, "\"bucket\":\"1\"");
+  paimon_table *t = NULL;
+  PM_ASSERT_OK(paimon_table_create_json_fs(&t, &fs, path, json, &err), &err);
+  pm_free(json);
+  pm_free(path);
+  paimon_writer *w = NULL;
+  PM_ASSERT_OK(paimon_writer_new(&w, t, "seed", NULL, &err), &err);
+  commit_rows(t, w, "seed", 1, AGG, 0, false, NULL);
+  paimon_writer_close(w);
+  PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
+  paimon_commit_messages *m = NULL;
+  PM_ASSERT_OK(write_rows(w, t, AGG, 1, 1, &err), &err);
+  PM_ASSERT_OK(paimon_writer_compact(w, 1, &err), &err);
+  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
+  assert_true(m->v[0].nnew == 1 && m->v[0].ncompact_before == 2);
+  g_lost_reply_at = lost_at;
+  int64_t sid = 0;
+  int rc = paimon_commit(&sid, t, "u", 1, m, NULL, &err);
+  assert_int_equal(g_lost_reply_at, 0); /* the injection fired */
+  if (rc) fail_msg("lost reply %d: the commit landed but the call failed: %d: %s", lost_at, rc, err.message);
+  assert_string_equal(err.message, "");
+  assert_int_equal(sid, 3);
+  const char *kinds[3] = {"APPEND", "APPEND", "COMPACT"};
+  int64_t *ids = NULL;
+  size_t n = 0;
+  PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &n, &err), &err);
+  assert_int_equal(n, 3);
+  for (size_t i = 0; i < n; i++) {
+    paimon_snapshot *s = NULL;
+    PM_ASSERT_OK(paimon_table_snapshot(&s, t, ids[i], &err), &err);
+    assert_string_equal(paimon_snapshot_commit_kind(s), kinds[i]);
+    paimon_snapshot_free(s);
+  }
+  paimon_free(ids);
+  PM_ASSERT_OK(paimon_commit_messages_abort(t, m, &err), &err); /* as a cautious caller would */
+  assert_latest_files_exist(t);
+  kv rows[MAXK];
+  PM_ASSERT_OK(read_at(t, 0, rows, &err), &err);
+  for (int j = 0; j < NKEY; j++) assert_int_equal(rows[j].a, val_a(0, 1, j) + val_a(1, 1, j));
+  paimon_commit_messages_free(m);
+  paimon_writer_close(w);
+  paimon_table_close(t);
+  paimon_fs_free(g_inner);
+  g_inner = NULL;
+}
+
+static void test_unknown_outcome_is_read_from_snapshots(void **state) {
+  (void)state;
+  lost_reply_case(1);
+  lost_reply_case(2);
+}
+
 /* ---- 8 processes x 20 commits ------------------------------------------------------------ */
 
 static const char *MP_OPTS =
@@ -554,6 +660,7 @@ int main(void) {
       cmocka_unit_test(test_append_survives_compaction_conflict),
       cmocka_unit_test(test_abort_keeps_published_files),
       cmocka_unit_test(test_lsm_level_overlap_is_a_conflict),
+      cmocka_unit_test(test_unknown_outcome_is_read_from_snapshots),
       cmocka_unit_test(test_eight_processes_lose_no_commit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
