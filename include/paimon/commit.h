@@ -41,8 +41,9 @@ typedef struct paimon_commit_opts {
  * live, or its output overlaps in keys another file of the same LSM level >= 1) is not
  * retried. When the new files' APPEND snapshot was published, the call still succeeds:
  * it returns #PAIMON_OK with that snapshot's id, deletes the compaction's output files
- * (never published), and puts a warning in `err->message` (which starts "rows committed
- * as snapshot N; their compaction was not committed (...)"). The PK writer that
+ * that no snapshot names, and puts a warning in `err->message`: it starts "rows
+ * committed as snapshot N; their compaction was not committed (reason)", or "... may
+ * not have been committed" when I/O errors left the outcome unknown. The PK writer that
  * prepared such messages holds the dropped compaction in its levels: close it and create
  * a new one (it restores from the latest snapshot) before it compacts again.
  * After an I/O error while publishing (unknown outcome) the snapshots are scanned for

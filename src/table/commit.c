@@ -503,6 +503,7 @@ static int check_compact_conflicts(paimon_table *t, const pm_snapshot *latest, c
   pm_mt_keycmp kc;
   const pm_type **ktypes = NULL;
   if (rc == 0) rc = key_comparator(t, &kc, &ktypes, err);
+  if (pm_table_opt_bool(t, "pk-clustering-override", false)) kc.n = 0; /* files not in key order */
   for (size_t i = 0; rc == 0 && kc.n > 0 && i < delta->n; i++) {
     const pm_manifest_entry *a = &delta->v[i];
     if (a->kind != PM_ENTRY_ADD || a->file.level < 1) continue;
@@ -775,7 +776,7 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
     rc = pm_snapshot_latest_id(t->fs, t->meta_dir, &latest_id, err);
     if (rc == 0 && compact_of == 0)
       rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
-    else if (rc == 0 && can_tell)
+    else if (rc == 0) /* anchored on our APPEND: tells even for batch identifiers */
       rc = find_compact(t, latest_id, compact_of, commit_user, commit_identifier, &found, err);
     if (rc == 0 && found) {
       *snapshot_id_out = found;
@@ -802,7 +803,7 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
     } else if (rc == PAIMON_EIO) {
       /* unknown outcome: keep everything; the next round checks by user+identifier */
       attempt_cleanup(t, &af, false);
-      if (!can_tell) return rc;
+      if (!can_tell && compact_of == 0) return rc;
     } else {
       attempt_cleanup(t, &af, true);
       return rc;
@@ -900,9 +901,9 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       int dr = pm_commit_messages_discard(t, msgs, true, &e2);
       char warn[512];
       snprintf(warn, sizeof warn,
-               "rows committed as snapshot %lld; their compaction was not committed (%.300s)%s; "
+               "rows committed as snapshot %lld; their compaction %s committed (%.300s)%s; "
                "recreate a writer that prepared these messages before it compacts again",
-               (long long)append_id, why, dr ? " and its files are left to orphan cleaning" : "");
+               (long long)append_id, rc == PAIMON_EIO ? "may not have been" : "was not", why, dr ? " and its files are left to orphan cleaning" : "");
       entries_free(&appends);
       entries_free(&compacts);
       commit_ok(err, warn);
