@@ -903,7 +903,8 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       snprintf(warn, sizeof warn,
                "rows committed as snapshot %lld; their compaction %s committed (%.300s)%s; "
                "recreate a writer that prepared these messages before it compacts again",
-               (long long)append_id, rc == PAIMON_EIO ? "may not have been" : "was not", why, dr ? " and its files are left to orphan cleaning" : "");
+               (long long)append_id, rc == PAIMON_EIO ? "may not have been" : "was not", why,
+               dr ? " and its files are left to orphan cleaning" : "");
       entries_free(&appends);
       entries_free(&compacts);
       commit_ok(err, warn);

@@ -570,7 +570,9 @@ static void check_engine(const char *dir, int e) {
     while (fscanf(f, "%lld %lld %d", &ident, &sid, &warned) == 3) {
       g_dropped += warned;
       assert_true(ident >= 1 && ident <= NCOMMIT);
-      if (append_of[p][ident] == 0) fail_msg("%s: commit %s/proc-%d/%lld reported successful is in no snapshot", ENGINE_NAME[e], ENGINE_NAME[e], p, ident);
+      if (append_of[p][ident] == 0)
+        fail_msg("%s: commit proc-%d/%lld was reported successful but is in no snapshot (lost)",
+                 ENGINE_NAME[e], p, ident);
       assert_true(sid >= append_of[p][ident]); /* the APPEND or its COMPACT */
       succeeded++;
     }
