@@ -34,24 +34,42 @@ typedef struct paimon_commit_opts {
   size_t nproperties;                 /**< number of snapshot properties */
 } paimon_commit_opts;
 
-/** Commits messages as one new snapshot.
- * @param snapshot_id_out   receives the new snapshot id, or the id of the snapshot that
- *                          already holds this identifier (idempotent retry), or 0 when
- *                          nothing was committed (empty commit without allow_empty).
+/** Commits messages as one new snapshot (two when they carry both new files and a
+ * compaction: APPEND, then COMPACT, as Java Paimon commits them).
+ *
+ * A compaction that conflicts with another commit (a file it replaces is no longer
+ * live, or its output overlaps in keys another file of the same LSM level >= 1) is not
+ * retried. When the new files' APPEND snapshot was published, the call still succeeds:
+ * it returns #PAIMON_OK with that snapshot's id, deletes the compaction's output files
+ * that no snapshot names, and puts a warning in `err->message`: it starts "rows
+ * committed as snapshot N; their compaction was not committed (reason)", or "... may
+ * not have been committed" when I/O errors left the outcome unknown. The PK writer that
+ * prepared such messages holds the dropped compaction in its levels: close it and create
+ * a new one (it restores from the latest snapshot) before it compacts again.
+ * After an I/O error while publishing (unknown outcome) the snapshots are scanned for
+ * this commit user and identifier; nothing is assumed published or not.
+ * @param snapshot_id_out   receives the new snapshot id (the COMPACT one when both were
+ *                          published), or the id of the snapshot that already holds this
+ *                          identifier (idempotent retry), or 0 when nothing was committed
+ *                          (empty commit without allow_empty).
  * @param t                 the table.
  * @param commit_user       the writers' commit user.
  * @param commit_identifier the transaction's identifier (from prepare).
  * @param msgs              the messages, borrowed (nullable when empty); free them after.
  * @param opts              nullable options (NULL: APPEND).
- * @param err               nullable error details.
- * Right before the snapshot is published, every data file it adds is checked to exist
+ * @param err               nullable error details. On #PAIMON_OK its code is 0 and its
+ *                          message is empty, or the warning above.
+ * Right before a snapshot is published, every data file it adds is checked to exist
  * with its recorded size; a file removed meanwhile (e.g. by orphan-file cleaning) fails
  * the commit with nothing published (Java checks this only when re-committing recovered
  * commits).
- * @return #PAIMON_OK, #PAIMON_ECONFLICT when retries are exhausted (retryable),
- *         #PAIMON_EUNSUPPORTED when the file system cannot publish atomically,
- *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming a data file that
- *         vanished (write the data again), #PAIMON_EINVAL, #PAIMON_EIO. */
+ * @return #PAIMON_OK, #PAIMON_ECONFLICT when retries are exhausted (retryable) or when a
+ *         compaction-only commit conflicts (final: nothing was committed; abort the
+ *         messages), #PAIMON_EUNSUPPORTED when the file system cannot publish
+ *         atomically, #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming a data file
+ *         that vanished (write the data again), #PAIMON_EINVAL, #PAIMON_EIO. After an
+ *         error, and whatever it is, paimon_commit_messages_abort() deletes only files no
+ *         snapshot names. */
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
                              const paimon_commit_messages *msgs, const paimon_commit_opts *opts,

@@ -130,11 +130,16 @@ PAIMON_API int paimon_commit_messages_deserialize(paimon_commit_messages **out,
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_API int paimon_commit_messages_merge(paimon_commit_messages *dst,
                                             paimon_commit_messages *src, paimon_error *err);
-/** Aborts uncommitted messages: deletes the data files they name.
+/** Aborts uncommitted messages: deletes their new files and compaction outputs, except
+ * every file that a snapshot, tag or changelog of the table names (the messages, or
+ * their APPEND half, may have been published by a commit whose call failed); those are
+ * left to snapshot expiration and orphan cleaning. Compaction inputs are never deleted.
+ * Safe to call after any paimon_commit() error. Reads every snapshot's manifests.
  * @param t   the table they were written for.
  * @param m   the messages (still to be freed by the caller).
  * @param err nullable error details.
- * @return #PAIMON_OK or #PAIMON_EIO. */
+ * @return #PAIMON_OK, #PAIMON_EIO (nothing is deleted when the snapshots cannot be
+ *         read), #PAIMON_ECORRUPT, #PAIMON_ENOMEM. */
 PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
                                             const paimon_commit_messages *m, paimon_error *err);
 /** Frees messages (their files stay; see paimon_commit_messages_abort()).

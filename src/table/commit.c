@@ -13,8 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "mergetree/mergetree.h"
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
+#include "table/maintain_internal.h"
 #include "table/write_internal.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
@@ -64,6 +66,50 @@ static void sleep_ms(int64_t ms) {
   nanosleep(&ts, NULL);
 }
 
+/* Java FileStoreCommitImpl.abort (1.4.1) deletes every new file and compaction output
+ * of the messages unconditionally. Here a file is deleted only when no snapshot, tag or
+ * changelog names it: after an ambiguous commit error the messages may be published
+ * (wholly, or their APPEND half), and a file a published snapshot names belongs to
+ * expiration and orphan cleaning from then on. Compaction inputs are never deleted, nor
+ * outputs that are inputs moved to another level (same file name). */
+int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messages *m,
+                               bool compact_only, paimon_error *err) {
+  int rc = 0;
+  if (!m || m->n == 0) return 0;
+  pm_strmap published;
+  PM_TRY(pm_table_referenced_files(t, &published, err));
+  pm_type *ptype = NULL;
+  rc = pm_schema_partition_type(t->schema, &ptype, err);
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  for (size_t i = 0; i < m->n && rc == 0; i++) {
+    const pm_commit_message *cm = &m->v[i];
+    pm_binrow prow;
+    char *pp = NULL;
+    rc = pm_binrow_view(&prow, cm->partition, cm->partition_len, err);
+    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    size_t nn = cm->nnew, na = cm->ncompact_after;
+    for (size_t f = compact_only ? nn : 0; rc == 0 && f < nn + na; f++) {
+      const pm_data_file *df = f < nn ? &cm->new_files[f] : &cm->compact_after[f - nn];
+      bool keep = pm_strmap_get(&published, df->file_name, NULL);
+      for (size_t b = 0; !keep && f >= nn && b < cm->ncompact_before; b++)
+        keep = strcmp(cm->compact_before[b].file_name, df->file_name) == 0; /* upgraded input */
+      if (keep) continue;
+      char *path = NULL;
+      rc = pm_table_data_path(t, pp, cm->bucket, df->file_name, df->external_path, &path, err);
+      if (rc == 0) {
+        int r2 = t->fs->remove(t->fs, path, NULL);
+        if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
+      }
+      pm_free(path);
+    }
+    pm_free(pp);
+  }
+  pm_type_free(ptype);
+  pm_strmap_free(&published);
+  return rc;
+}
+
 /* Snapshot of `user` with identifier >= `ident`, searching back from `latest`: returns
  * its id in *found (0 when the identifier was not committed yet). */
 static int find_committed(paimon_table *t, int64_t latest, const char *user, int64_t ident,
@@ -87,6 +133,27 @@ static int find_committed(paimon_table *t, int64_t latest, const char *user, int
     else if (!match) match = id;  /* a later identifier: ours is committed too */
   }
   *found = match;
+  return 0;
+}
+
+/* The COMPACT snapshot of `user` + `ident` published after snapshot `after` (the APPEND
+ * half of the same commit), searching back from `latest`: *found = its id, or 0. */
+static int find_compact(paimon_table *t, int64_t latest, int64_t after, const char *user,
+                        int64_t ident, int64_t *found, paimon_error *err) {
+  *found = 0;
+  for (int64_t id = latest; id > after; id--) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_load(&s, t->fs, t->meta_dir, id, err);
+    if (rc == PAIMON_ENOTFOUND) break; /* expired underneath us */
+    PM_TRY(rc);
+    bool mine = strcmp(s->commit_user, user) == 0 && s->commit_identifier == ident &&
+                s->commit_kind && strcmp(s->commit_kind, "COMPACT") == 0;
+    pm_snapshot_free(s);
+    if (mine) {
+      *found = id;
+      break;
+    }
+  }
   return 0;
 }
 
@@ -481,6 +548,103 @@ static int check_added_files(paimon_table *t, const entries *delta, const pm_com
   return rc;
 }
 
+static bool same_file(const pm_manifest_entry *a, const pm_manifest_entry *b) {
+  return a->bucket == b->bucket && a->file.level == b->file.level &&
+         a->partition_len == b->partition_len &&
+         memcmp(a->partition, b->partition, a->partition_len) == 0 &&
+         strcmp(a->file.file_name, b->file.file_name) == 0;
+}
+
+static bool same_level(const pm_manifest_entry *a, const pm_manifest_entry *b) {
+  return a->bucket == b->bucket && a->file.level == b->file.level &&
+         a->partition_len == b->partition_len &&
+         memcmp(a->partition, b->partition, a->partition_len) == 0;
+}
+
+/* Key comparator of the table's trimmed primary key (the key the writers put into
+ * min_key/max_key); kc->n == 0 for tables without one. */
+static int key_comparator(const paimon_table *t, pm_mt_keycmp *kc, const pm_type ***types,
+                          paimon_error *err) {
+  const pm_schema *s = t->schema;
+  kc->n = 0;
+  kc->types = NULL;
+  *types = pm_calloc((size_t)s->nprimary_keys + 1, sizeof **types);
+  if (!*types) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t k = 0; k < s->nprimary_keys; k++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < s->npartition_keys; p++)
+      is_part |= strcmp(s->partition_keys[p], s->primary_keys[k]) == 0;
+    if (is_part) continue;
+    int f = pm_row_find(s->row, s->primary_keys[k]);
+    if (f < 0) return pm_fail(err, PAIMON_ECORRUPT, "%s: primary key '%s' is not a column", t->path,
+                              s->primary_keys[k]);
+    (*types)[kc->n++] = s->row->fields[f].type;
+  }
+  kc->types = *types;
+  return 0;
+}
+
+/* Java ConflictDetection.checkConflicts (1.4.1) for a COMPACT commit on top of `latest`:
+ * every file it deletes must still be live (checkDeleteInEntries: another compaction may
+ * have replaced it), and in every LSM level >= 1 it adds to, the key ranges of the files
+ * must not overlap once it is applied (checkKeyRange: two writers compacting different
+ * files of one bucket into the same level). Either conflict is final (*fatal): retrying
+ * cannot resolve it, the compaction is dropped. */
+static int check_compact_conflicts(paimon_table *t, const pm_snapshot *latest, const entries *delta,
+                                   bool *fatal, paimon_error *err) {
+  entries live = {0};
+  int rc = latest ? live_entries(t, latest, &live, err) : 0;
+  for (size_t i = 0; rc == 0 && i < delta->n; i++) {
+    const pm_manifest_entry *e = &delta->v[i];
+    if (e->kind != PM_ENTRY_DELETE) continue;
+    bool found = false;
+    for (size_t k = 0; k < live.n && !found; k++)
+      if (live.v[k].kind == PM_ENTRY_ADD && same_file(&live.v[k], e)) {
+        found = true;
+        live.v[k].kind = -1; /* deleted by this commit */
+      }
+    if (!found) {
+      *fatal = true;
+      rc = pm_fail(err, PAIMON_ECONFLICT,
+                   "%s: compaction conflict: file %s (level %d) is no longer live; another "
+                   "commit replaced it",
+                   t->path, e->file.file_name, (int)e->file.level);
+    }
+  }
+  pm_mt_keycmp kc;
+  const pm_type **ktypes = NULL;
+  if (rc == 0) rc = key_comparator(t, &kc, &ktypes, err);
+  if (pm_table_opt_bool(t, "pk-clustering-override", false)) kc.n = 0; /* files not in key order */
+  for (size_t i = 0; rc == 0 && kc.n > 0 && i < delta->n; i++) {
+    const pm_manifest_entry *a = &delta->v[i];
+    if (a->kind != PM_ENTRY_ADD || a->file.level < 1) continue;
+    PM_CHECK(pm_mt_binkey_check(&kc, a->file.min_key, a->file.min_key_len, a->file.file_name, err), out);
+    PM_CHECK(pm_mt_binkey_check(&kc, a->file.max_key, a->file.max_key_len, a->file.file_name, err), out);
+    /* against the live files of its level and the other files this commit adds there */
+    for (size_t k = 0; rc == 0 && k < live.n + delta->n; k++) {
+      const pm_manifest_entry *b = k < live.n ? &live.v[k] : &delta->v[k - live.n];
+      if (b == a || b->kind != PM_ENTRY_ADD || !same_level(a, b)) continue;
+      PM_CHECK(pm_mt_binkey_check(&kc, b->file.min_key, b->file.min_key_len, b->file.file_name, err), out);
+      PM_CHECK(pm_mt_binkey_check(&kc, b->file.max_key, b->file.max_key_len, b->file.file_name, err), out);
+      bool disjoint = pm_mt_binkey_cmp(&kc, a->file.max_key, a->file.max_key_len, b->file.min_key,
+                                       b->file.min_key_len) < 0 ||
+                      pm_mt_binkey_cmp(&kc, b->file.max_key, b->file.max_key_len, a->file.min_key,
+                                       a->file.min_key_len) < 0;
+      if (!disjoint) {
+        *fatal = true;
+        rc = pm_fail(err, PAIMON_ECONFLICT,
+                     "%s: compaction conflict: file %s and file %s of bucket %d overlap in their "
+                     "keys at level %d; another commit compacted into the same level",
+                     t->path, a->file.file_name, b->file.file_name, (int)a->bucket, (int)a->file.level);
+      }
+    }
+  }
+out:
+  pm_free(ktypes);
+  entries_free(&live);
+  return rc;
+}
+
 /* One commit attempt; *published is set when the snapshot file was created. */
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
                       const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
@@ -507,30 +671,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   bool has_delete = false;
   for (size_t i = 0; i < delta.n; i++) has_delete |= delta.v[i].kind == PM_ENTRY_DELETE;
   if (has_delete) kind = "COMPACT";
-  if (rc == 0 && has_delete && o->kind != PAIMON_COMMIT_OVERWRITE) {
-    /* conflict check: every file a compaction deletes must still be live (another
-     * compaction may have replaced it); such a conflict is not retried */
-    entries live = {0};
-    rc = latest ? live_entries(t, latest, &live, err) : 0;
-    for (size_t i = 0; rc == 0 && i < delta.n; i++) {
-      const pm_manifest_entry *e = &delta.v[i];
-      if (e->kind != PM_ENTRY_DELETE) continue;
-      bool found = false;
-      for (size_t k = 0; k < live.n && !found; k++)
-        found = live.v[k].bucket == e->bucket && live.v[k].file.level == e->file.level &&
-                live.v[k].partition_len == e->partition_len &&
-                memcmp(live.v[k].partition, e->partition, e->partition_len) == 0 &&
-                strcmp(live.v[k].file.file_name, e->file.file_name) == 0;
-      if (!found) {
-        *fatal = true;
-        rc = pm_fail(err, PAIMON_ECONFLICT,
-                     "%s: compaction conflict: file %s (level %d) is no longer live; another "
-                     "commit replaced it",
-                     t->path, e->file.file_name, (int)e->file.level);
-      }
-    }
-    entries_free(&live);
-  }
+  if (rc == 0 && has_delete && o->kind != PAIMON_COMMIT_OVERWRITE)
+    rc = check_compact_conflicts(t, latest, &delta, fatal, err);
   if (rc == 0 && o->kind == PAIMON_COMMIT_OVERWRITE) {
     kind = "OVERWRITE";
     if (latest) {
@@ -712,30 +854,48 @@ static void write_hint(paimon_table *t, const char *name, int64_t id) {
   pm_free(p);
 }
 
+/* A successful commit leaves `err` holding code 0 and either an empty message or a
+ * warning saying what was not committed (paimon_commit's documented contract). */
+static void commit_ok(paimon_error *err, const char *warning) {
+  if (!err) return;
+  err->code = PAIMON_OK;
+  snprintf(err->message, sizeof err->message, "%s", warning ? warning : "");
+}
+
 int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, paimon_error *err) {
   return pm_commit_run(snapshot_id_out, ct, commit_user, commit_identifier, msgs, opts, NULL, err);
 }
 
-/* Runs the attempt loop for one snapshot's entries. `dedup`: first check whether the
- * identifier is already committed (off for the second snapshot of a two-part commit). */
+/* Runs the attempt loop for one snapshot's entries. `compact_of` = 0: the first (or
+ * only) snapshot of the commit; every round first checks whether the identifier is
+ * already committed. `compact_of` > 0: the COMPACT half of a commit whose APPEND half
+ * is snapshot `compact_of`; rounds check for a COMPACT snapshot of this user and
+ * identifier after it. Returns 1 when the identifier was committed before this call
+ * (an idempotent retry), 0 when this call published it (*snapshot_id_out), else an
+ * error. An unknown outcome (I/O error while publishing) is never assumed either way:
+ * the next round, or a last look when the retries are used up, scans the snapshots. */
 static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_identifier,
                        const entries *delta, const paimon_commit_opts *o, const pm_commit_hook *hook,
-                       bool dedup, int64_t *snapshot_id_out, paimon_error *err) {
+                       int64_t compact_of, int64_t *snapshot_id_out, paimon_error *err) {
   int rc = 0;
   int64_t max_retries = pm_table_opt_i64(t, "commit.max-retries", 10);
   int64_t wait_ms = 10, max_wait = 10000;
   uint64_t seed = (uint64_t)pm_now_millis() ^ (uint64_t)(uintptr_t)&rc;
+  bool can_tell = commit_identifier != BATCH_IDENTIFIER;
   for (int64_t attempt = 0;; attempt++) {
     int64_t latest_id = 0, found = 0;
     pm_snapshot *latest = NULL;
     rc = pm_snapshot_latest_id(t->fs, t->meta_dir, &latest_id, err);
-    if (rc == 0 && dedup) rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
+    if (rc == 0 && compact_of == 0)
+      rc = find_committed(t, latest_id, commit_user, commit_identifier, &found, err);
+    else if (rc == 0) /* anchored on our APPEND: tells even for batch identifiers */
+      rc = find_compact(t, latest_id, compact_of, commit_user, commit_identifier, &found, err);
     if (rc == 0 && found) {
-      *snapshot_id_out = found; /* idempotent retry */
+      *snapshot_id_out = found;
       if (hook && hook->already_committed) rc = hook->already_committed(hook->ctx, found, err);
-      return rc == 0 ? 1 : rc; /* 1: already there */
+      return rc ? rc : attempt == 0 ? 1 : 0; /* later rounds: our own unknown outcome landed */
     }
     if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
     if (rc) return rc;
@@ -757,15 +917,30 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
     } else if (rc == PAIMON_EIO) {
       /* unknown outcome: keep everything; the next round checks by user+identifier */
       attempt_cleanup(t, &af, false);
-      if (commit_identifier == BATCH_IDENTIFIER || !dedup) return rc; /* cannot tell */
+      if (!can_tell && compact_of == 0) return rc;
     } else {
       attempt_cleanup(t, &af, true);
       return rc;
     }
-    if (attempt >= max_retries)
+    if (attempt >= max_retries) {
+      if (rc == PAIMON_EIO) {
+        /* a last look: the final attempt may have published before failing */
+        int64_t last = 0;
+        paimon_error e2;
+        int r2 = pm_snapshot_latest_id(t->fs, t->meta_dir, &last, &e2);
+        if (r2 == 0)
+          r2 = compact_of == 0 ? find_committed(t, last, commit_user, commit_identifier, &found, &e2)
+                               : find_compact(t, last, compact_of, commit_user, commit_identifier, &found, &e2);
+        if (r2 == 0 && found) {
+          *snapshot_id_out = found;
+          if (hook && hook->already_committed) return hook->already_committed(hook->ctx, found, err);
+          return 0;
+        }
+      }
       return pm_fail(err, rc == PAIMON_ECONFLICT ? PAIMON_ECONFLICT : rc,
                      "%s: commit gave up after %lld attempts (%s)", t->path, (long long)attempt + 1,
                      rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors");
+    }
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     sleep_ms(wait_ms / 2 + (int64_t)((seed >> 33) % (uint64_t)(wait_ms / 2 + 1)));
     wait_ms = wait_ms * 2 > max_wait ? max_wait : wait_ms * 2;
@@ -805,26 +980,52 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
     entries_free(&appends);
     entries_free(&compacts);
+    commit_ok(err, NULL);
     return 0; /* nothing to commit */
   }
   bool only_compact = appends.n == 0 && compacts.n > 0 && o->kind == PAIMON_COMMIT_APPEND && !hook &&
                       !o->allow_empty;
   if (rc == 0 && !only_compact) {
-    rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, true, snapshot_id_out, err);
+    rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, 0, snapshot_id_out, err);
     if (rc == 1) { /* the identifier was committed before, compaction included */
       entries_free(&appends);
       entries_free(&compacts);
+      commit_ok(err, NULL);
       return 0;
     }
   }
   if (rc == 0 && compacts.n > 0) {
     paimon_commit_opts co = *o;
     co.kind = PAIMON_COMMIT_APPEND; /* entries with deletes make it a COMPACT snapshot */
-    int64_t cid = 0;
-    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL, only_compact, &cid, err);
+    int64_t cid = 0, append_id = *snapshot_id_out;
+    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL, only_compact ? 0 : append_id,
+                     &cid, err);
     if (rc == 1) rc = 0;
     else if (rc == 0) *snapshot_id_out = cid;
+    else if (!only_compact) {
+      /* Java FileStoreCommitImpl.commit (1.4.1) publishes the APPEND snapshot, then the
+       * COMPACT one, and throws when the latter conflicts, leaving the job to find its
+       * identifier committed on restart. Here the call reports what is true: the new
+       * files are committed (snapshot append_id, success), the compaction is dropped,
+       * and its outputs are deleted unless a snapshot names them (a COMPACT that did
+       * land is found by the scan above, never assumed). */
+      char why[512];
+      snprintf(why, sizeof why, "%s", err ? err->message : paimon_strerror(rc));
+      paimon_error e2;
+      int dr = pm_commit_messages_discard(t, msgs, true, &e2);
+      char warn[512];
+      snprintf(warn, sizeof warn,
+               "rows committed as snapshot %lld; their compaction %s committed (%.300s)%s; "
+               "recreate a writer that prepared these messages before it compacts again",
+               (long long)append_id, rc == PAIMON_EIO ? "may not have been" : "was not", why,
+               dr ? " and its files are left to orphan cleaning" : "");
+      entries_free(&appends);
+      entries_free(&compacts);
+      commit_ok(err, warn);
+      return 0;
+    }
   }
+  if (rc == 0) commit_ok(err, NULL);
   entries_free(&appends);
   entries_free(&compacts);
   return rc;

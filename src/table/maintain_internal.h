@@ -65,4 +65,9 @@ int pm_maint_index_path(pm_maint *m, const pm_index_entry *ie, char **out, paimo
 int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, int32_t i, char **out,
                           paimon_error *err);
 
+/* Names of every file that a snapshot, tag or changelog of any lineage of `t` references
+ * (data files with their extra files, manifests, index and statistics files, offsets
+ * files), as orphan cleaning computes them. *out is the caller's (pm_strmap_free). */
+int pm_table_referenced_files(const paimon_table *t, pm_strmap *out, paimon_error *err);
+
 #endif

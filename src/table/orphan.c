@@ -138,6 +138,30 @@ static int walk_lineage(orphan_ctx *o, const char *dir, paimon_error *err) {
   return rc;
 }
 
+/* Every file name a snapshot, tag or long-lived changelog of any lineage references:
+ * what a published commit names and so what only expiration or orphan cleaning may
+ * delete (commit.c and paimon_commit_messages_abort consult it before deleting). */
+int pm_table_referenced_files(const paimon_table *t, pm_strmap *out, paimon_error *err) {
+  memset(out, 0, sizeof *out);
+  orphan_ctx o;
+  memset(&o, 0, sizeof o);
+  PM_TRY(pm_maint_init(&o.m, t, err));
+  char **dirs = NULL;
+  size_t ndirs = 0;
+  int rc = pm_maint_lineages(&o.m, &dirs, &ndirs, err);
+  for (size_t i = 0; i < ndirs && rc == 0; i++) rc = walk_lineage(&o, dirs[i], err);
+  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
+  pm_free(dirs);
+  pm_strmap_free(&o.read);
+  pm_maint_reset(&o.m);
+  if (rc) {
+    pm_strmap_free(&o.used);
+    return rc;
+  }
+  *out = o.used;
+  return 0;
+}
+
 /* ---- listing candidates ----------------------------------------------------------------- */
 
 typedef struct dir_entries {

@@ -33,9 +33,13 @@
  *     the successful buckets are kept for the next prepare, nothing is lost.
  *   - A failed or abandoned COMMIT of prepared messages: the writer assumed them
  *     committed (its levels already contain their files). Retrying paimon_commit with the
- *     same messages and identifier is safe (idempotent). If they are aborted instead, the
- *     writer is out of step with the table: close it and create a new one, which restores
- *     every bucket from the latest snapshot.
+ *     same messages and identifier is safe (idempotent). If they are aborted instead, or
+ *     paimon_commit succeeded with a warning that their compaction was dropped (another
+ *     writer compacted the same files first), the writer is out of step with the table:
+ *     close it and create a new one, which restores every bucket from the latest
+ *     snapshot. Until then its compactions may fail to read the dropped outputs; they
+ *     never delete a published file (intermediate outputs deleted by apply_result and
+ *     files deleted on close were never handed out by a prepare).
  * Thread safety: one thread at a time, like paimon_writer; compaction runs on one
  * background thread per writer, which never touches the buffers or the levels. */
 #ifndef PM_TABLE_PK_INTERNAL_H

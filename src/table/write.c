@@ -803,37 +803,7 @@ int paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_commit_mess
 
 int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_messages *m,
                                  paimon_error *err) {
-  int rc = 0;
-  pm_type *ptype = NULL;
-  if (!m) return 0;
-  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
-  for (size_t i = 0; i < m->n && rc == 0; i++) {
-    pm_binrow prow;
-    char *pp = NULL;
-    rc = pm_binrow_view(&prow, m->v[i].partition, m->v[i].partition_len, err);
-    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
-    /* new files, and compaction outputs that are not merely upgraded inputs */
-    size_t nn = m->v[i].nnew, na = m->v[i].ncompact_after;
-    for (size_t f = 0; rc == 0 && f < nn + na; f++) {
-      const pm_data_file *df = f < nn ? &m->v[i].new_files[f] : &m->v[i].compact_after[f - nn];
-      bool upgraded = false;
-      for (size_t b = 0; f >= nn && b < m->v[i].ncompact_before; b++)
-        upgraded |= strcmp(m->v[i].compact_before[b].file_name, df->file_name) == 0;
-      if (upgraded) continue;
-      char *path = NULL;
-      rc = pm_table_data_path(t, pp, m->v[i].bucket, df->file_name, df->external_path, &path, err);
-      if (rc == 0) {
-        int r2 = t->fs->remove(t->fs, path, NULL);
-        if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
-      }
-      pm_free(path);
-    }
-    pm_free(pp);
-  }
-  pm_type_free(ptype);
-  return rc;
+  return pm_commit_messages_discard(t, m, false, err);
 }
 
 void paimon_commit_messages_free(paimon_commit_messages *m) {

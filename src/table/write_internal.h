@@ -29,6 +29,14 @@ int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err);
 /* Appends (moves) `m`; `m` is zeroed. */
 int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err);
 
+/* Deletes the data files of `m` that were provably never published: new files (unless
+ * `compact_only`) and compaction outputs, skipping every file a snapshot, tag or
+ * changelog of the table names and every output that is an input moved to another
+ * level. Compaction inputs are never touched. paimon_commit_messages_abort is
+ * (t, m, false). */
+int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messages *m,
+                               bool compact_only, paimon_error *err);
+
 /* Hooks of a real-time commit (see realtime/): the offsets of the new snapshot are
  * rebuilt on top of every attempt's latest snapshot. */
 struct pm_offsets;

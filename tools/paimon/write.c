@@ -74,13 +74,16 @@ const char *const USAGE_EXPIRE =
 
 /* ---- small helpers shared with ingest --------------------------------------------------- */
 
-int64_t cli_next_identifier(const paimon_table *t, const char *user) {
+/* Newest snapshots first: the next identifier of `user` (1 + its newest), and in
+ * *found (nullable) the first snapshot holding identifier `ident` of `user`, or 0. */
+static int64_t scan_user(const paimon_table *t, const char *user, int64_t ident, int64_t *found) {
   paimon_error err = {0, ""};
   int64_t *ids = NULL;
   size_t n = 0;
   int rc = paimon_table_snapshot_ids(t, &ids, &n, &err);
   if (rc != 0) die_err(&err, rc);
-  int64_t next = 1;
+  int64_t next = 0;
+  if (found) *found = 0;
   for (size_t i = n; i-- > 0;) {
     paimon_snapshot *s = NULL;
     rc = paimon_table_snapshot(&s, t, ids[i], &err);
@@ -88,12 +91,45 @@ int64_t cli_next_identifier(const paimon_table *t, const char *user) {
     if (rc != 0) die_err(&err, rc);
     const char *u = paimon_snapshot_commit_user(s);
     bool mine = u && strcmp(u, user) == 0;
-    if (mine) next = paimon_snapshot_commit_identifier(s) + 1;
+    int64_t sident = mine ? paimon_snapshot_commit_identifier(s) : 0;
     paimon_snapshot_free(s);
-    if (mine) break;
+    if (!mine) continue;
+    if (!next) next = sident + 1;
+    if (!found || sident < ident) break;
+    if (sident == ident) *found = ids[i];
   }
   paimon_free(ids);
-  return next;
+  return next ? next : 1;
+}
+
+int64_t cli_next_identifier(const paimon_table *t, const char *user) { return scan_user(t, user, 0, NULL); }
+
+/* Commits `msgs` and returns the snapshot id; exits 1 when nothing was committed. A
+ * warning of a successful commit (its compaction was dropped) goes to stderr. After an
+ * error the snapshots decide, by commit user and identifier, whether the commit landed
+ * anyway; only when it did not are the messages aborted, and the abort itself keeps
+ * every file a snapshot names. */
+static int64_t cli_commit(paimon_table *t, const char *user, int64_t ident,
+                          const paimon_commit_messages *msgs) {
+  paimon_error err = {0, ""};
+  int64_t sid = 0;
+  int rc = paimon_commit(&sid, t, user, ident, msgs, NULL, &err);
+  if (rc == 0) {
+    if (err.message[0]) fprintf(stderr, "paimon: warning: %s\n", err.message);
+    return sid;
+  }
+  scan_user(t, user, ident, &sid);
+  if (sid > 0) {
+    fprintf(stderr, "paimon: warning: %s; yet snapshot %lld holds identifier %lld of commit user "
+                    "%s: committed, nothing aborted\n",
+            err.message, (long long)sid, (long long)ident, user);
+    return sid;
+  }
+  paimon_error e2 = {0, ""};
+  if (paimon_commit_messages_abort(t, msgs, &e2) != 0)
+    fprintf(stderr, "paimon: cleaning up: %s\n", e2.message);
+  die_err(&err, rc);
+  return 0;
 }
 
 /* "--name value" / "--name=value" at argv[*i]; advances *i past the value. */
@@ -590,14 +626,7 @@ int cmd_write(int argc, char **argv) {
   rc = paimon_writer_prepare_commit(&msgs, w, ident, &err);
   if (rc != 0) die_err(&err, rc);
   int64_t sid = 0;
-  if (rows > 0) {
-    rc = paimon_commit(&sid, t, cuser, ident, msgs, NULL, &err);
-    if (rc != 0) {
-      paimon_error e2 = {0, ""};
-      paimon_commit_messages_abort(t, msgs, &e2);
-      die_err(&err, rc);
-    }
-  }
+  if (rows > 0) sid = cli_commit(t, cuser, ident, msgs);
   double secs = (double)(now_ms() - start) / 1000.0;
   if (sid > 0)
     fprintf(stderr, "paimon: committed %lld rows as snapshot %lld (commit user %s, identifier %lld) in %.1f s\n",
@@ -655,13 +684,8 @@ int cmd_compact(int argc, char **argv) {
   if (paimon_commit_messages_count(msgs) == 0) {
     printf("nothing to compact\n");
   } else {
-    int64_t ident = cli_next_identifier(t, user), sid = 0;
-    rc = paimon_commit(&sid, t, user, ident, msgs, NULL, &err);
-    if (rc != 0) {
-      paimon_error e2 = {0, ""};
-      paimon_commit_messages_abort(t, msgs, &e2);
-      die_err(&err, rc);
-    }
+    int64_t ident = cli_next_identifier(t, user);
+    int64_t sid = cli_commit(t, user, ident, msgs);
     printf("compacted %zu bucket(s): snapshot %lld\n", paimon_commit_messages_count(msgs), (long long)sid);
   }
   paimon_commit_messages_free(msgs);
