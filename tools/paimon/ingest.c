@@ -47,6 +47,17 @@ const char *const USAGE_INGEST =
     "                         table, each exactly once (default: the table's default source)\n"
     "  --follow               keep tailing FILE for new lines (stop with SIGINT/SIGTERM,\n"
     "                         which commits what was read and exits)\n"
+    "  --bad-lines fail|skip  a line that does not parse: fail (default) commits every line\n"
+    "                         before it and exits 1 naming its line and column (fix it and\n"
+    "                         run again to go on from there); skip writes it to the rejects\n"
+    "                         file and goes on (the count is in /status and on the commit\n"
+    "                         lines; a line committed past is never examined again)\n"
+    "  --rejects FILE         with skip: where bad lines go, one JSON object per line:\n"
+    "                         {\"line\": N (1-based), \"error\": \"...\", \"raw\": \"...\"} (invalid\n"
+    "                         UTF-8 as U+FFFD). Default: FILE.rejects next to the source\n"
+    "                         (FILE.NAME.rejects with --source-id NAME); give each table its\n"
+    "                         own. A rerun cuts entries past the committed line and writes\n"
+    "                         them again, so the file ends up the same\n"
     "  --commit-interval D    commit every D (default 2s; 500ms, 1m, ... also work)\n"
     "  --commit-user U        commit user (default paimon-ingest, or paimon-ingest-NAME with\n"
     "                         --source-id NAME); identifiers continue from U's newest commit\n"
@@ -58,7 +69,7 @@ const char *const USAGE_INGEST =
     "                           GET /query?select=c1,c2&where=EXPR&format=jsonl|csv&limit=N\n"
     "                             committed rows plus rows still in memory (union read)\n"
     "                           GET /status  JSON: committed offsets and source fingerprint,\n"
-    "                             memory, snapshots\n"
+    "                             skipped lines, memory, snapshots\n"
     "  -o key=value           writer option (e.g. realtime.store.max-memory)\n"
     "\n"
     "Without --follow the job commits at end of file and exits. One status line per\n"
@@ -77,12 +88,14 @@ typedef struct ingest {
   paimon_realtime_context *ctx;
   const char *table_path, *source, *user;
   const char *source_id;    /* "" for the default source */
+  const char *rejects_path; /* --bad-lines skip only */
   char offsets_key[96];     /* the snapshot property of this source's offsets */
-  bool pk;
+  bool pk, skip_bad;
   pthread_mutex_t lock; /* guards the counters below (the server thread reads them) */
   int64_t lines_read;   /* next source line number */
   int64_t rows_written; /* rows handed to the writer (replayed rows included) */
   int64_t commits, last_snapshot, last_ident, started;
+  int64_t skipped;      /* bad lines written to the rejects file, committed or not */
   src_fp committed;     /* the committed prefix (valid when have_committed) */
   bool have_committed;
   bool eof;
@@ -151,13 +164,14 @@ static json_t *committed_offsets(ingest *g, int64_t sid) {
 static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
   pthread_mutex_lock(&g->lock);
   int64_t lines = g->lines_read, rows = g->rows_written, commits = g->commits, ident = g->last_ident;
+  int64_t skipped = g->skipped;
   bool eof = g->eof;
   json_t *fp = json_null();
   if (g->have_committed) {
     char hex[17];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)g->committed.hash);
-    fp = json_pack("{s:I,s:I,s:s}", "lines", (json_int_t)g->committed.lines, "bytes",
-                   (json_int_t)g->committed.bytes, "hash", hex);
+    fp = json_pack("{s:I,s:I,s:s,s:I}", "lines", (json_int_t)g->committed.lines, "bytes",
+                   (json_int_t)g->committed.bytes, "hash", hex, "rejected", (json_int_t)g->committed.rejected);
   }
   pthread_mutex_unlock(&g->lock);
   int64_t csid = paimon_realtime_snapshot_id(g->ctx);
@@ -181,6 +195,9 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
     /* the source's identity: the fingerprint of its committed prefix (the source state) */
     json_object_set_new(j, "source_id", json_string(g->source_id));
     json_object_set_new(j, "source_fingerprint", fp ? fp : json_null());
+    json_object_set_new(j, "bad_lines", json_string(g->skip_bad ? "skip" : "fail"));
+    json_object_set_new(j, "skipped_lines", json_integer((json_int_t)skipped));
+    json_object_set_new(j, "rejects_file", g->rejects_path ? json_string(g->rejects_path) : json_null());
   } else {
     json_decref(fp);
   }
@@ -368,10 +385,11 @@ typedef struct job {
   bool tidy;        /* maintenance ran after the latest commit */
   int64_t lines_at_commit, lines_at_start, last_commit_ms, started_ms;
   /* the source prefix a commit covers: lines whose rows were handed to the writer, blank
-   * lines; it ends at byte `wpos` of the reader's buffer */
+   * lines and rejected lines; it ends at byte `wpos` of the reader's buffer */
   src_fp written;
   src_hash wh;
   size_t wpos;
+  src_rejects rej;
 } job;
 
 static void fmt_bytes(int64_t b, char *buf, size_t n) {
@@ -426,12 +444,12 @@ static void maintain(job *j) {
 }
 
 static bool fp_equal(const src_fp *a, const src_fp *b) {
-  return a->lines == b->lines && a->bytes == b->bytes && a->hash == b->hash;
+  return a->lines == b->lines && a->bytes == b->bytes && a->hash == b->hash && a->rejected == b->rejected;
 }
 
 /* Prepare + commit with progress and the source state (the fingerprint of the prefix the
  * commit covers, atomically with the offsets) + refresh. A commit without new rows still
- * advances the source state when the prefix grew (blank lines only). */
+ * advances the source state when the prefix grew (blank or rejected lines only). */
 static void commit_cycle(job *j) {
   ingest *g = j->g;
   paimon_error err = {0, ""};
@@ -446,6 +464,7 @@ static void commit_cycle(job *j) {
   if (!p && g->have_committed && fp_equal(&j->written, &g->committed)) return;
   char state[SRC_FP_MAX];
   src_fp_format(&j->written, state, sizeof state);
+  src_rejects_sync(&j->rej); /* the rejects of the prefix are on disk before it is committed */
   int64_t sid = 0;
   for (int attempt = 0;; attempt++) {
     const paimon_realtime_progress *pp[1] = {p};
@@ -467,15 +486,16 @@ static void commit_cycle(job *j) {
   g->have_committed = true;
   int64_t lines = j->written.lines, commits = g->commits;
   pthread_mutex_unlock(&g->lock);
-  char ts[16], mem[32];
+  char ts[16], mem[32], skipped[48] = "";
   stamp(ts, sizeof ts);
   fmt_bytes(paimon_realtime_memory_usage(g->ctx), mem, sizeof mem);
+  if (g->skip_bad) snprintf(skipped, sizeof skipped, ", %lld bad line(s) skipped", (long long)j->written.rejected);
   double secs = (double)(now_ms() - j->started_ms) / 1000.0;
   char range[64] = "no new source lines";
   if (lines > j->lines_at_commit)
     snprintf(range, sizeof range, "source lines %lld..%lld", (long long)j->lines_at_commit, (long long)lines - 1);
-  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: %s, %.0f lines/s, memory %s\n", ts, (long long)ident,
-          (long long)sid, range, secs > 0 ? (double)(lines - j->lines_at_start) / secs : 0.0, mem);
+  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: %s%s, %.0f lines/s, memory %s\n", ts, (long long)ident,
+          (long long)sid, range, skipped, secs > 0 ? (double)(lines - j->lines_at_start) / secs : 0.0, mem);
   j->lines_at_commit = lines;
   if (j->maintain_every > 0 && commits % j->maintain_every == 0) maintain(j);
 }
@@ -503,19 +523,75 @@ static void write_rows(job *j, struct ArrowArray *arr, struct ArrowSchema *sch) 
   if (rc != 0) die_err(&err, rc);
 }
 
-/* Writes one batch and moves the written prefix past it. */
+/* The index (>= from) of the line a parse error names ("line N, ..." with N 1-based, as
+ * paimon/jsonl.h documents), else of the first line that fails alone; b->n when none does. */
+static size_t bad_line_index(const ingest *g, const cli_batch *b, size_t from, const char *msg, int flags) {
+  long long l1 = 0;
+  if (sscanf(msg, "line %lld", &l1) == 1)
+    for (size_t k = from; k < b->n; k++)
+      if (b->no[k] == l1 - 1) return k;
+  for (size_t k = from; k < b->n; k++) {
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    if (paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + k, b->len + k, 1, b->no + k, flags, NULL) != 0) return k;
+    arr.release(&arr);
+    sch.release(&sch);
+  }
+  return b->n;
+}
+
+/* Handles one batch: good lines are written; a malformed line is rejected (skip) or ends
+ * the job after committing everything before it (fail). */
 static void ingest_batch(job *j, const cli_lines *in, const cli_batch *b, int flags) {
   ingest *g = j->g;
-  if (b->n) {
+  size_t from = 0;
+  while (from < b->n) {
     struct ArrowArray arr;
     struct ArrowSchema sch;
     paimon_error err = {0, ""};
-    int rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr, b->len, b->n, b->no, flags, &err);
-    if (rc != 0) {
+    int rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, b->n - from, b->no + from, flags,
+                                &err);
+    if (rc == 0) {
+      write_rows(j, &arr, &sch);
+      break;
+    }
+    size_t k = rc == PAIMON_EINVAL ? bad_line_index(g, b, from, err.message, flags) : b->n;
+    if (k >= b->n) {
       fprintf(stderr, "paimon: %s: %s\n", g->source, err.message);
       exit(1);
     }
-    write_rows(j, &arr, &sch);
+    if (k > from) { /* the good lines before it */
+      paimon_error e2 = {0, ""};
+      rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, k - from, b->no + from, flags, &e2);
+      if (rc != 0) die_err(&e2, rc);
+      write_rows(j, &arr, &sch);
+    }
+    advance_to(j, in, b, k);
+    if (!g->skip_bad) {
+      commit_cycle(j); /* what precedes the bad line, exactly once */
+      fprintf(stderr,
+              "paimon: %s: %s\n"
+              "paimon: stopped at line %lld (--bad-lines fail); the %lld line(s) before it are committed "
+              "(snapshot %lld). Fix line %lld and run the same command again to continue from it, or rerun "
+              "with --bad-lines skip to write bad lines to a rejects file and go on\n",
+              g->source, err.message, (long long)b->no[k] + 1, (long long)j->written.lines,
+              (long long)paimon_realtime_snapshot_id(g->ctx), (long long)b->no[k] + 1);
+      exit(1);
+    }
+    /* the first reject of a source follows a committed state of it, so a rejects file
+     * with entries and no committed state is known not to be ours (src_rejects_open) */
+    if (!g->have_committed) commit_cycle(j);
+    const char *e = err.message;
+    long long l1;
+    int n = 0;
+    if (sscanf(e, "line %lld, %n", &l1, &n) == 1 && n > 0) e += n;
+    src_rejects_add(&j->rej, b->no[k], e, b->ptr[k], b->len[k]);
+    j->written.rejected++;
+    pthread_mutex_lock(&g->lock);
+    g->skipped = j->written.rejected;
+    pthread_mutex_unlock(&g->lock);
+    advance_to(j, in, b, k + 1);
+    from = k + 1;
   }
   advance_to(j, in, b, b->n);
 }
@@ -560,8 +636,8 @@ static bool has_offsets(const ingest *g) {
 }
 
 int cmd_ingest(int argc, char **argv) {
-  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "";
-  bool follow = false;
+  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "", *rejects = NULL;
+  bool follow = false, skip_bad = false;
   int64_t interval = 2000, maintain_every = 10, batch_rows = 4096;
   paimon_options *wopts = NULL;
   if (paimon_options_new(&wopts) != 0) die("out of memory%s", "");
@@ -589,6 +665,15 @@ int cmd_ingest(int argc, char **argv) {
       VAL();
       if (!*v) usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
       source_id = v; /* its characters are checked by paimon_realtime_context_open */
+    } else if (IS("--bad-lines")) {
+      VAL();
+      if (strcmp(v, "skip") == 0) skip_bad = true;
+      else if (strcmp(v, "fail") == 0) skip_bad = false;
+      else usage_error(USAGE_INGEST, "--bad-lines needs fail or skip, got '%s'", v);
+    } else if (IS("--rejects")) {
+      VAL();
+      if (!*v) usage_error(USAGE_INGEST, "empty --rejects file%s", "");
+      rejects = v;
     } else if (IS("--commit-user")) {
       VAL();
       if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
@@ -625,6 +710,7 @@ int cmd_ingest(int argc, char **argv) {
   }
   if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
   if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
+  if (rejects && !skip_bad) usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
   if (serve) { /* validate before any work */
     struct sockaddr_in sa;
     char host[64];
@@ -645,6 +731,14 @@ int cmd_ingest(int argc, char **argv) {
       user = "paimon-ingest";
     }
   }
+  char *rejects_buf = NULL;
+  if (skip_bad && !rejects) { /* next to the source, one file per source id */
+    size_t n = strlen(source) + strlen(source_id) + 16;
+    rejects_buf = malloc(n);
+    if (!rejects_buf) die("out of memory%s", "");
+    snprintf(rejects_buf, n, "%s%s%s.rejects", source, *source_id ? "." : "", source_id);
+    rejects = rejects_buf;
+  }
 
   int fd = open(source, O_RDONLY);
   if (fd < 0) {
@@ -657,6 +751,8 @@ int cmd_ingest(int argc, char **argv) {
   g.source = source;
   g.user = user;
   g.source_id = source_id;
+  g.skip_bad = skip_bad;
+  g.rejects_path = rejects;
   snprintf(g.offsets_key, sizeof g.offsets_key, "realtime.offsets%s%s", *source_id ? "." : "", source_id);
   paimon_error err = {0, ""};
   int rc = paimon_table_open(&g.t, table, NULL, &err);
@@ -674,6 +770,7 @@ int cmd_ingest(int argc, char **argv) {
   memset(&j, 0, sizeof j);
   j.g = &g;
   j.maintain_every = maintain_every;
+  j.rej.fd = -1;
   src_hash_init(&j.wh);
 
   /* the source's identity: the committed prefix must be this file's first bytes */
@@ -696,6 +793,7 @@ int cmd_ingest(int argc, char **argv) {
     g.committed = j.written = c;
     j.written.bytes += extra;
     g.have_committed = true;
+    g.skipped = c.rejected;
     paimon_free(state);
   } else if (has_offsets(&g)) {
     fprintf(stderr,
@@ -704,6 +802,7 @@ int cmd_ingest(int argc, char **argv) {
             "and lines at or below each bucket's committed offset are skipped\n",
             *source_id ? source_id : "the default source", source);
   }
+  if (skip_bad) src_rejects_open(&j.rej, rejects, g.have_committed ? &g.committed : NULL);
 
   rc = paimon_realtime_writer_new(&j.w, g.ctx, user, wopts, &err);
   if (rc != 0) die_err(&err, rc);
@@ -759,10 +858,11 @@ int cmd_ingest(int argc, char **argv) {
   while (!g_stop) {
     int done = cli_lines_batch(&in, &b, (size_t)batch_rows, follow, NULL);
     j.wpos = 0; /* the previous batch's bytes are gone from the buffer */
+    int64_t rejected = j.written.rejected;
     ingest_batch(&j, &in, &b, flags);
     pthread_mutex_lock(&g.lock);
     g.lines_read = in.next_no;
-    g.rows_written += (int64_t)b.n;
+    g.rows_written += (int64_t)b.n - (j.written.rejected - rejected);
     g.eof = in.eof && in.pos == in.len;
     pthread_mutex_unlock(&g.lock);
     if (now_ms() - j.last_commit_ms >= interval) commit_cycle(&j);
@@ -775,18 +875,23 @@ int cmd_ingest(int argc, char **argv) {
   commit_cycle(&j);
   if (j.maintain_every > 0 && !j.tidy) maintain(&j); /* leave the table tidy */
   if (d) MHD_stop_daemon(d);
-  fprintf(stderr, "paimon: %s: %lld lines read, %lld commits, latest snapshot %lld\n",
-          g_stop ? "stopped" : "done", (long long)in.next_no, (long long)g.commits,
+  char skipped[4200] = "";
+  if (skip_bad)
+    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected, rejects);
+  fprintf(stderr, "paimon: %s: %lld lines read%s, %lld commits, latest snapshot %lld\n",
+          g_stop ? "stopped" : "done", (long long)in.next_no, skipped, (long long)g.commits,
           (long long)paimon_realtime_snapshot_id(g.ctx));
   cli_batch_free(&b);
   cli_lines_free(&in);
   close(fd);
+  src_rejects_close(&j.rej);
   paimon_writer_close(j.w);
   paimon_realtime_context_free(g.ctx);
   paimon_table_close(g.t);
   paimon_options_free(wopts);
   free(cuser);
   free(user_buf);
+  free(rejects_buf);
   pthread_mutex_destroy(&g.lock);
   return 0;
 }

@@ -1,13 +1,15 @@
-/* tools/paimon/ingest_source.c: source fingerprints of `paimon ingest` (see
- * ingest_source.h). */
+/* tools/paimon/ingest_source.c: source fingerprints and the rejects file of `paimon
+ * ingest` (see ingest_source.h). */
 #include "ingest_source.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,20 +75,22 @@ uint64_t src_hash_value(const src_hash *s) {
 #define FP_TAG "paimon-ingest/1"
 
 void src_fp_format(const src_fp *f, char *buf, size_t n) {
-  snprintf(buf, n, FP_TAG " lines=%lld bytes=%lld hash=%016" PRIx64, (long long)f->lines, (long long)f->bytes,
-           f->hash);
+  snprintf(buf, n, FP_TAG " lines=%lld bytes=%lld hash=%016" PRIx64 " rejected=%lld", (long long)f->lines,
+           (long long)f->bytes, f->hash, (long long)f->rejected);
 }
 
 bool src_fp_parse(const char *s, src_fp *f) {
-  long long lines, bytes;
+  long long lines, bytes, rej;
   uint64_t hash;
   int end = 0;
-  if (sscanf(s, FP_TAG " lines=%lld bytes=%lld hash=%16" SCNx64 "%n", &lines, &bytes, &hash, &end) != 3 ||
-      s[end] != 0 || lines < 0 || bytes < 0 || lines > bytes + 1)
+  if (sscanf(s, FP_TAG " lines=%lld bytes=%lld hash=%16" SCNx64 " rejected=%lld%n", &lines, &bytes, &hash, &rej,
+             &end) != 4 ||
+      s[end] != 0 || lines < 0 || bytes < 0 || rej < 0 || rej > lines || lines > bytes + 1)
     return false;
   f->lines = lines;
   f->bytes = bytes;
   f->hash = hash;
+  f->rejected = rej;
   return true;
 }
 
@@ -148,4 +152,140 @@ bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *hp, 
     }
   }
   return true;
+}
+
+/* ---- rejects file ---------------------------------------------------------------------- */
+
+void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (r->fd < 0) {
+    fprintf(stderr, "paimon: cannot open the rejects file %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
+    fprintf(stderr,
+            "paimon: the rejects file %s is in use by another paimon ingest: give each table and source its own "
+            "file with --rejects FILE\n",
+            path);
+    exit(1);
+  }
+  struct stat st;
+  if (fstat(r->fd, &st) != 0) {
+    fprintf(stderr, "paimon: cannot stat %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  size_t size = (size_t)st.st_size;
+  char *data = malloc(size + 1);
+  if (!data) die("out of memory reading %s", path);
+  size_t have = 0;
+  while (have < size) {
+    ssize_t got = pread(r->fd, data + have, size - have, (off_t)have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      fprintf(stderr, "paimon: cannot read %s: %s\n", path, got < 0 ? strerror(errno) : "file shrank");
+      exit(1);
+    }
+    have += (size_t)got;
+  }
+  /* entries are appended in line order before the commit that covers them; those for lines
+   * below the committed high-water mark are kept, the rest were never committed past */
+  int64_t limit = c ? c->lines : 0, kept = 0, dropped = 0, prev = 0;
+  size_t cut = 0, pos = 0;
+  bool foreign = false;
+  while (pos < size) {
+    char *nl = memchr(data + pos, '\n', size - pos);
+    if (!nl) { /* torn last entry of a killed run */
+      dropped++;
+      break;
+    }
+    size_t end = (size_t)(nl - data) + 1;
+    json_error_t je;
+    json_t *e = json_loadb(data + pos, end - pos, 0, &je);
+    json_t *ln = e ? json_object_get(e, "line") : NULL;
+    int64_t line = json_is_integer(ln) ? (int64_t)json_integer_value(ln) : 0;
+    json_decref(e);
+    if (line <= prev) { /* not one of our entries, or out of order */
+      foreign = true;
+      break;
+    }
+    prev = line;
+    if (line > limit) dropped++; /* 1-based line > committed count: not committed past */
+    else kept++, cut = end;
+    pos = end;
+  }
+  free(data);
+  int64_t want = c ? c->rejected : 0;
+  if (!c && size > 0) {
+    fprintf(stderr,
+            "paimon: the rejects file %s already holds entries, but the table has no committed state of this "
+            "source (nothing committed yet, or an OVERWRITE cleared it): the file belongs to another table or "
+            "source, or to the overwritten data; move it away or pass --rejects FILE\n",
+            path);
+    exit(1);
+  }
+  if (foreign || kept > want) {
+    fprintf(stderr,
+            "paimon: the rejects file %s does not match the table's committed state of this source: it lists %lld "
+            "entr%s below line %lld where %lld line(s) were rejected%s; it belongs to another table or source; "
+            "move it away or pass --rejects FILE\n",
+            path, (long long)kept, kept == 1 ? "y" : "ies", (long long)limit + 1, (long long)want,
+            foreign ? ", and entries out of line order" : "");
+    exit(1);
+  }
+  if (kept < want)
+    fprintf(stderr,
+            "paimon: note: the rejects file %s lists %lld of the %lld line(s) rejected below line %lld (entries were "
+            "removed, or earlier runs used another --rejects file); new bad lines are appended\n",
+            path, (long long)kept, (long long)want, (long long)limit + 1);
+  if (cut < size) {
+    if (ftruncate(r->fd, (off_t)cut) != 0) {
+      fprintf(stderr, "paimon: cannot truncate %s: %s\n", path, strerror(errno));
+      exit(1);
+    }
+    fprintf(stderr,
+            "paimon: %s: dropped %lld entr%s past the committed line %lld (a stopped run's, not committed; those "
+            "lines are examined again)\n",
+            path, (long long)dropped, dropped == 1 ? "y" : "ies", (long long)limit);
+    r->dirty = true;
+  }
+  if (lseek(r->fd, 0, SEEK_END) < 0) {
+    fprintf(stderr, "paimon: cannot seek %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+}
+
+void src_rejects_add(src_rejects *r, int64_t line0, const char *error, const char *raw, size_t rawlen) {
+  fv_out o = {0};
+  char head[48];
+  snprintf(head, sizeof head, "{\"line\": %lld, \"error\": ", (long long)line0 + 1);
+  if (fv_puts(&o, head) || cli_json_str(&o, error, strlen(error)) || fv_puts(&o, ", \"raw\": ") ||
+      cli_json_str(&o, raw, rawlen) || fv_puts(&o, "}\n"))
+    die("out of memory%s", "");
+  for (size_t done = 0; done < o.len;) {
+    ssize_t w = write(r->fd, o.data + done, o.len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) {
+      fprintf(stderr, "paimon: cannot write the rejects file %s: %s\n", r->path, strerror(errno));
+      exit(1);
+    }
+    done += (size_t)w;
+  }
+  fv_out_free(&o);
+  r->dirty = true;
+}
+
+void src_rejects_sync(src_rejects *r) {
+  if (r->fd < 0 || !r->dirty) return;
+  if (fsync(r->fd) != 0) {
+    fprintf(stderr, "paimon: cannot sync the rejects file %s: %s\n", r->path, strerror(errno));
+    exit(1);
+  }
+  r->dirty = false;
+}
+
+void src_rejects_close(src_rejects *r) {
+  if (r->fd >= 0) close(r->fd);
+  r->fd = -1;
 }
