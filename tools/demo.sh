@@ -133,7 +133,7 @@ committed=$("$paimon" cat "$events" --format csv | tail -n +2 | wc -l)
 say "The stream has $read_now lines so far; the table holds the $committed rows committed before the crash. Rows that were only in memory are gone from the process, but not from the source."
 
 step "7. Restart: the same command, nothing else"
-say "The new ingester reads the stream again from line 0. The writer runs in replay mode: a row whose line is below its bucket's committed offset is skipped, the rest is written. So each line is ingested exactly once."
+say "The new ingester checks that the stream still begins with the committed prefix (its fingerprint is in the snapshot: lines, bytes, hash) and reads on after it. The writer runs in replay mode: a row whose line is below its bucket's committed offset is skipped, the rest is written. So each line is ingested exactly once."
 mv "$wh/events.log" "$wh/events.log.1"
 mv "$wh/totals.log" "$wh/totals.log.1"
 start_ingesters

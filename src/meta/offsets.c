@@ -138,7 +138,7 @@ static int cmp_entry(const void *a, const void *b) {
 char *pm_offsets_to_json(const pm_offsets *o, char *const *keys, int32_t nkeys) {
   pm_offset_entry *sorted = pm_calloc(o->n + 1, sizeof *sorted);
   if (!sorted) return NULL;
-  memcpy(sorted, o->v, o->n * sizeof *sorted);
+  if (o->n) memcpy(sorted, o->v, o->n * sizeof *sorted); /* v is NULL when empty */
   if (o->n > 1) qsort(sorted, o->n, sizeof *sorted, cmp_entry);
   json_t *root = json_object();
   json_t *arr = json_array();

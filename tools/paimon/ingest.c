@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ingest_source.h"
 
 const char *const USAGE_INGEST =
     "usage: paimon ingest TABLE --source FILE.jsonl [options]\n"
@@ -32,16 +33,34 @@ const char *const USAGE_INGEST =
     "skipped) into a table with realtime.enabled=true and fixed buckets. Rows are queryable\n"
     "through --serve the moment they are written; every interval they are committed as a\n"
     "snapshot that records, per partition-bucket, the source line up to which rows are in\n"
-    "the table. After a crash, run the same command again: the source is re-read from line\n"
-    "0 and rows already committed are skipped, so every line lands exactly once.\n"
+    "the table, and the source's fingerprint: the line count, byte length and a 64-bit hash\n"
+    "of the committed prefix of the file. After a crash, run the same command again: the\n"
+    "file must begin with that prefix (a different file, or one edited, truncated or\n"
+    "replaced at the same path, is refused with exit 1 and never taken for the committed\n"
+    "lines); reading goes on after it, and rows already committed are skipped, so every\n"
+    "line lands exactly once.\n"
     "\n"
     "options:\n"
     "  --source FILE          the source; a line's 0-based number is its offset\n"
+    "  --source-id NAME       track FILE as source NAME ([A-Za-z0-9_.-], 1..64 chars) with\n"
+    "                         its own progress and fingerprint, so several sources feed one\n"
+    "                         table, each exactly once (default: the table's default source)\n"
     "  --follow               keep tailing FILE for new lines (stop with SIGINT/SIGTERM,\n"
     "                         which commits what was read and exits)\n"
+    "  --bad-lines fail|skip  a line that does not parse: fail (default) commits every line\n"
+    "                         before it and exits 1 naming its line and column (fix it and\n"
+    "                         run again to go on from there); skip writes it to the rejects\n"
+    "                         file and goes on (the count is in /status and on the commit\n"
+    "                         lines; a line committed past is never examined again)\n"
+    "  --rejects FILE         with skip: where bad lines go, one JSON object per line:\n"
+    "                         {\"line\": N (1-based), \"error\": \"...\", \"raw\": \"...\"} (invalid\n"
+    "                         UTF-8 as U+FFFD). Default: FILE.rejects next to the source\n"
+    "                         (FILE.NAME.rejects with --source-id NAME); give each table its\n"
+    "                         own. A rerun cuts entries past the committed line and writes\n"
+    "                         them again, so the file ends up the same\n"
     "  --commit-interval D    commit every D (default 2s; 500ms, 1m, ... also work)\n"
-    "  --commit-user U        commit user (default paimon-ingest); identifiers continue\n"
-    "                         from U's newest commit\n"
+    "  --commit-user U        commit user (default paimon-ingest, or paimon-ingest-NAME with\n"
+    "                         --source-id NAME); identifiers continue from U's newest commit\n"
     "  --maintain-every N     every N commits compact (append tables) and expire snapshots\n"
     "                         per the table's snapshot.* options (default 10; 0 = never)\n"
     "  --batch-rows N         lines per write (default 4096)\n"
@@ -49,7 +68,8 @@ const char *const USAGE_INGEST =
     "                         printed on stderr):\n"
     "                           GET /query?select=c1,c2&where=EXPR&format=jsonl|csv&limit=N\n"
     "                             committed rows plus rows still in memory (union read)\n"
-    "                           GET /status  JSON: committed offsets, memory, snapshots\n"
+    "                           GET /status  JSON: committed offsets and source fingerprint,\n"
+    "                             skipped lines, memory, snapshots\n"
     "  -o key=value           writer option (e.g. realtime.store.max-memory); layout\n"
     "                         options (bucket, bucket-key, partition.*-name, ...) are\n"
     "                         refused unless equal to the table's\n"
@@ -69,11 +89,17 @@ typedef struct ingest {
   paimon_table *t;
   paimon_realtime_context *ctx;
   const char *table_path, *source, *user;
-  bool pk;
+  const char *source_id;    /* "" for the default source */
+  const char *rejects_path; /* --bad-lines skip only */
+  char offsets_key[96];     /* the snapshot property of this source's offsets */
+  bool pk, skip_bad;
   pthread_mutex_t lock; /* guards the counters below (the server thread reads them) */
   int64_t lines_read;   /* next source line number */
   int64_t rows_written; /* rows handed to the writer (replayed rows included) */
   int64_t commits, last_snapshot, last_ident, started;
+  int64_t skipped;      /* bad lines written to the rejects file, committed or not */
+  src_fp committed;     /* the committed prefix (valid when have_committed) */
+  bool have_committed;
   bool eof;
 } ingest;
 
@@ -119,7 +145,7 @@ static json_t *committed_offsets(ingest *g, int64_t sid) {
   paimon_error err = {0, ""};
   paimon_snapshot *s = NULL;
   if (paimon_table_snapshot(&s, g->t, sid, &err) != 0) return json_string(err.message);
-  const char *rel = paimon_snapshot_property(s, "realtime.offsets");
+  const char *rel = paimon_snapshot_property(s, g->offsets_key);
   json_t *out = NULL;
   if (!rel || strstr(rel, "..")) {
     out = json_string("snapshot carries no realtime offsets");
@@ -140,7 +166,15 @@ static json_t *committed_offsets(ingest *g, int64_t sid) {
 static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
   pthread_mutex_lock(&g->lock);
   int64_t lines = g->lines_read, rows = g->rows_written, commits = g->commits, ident = g->last_ident;
+  int64_t skipped = g->skipped;
   bool eof = g->eof;
+  json_t *fp = json_null();
+  if (g->have_committed) {
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)g->committed.hash);
+    fp = json_pack("{s:I,s:I,s:s,s:I}", "lines", (json_int_t)g->committed.lines, "bytes",
+                   (json_int_t)g->committed.bytes, "hash", hex, "rejected", (json_int_t)g->committed.rejected);
+  }
   pthread_mutex_unlock(&g->lock);
   int64_t csid = paimon_realtime_snapshot_id(g->ctx);
   paimon_error err = {0, ""};
@@ -159,6 +193,16 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
                         "last_commit_identifier", (json_int_t)ident, "context_snapshot", (json_int_t)csid,
                         "committed_offsets", committed_offsets(g, csid), "latest_snapshot", latest_j,
                         "memory_bytes", (json_int_t)paimon_realtime_memory_usage(g->ctx));
+  if (j) {
+    /* the source's identity: the fingerprint of its committed prefix (the source state) */
+    json_object_set_new(j, "source_id", json_string(g->source_id));
+    json_object_set_new(j, "source_fingerprint", fp ? fp : json_null());
+    json_object_set_new(j, "bad_lines", json_string(g->skip_bad ? "skip" : "fail"));
+    json_object_set_new(j, "skipped_lines", json_integer((json_int_t)skipped));
+    json_object_set_new(j, "rejects_file", g->rejects_path ? json_string(g->rejects_path) : json_null());
+  } else {
+    json_decref(fp);
+  }
   if (!j) return reply_error(c, 500, "cannot build the status");
   return reply_json(c, 200, j);
 }
@@ -341,7 +385,13 @@ typedef struct job {
   int64_t maintain_every;
   bool compact_off; /* compaction unsupported for this table: noted once */
   bool tidy;        /* maintenance ran after the latest commit */
-  int64_t lines_at_commit, last_commit_ms, started_ms;
+  int64_t lines_at_commit, lines_at_start, last_commit_ms, started_ms;
+  /* the source prefix a commit covers: lines whose rows were handed to the writer, blank
+   * lines and rejected lines; it ends at byte `wpos` of the reader's buffer */
+  src_fp written;
+  src_hash wh;
+  size_t wpos;
+  src_rejects rej;
 } job;
 
 static void fmt_bytes(int64_t b, char *buf, size_t n) {
@@ -395,7 +445,13 @@ static void maintain(job *j) {
   if (expired) fprintf(stderr, "[%s] maintenance: expired %lld snapshot(s)\n", ts, (long long)expired);
 }
 
-/* Prepare + commit with progress + refresh. */
+static bool fp_equal(const src_fp *a, const src_fp *b) {
+  return a->lines == b->lines && a->bytes == b->bytes && a->hash == b->hash && a->rejected == b->rejected;
+}
+
+/* Prepare + commit with progress and the source state (the fingerprint of the prefix the
+ * commit covers, atomically with the offsets) + refresh. A commit without new rows still
+ * advances the source state when the prefix grew (blank or rejected lines only). */
 static void commit_cycle(job *j) {
   ingest *g = j->g;
   paimon_error err = {0, ""};
@@ -404,11 +460,17 @@ static void commit_cycle(job *j) {
   int rc = paimon_realtime_prepare_commit(&p, j->w, ident, &err);
   if (rc != 0) die_err(&err, rc);
   j->last_commit_ms = now_ms();
-  if (!p) return; /* nothing new was written */
+  j->written.hash = src_hash_value(&j->wh);
+  /* nothing new; a source's first run commits its state even so (registering the source,
+   * whose progress every later commit then carries forward) */
+  if (!p && g->have_committed && fp_equal(&j->written, &g->committed)) return;
+  char state[SRC_FP_MAX];
+  src_fp_format(&j->written, state, sizeof state);
+  src_rejects_sync(&j->rej); /* the rejects of the prefix are on disk before it is committed */
   int64_t sid = 0;
   for (int attempt = 0;; attempt++) {
     const paimon_realtime_progress *pp[1] = {p};
-    rc = paimon_realtime_commit(&sid, g->ctx, g->user, pp, 1, ident, &err);
+    rc = paimon_realtime_commit_source(&sid, g->ctx, g->user, p ? pp : NULL, p ? 1 : 0, ident, state, &err);
     if (rc != PAIMON_ECONFLICT || attempt == 5) break;
     struct timespec d = {0, 50000000L * (attempt + 1)};
     nanosleep(&d, NULL);
@@ -422,22 +484,162 @@ static void commit_cycle(job *j) {
   g->commits++;
   g->last_ident = ident;
   g->last_snapshot = sid;
-  int64_t lines = g->lines_read, commits = g->commits;
+  g->committed = j->written;
+  g->have_committed = true;
+  int64_t lines = j->written.lines, commits = g->commits;
   pthread_mutex_unlock(&g->lock);
-  char ts[16], mem[32];
+  char ts[16], mem[32], skipped[48] = "";
   stamp(ts, sizeof ts);
   fmt_bytes(paimon_realtime_memory_usage(g->ctx), mem, sizeof mem);
+  if (g->skip_bad) snprintf(skipped, sizeof skipped, ", %lld bad line(s) skipped", (long long)j->written.rejected);
   double secs = (double)(now_ms() - j->started_ms) / 1000.0;
-  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: source lines %lld..%lld, %.0f lines/s, memory %s\n", ts,
-          (long long)ident, (long long)sid, (long long)j->lines_at_commit, (long long)lines - 1,
-          secs > 0 ? (double)lines / secs : 0.0, mem);
+  char range[64] = "no new source lines";
+  if (lines > j->lines_at_commit)
+    snprintf(range, sizeof range, "source lines %lld..%lld", (long long)j->lines_at_commit, (long long)lines - 1);
+  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: %s%s, %.0f lines/s, memory %s\n", ts, (long long)ident,
+          (long long)sid, range, skipped, secs > 0 ? (double)(lines - j->lines_at_start) / secs : 0.0, mem);
   j->lines_at_commit = lines;
   if (j->maintain_every > 0 && commits % j->maintain_every == 0) maintain(j);
 }
 
+/* Moves the written prefix to the start of line k of the batch (k == b->n: its end). */
+static void advance_to(job *j, const cli_lines *in, const cli_batch *b, size_t k) {
+  size_t target = k < b->n ? b->off[k] : in->pos;
+  src_hash_update(&j->wh, in->buf + j->wpos, target - j->wpos);
+  j->written.bytes += (int64_t)(target - j->wpos);
+  j->written.lines = k < b->n ? b->no[k] : in->next_no;
+  j->wpos = target;
+}
+
+/* Writes the parsed rows; a store at its budget is committed and the write retried once
+ * (replay mode skips whatever part of the batch did land). */
+static void write_rows(job *j, struct ArrowArray *arr, struct ArrowSchema *sch) {
+  paimon_error err = {0, ""};
+  int rc = paimon_writer_write(j->w, arr, sch, &err);
+  if (rc == PAIMON_EFULL) {
+    commit_cycle(j);
+    rc = paimon_writer_write(j->w, arr, sch, &err);
+  }
+  arr->release(arr);
+  sch->release(sch);
+  if (rc != 0) die_err(&err, rc);
+}
+
+/* The index (>= from) of the line a parse error names ("line N, ..." with N 1-based, as
+ * paimon/jsonl.h documents), else of the first line that fails alone; b->n when none does. */
+static size_t bad_line_index(const ingest *g, const cli_batch *b, size_t from, const char *msg, int flags) {
+  long long l1 = 0;
+  if (sscanf(msg, "line %lld", &l1) == 1)
+    for (size_t k = from; k < b->n; k++)
+      if (b->no[k] == l1 - 1) return k;
+  for (size_t k = from; k < b->n; k++) {
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    if (paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + k, b->len + k, 1, b->no + k, flags, NULL) != 0) return k;
+    arr.release(&arr);
+    sch.release(&sch);
+  }
+  return b->n;
+}
+
+/* Handles one batch: good lines are written; a malformed line is rejected (skip) or ends
+ * the job after committing everything before it (fail). */
+static void ingest_batch(job *j, const cli_lines *in, const cli_batch *b, int flags) {
+  ingest *g = j->g;
+  size_t from = 0;
+  while (from < b->n) {
+    struct ArrowArray arr;
+    struct ArrowSchema sch;
+    paimon_error err = {0, ""};
+    int rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, b->n - from, b->no + from, flags,
+                                &err);
+    if (rc == 0) {
+      write_rows(j, &arr, &sch);
+      break;
+    }
+    size_t k = rc == PAIMON_EINVAL ? bad_line_index(g, b, from, err.message, flags) : b->n;
+    if (k >= b->n) {
+      fprintf(stderr, "paimon: %s: %s\n", g->source, err.message);
+      exit(1);
+    }
+    if (k > from) { /* the good lines before it */
+      paimon_error e2 = {0, ""};
+      rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, k - from, b->no + from, flags, &e2);
+      if (rc != 0) die_err(&e2, rc);
+      write_rows(j, &arr, &sch);
+    }
+    advance_to(j, in, b, k);
+    if (!g->skip_bad) {
+      commit_cycle(j); /* what precedes the bad line, exactly once */
+      fprintf(stderr,
+              "paimon: %s: %s\n"
+              "paimon: stopped at line %lld (--bad-lines fail); the %lld line(s) before it are committed "
+              "(snapshot %lld). Fix line %lld and run the same command again to continue from it, or rerun "
+              "with --bad-lines skip to write bad lines to a rejects file and go on\n",
+              g->source, err.message, (long long)b->no[k] + 1, (long long)j->written.lines,
+              (long long)paimon_realtime_snapshot_id(g->ctx), (long long)b->no[k] + 1);
+      exit(1);
+    }
+    /* the first reject of a source follows a committed state of it, so a rejects file
+     * with entries and no committed state is known not to be ours (src_rejects_open) */
+    if (!g->have_committed) commit_cycle(j);
+    const char *e = err.message;
+    long long l1;
+    int n = 0;
+    if (sscanf(e, "line %lld, %n", &l1, &n) == 1 && n > 0) e += n;
+    src_rejects_add(&j->rej, b->no[k], e, b->ptr[k], b->len[k]);
+    j->written.rejected++;
+    pthread_mutex_lock(&g->lock);
+    g->skipped = j->written.rejected;
+    pthread_mutex_unlock(&g->lock);
+    advance_to(j, in, b, k + 1);
+    from = k + 1;
+  }
+  advance_to(j, in, b, b->n);
+}
+
+/* Refuses a source that does not begin with the committed prefix (exit 1). */
+_Noreturn static void refuse_source(const ingest *g, const src_fp *c, const char *why) {
+  char d[SRC_FP_MAX];
+  src_fp_describe(c, d, sizeof d);
+  const char *base = strrchr(g->source, '/');
+  base = base ? base + 1 : g->source;
+  char suggest[72];
+  size_t k = 0;
+  for (const char *p = base; *p && *p != '.' && k + 1 < sizeof suggest && k < 64; p++)
+    suggest[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                           *p == '_'
+                       ? *p
+                       : '_';
+  suggest[k] = 0;
+  if (!k) snprintf(suggest, sizeof suggest, "other");
+  fprintf(stderr,
+          "paimon: %s is not the source %s committed as %s%s%s: refusing to ingest it\n"
+          "  committed source: %s (snapshot %lld)\n"
+          "  this file:        %s\n"
+          "Its lines are never taken for the committed ones, and nothing was written. To ingest it as a separate "
+          "source with its own progress, run again with --source-id NAME (e.g. --source-id %s); to continue the "
+          "committed source, pass the file it was read from, unchanged in its first %lld bytes.\n",
+          g->source, g->table_path, *g->source_id ? "source id '" : "its default source",
+          *g->source_id ? g->source_id : "", *g->source_id ? "'" : "", d,
+          (long long)paimon_realtime_snapshot_id(g->ctx), why, suggest, (long long)c->bytes);
+  exit(1);
+}
+
+/* True when the context's snapshot carries this source's offsets property. */
+static bool has_offsets(const ingest *g) {
+  int64_t sid = paimon_realtime_snapshot_id(g->ctx);
+  if (sid <= 0) return false;
+  paimon_snapshot *s = NULL;
+  if (paimon_table_snapshot(&s, g->t, sid, NULL) != 0) return false;
+  bool has = paimon_snapshot_property(s, g->offsets_key) != NULL;
+  paimon_snapshot_free(s);
+  return has;
+}
+
 int cmd_ingest(int argc, char **argv) {
-  const char *table = NULL, *source = NULL, *user = "paimon-ingest", *serve = NULL;
-  bool follow = false;
+  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "", *rejects = NULL;
+  bool follow = false, skip_bad = false;
   int64_t interval = 2000, maintain_every = 10, batch_rows = 4096;
   paimon_options *wopts = NULL;
   if (paimon_options_new(&wopts) != 0) die("out of memory%s", "");
@@ -461,6 +663,19 @@ int cmd_ingest(int argc, char **argv) {
     else if (IS("--source")) {
       VAL();
       source = v;
+    } else if (IS("--source-id")) {
+      VAL();
+      if (!*v) usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
+      source_id = v; /* its characters are checked by paimon_realtime_context_open */
+    } else if (IS("--bad-lines")) {
+      VAL();
+      if (strcmp(v, "skip") == 0) skip_bad = true;
+      else if (strcmp(v, "fail") == 0) skip_bad = false;
+      else usage_error(USAGE_INGEST, "--bad-lines needs fail or skip, got '%s'", v);
+    } else if (IS("--rejects")) {
+      VAL();
+      if (!*v) usage_error(USAGE_INGEST, "empty --rejects file%s", "");
+      rejects = v;
     } else if (IS("--commit-user")) {
       VAL();
       if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
@@ -497,12 +712,35 @@ int cmd_ingest(int argc, char **argv) {
   }
   if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
   if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
+  if (rejects && !skip_bad) usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
   if (serve) { /* validate before any work */
     struct sockaddr_in sa;
     char host[64];
     parse_serve(serve, &sa, host, sizeof host);
   }
   paimon_options_set(wopts, "realtime.write.skip-committed", "true");
+  /* a named source commits under its own user by default, so its commit identifiers
+   * never interleave with another source's ingest running at the same time */
+  char *user_buf = NULL;
+  if (!user) {
+    if (*source_id) {
+      size_t n = strlen(source_id) + sizeof "paimon-ingest-";
+      user_buf = malloc(n);
+      if (!user_buf) die("out of memory%s", "");
+      snprintf(user_buf, n, "paimon-ingest-%s", source_id);
+      user = user_buf;
+    } else {
+      user = "paimon-ingest";
+    }
+  }
+  char *rejects_buf = NULL;
+  if (skip_bad && !rejects) { /* next to the source, one file per source id */
+    size_t n = strlen(source) + strlen(source_id) + 16;
+    rejects_buf = malloc(n);
+    if (!rejects_buf) die("out of memory%s", "");
+    snprintf(rejects_buf, n, "%s%s%s.rejects", source, *source_id ? "." : "", source_id);
+    rejects = rejects_buf;
+  }
 
   int fd = open(source, O_RDONLY);
   if (fd < 0) {
@@ -514,18 +752,60 @@ int cmd_ingest(int argc, char **argv) {
   pthread_mutex_init(&g.lock, NULL);
   g.source = source;
   g.user = user;
+  g.source_id = source_id;
+  g.skip_bad = skip_bad;
+  g.rejects_path = rejects;
+  snprintf(g.offsets_key, sizeof g.offsets_key, "realtime.offsets%s%s", *source_id ? "." : "", source_id);
   paimon_error err = {0, ""};
   int rc = paimon_table_open(&g.t, table, NULL, &err);
   if (rc != 0) die_err(&err, rc);
   g.table_path = paimon_table_path(g.t);
   const char *const *pks;
   g.pk = paimon_table_primary_keys(g.t, &pks) > 0;
-  rc = paimon_realtime_context_new(&g.ctx, g.t, NULL, &err);
+  paimon_realtime_context_opts copts;
+  memset(&copts, 0, sizeof copts);
+  copts.struct_size = sizeof copts;
+  copts.source_id = source_id;
+  rc = paimon_realtime_context_open(&g.ctx, g.t, NULL, &copts, &err);
   if (rc != 0) die_err(&err, rc);
   job j;
   memset(&j, 0, sizeof j);
   j.g = &g;
   j.maintain_every = maintain_every;
+  j.rej.fd = -1;
+  src_hash_init(&j.wh);
+
+  /* the source's identity: the committed prefix must be this file's first bytes */
+  char *state = NULL;
+  rc = paimon_realtime_committed_source(g.ctx, &state, &err);
+  if (rc != 0) die_err(&err, rc);
+  if (state) {
+    src_fp c;
+    if (!src_fp_parse(state, &c)) {
+      fprintf(stderr,
+              "paimon: %s: the committed source state of %s%s%s is not paimon ingest's (\"%.200s\"): another "
+              "writer feeds it; ingest this file as its own source with --source-id NAME\n",
+              g.table_path, *source_id ? "source id '" : "the default source", source_id, *source_id ? "'" : "",
+              state);
+      exit(1);
+    }
+    char why[512];
+    int64_t extra = 0;
+    if (!src_verify_prefix(fd, source, &c, &j.wh, &extra, why, sizeof why)) refuse_source(&g, &c, why);
+    g.committed = j.written = c;
+    j.written.bytes += extra;
+    g.have_committed = true;
+    g.skipped = c.rejected;
+    paimon_free(state);
+  } else if (has_offsets(&g)) {
+    fprintf(stderr,
+            "paimon: note: the committed progress of %s carries no source fingerprint (committed by an older "
+            "paimon ingest, or reset by an OVERWRITE): %s cannot be checked against it; it is read from line 1 "
+            "and lines at or below each bucket's committed offset are skipped\n",
+            *source_id ? source_id : "the default source", source);
+  }
+  if (skip_bad) src_rejects_open(&j.rej, rejects, g.have_committed ? &g.committed : NULL);
+
   rc = paimon_realtime_writer_new(&j.w, g.ctx, user, wopts, &err);
   if (rc != 0) die_err(&err, rc);
   g.last_ident = cli_next_identifier(g.t, user) - 1;
@@ -537,7 +817,14 @@ int cmd_ingest(int argc, char **argv) {
   j.compact_user = cuser;
   j.compact_ident = cli_next_identifier(g.t, cuser);
 
-  /* where a restart resumes (unpartitioned tables: per bucket) */
+  /* where a restart resumes: the verified committed prefix is not read again; rows past it
+   * that a commit still covers (a batch split by a full store) are skipped per bucket */
+  if (g.have_committed) {
+    char d[SRC_FP_MAX];
+    src_fp_describe(&g.committed, d, sizeof d);
+    fprintf(stderr, "paimon: resuming at snapshot %lld: %s begins with the committed %s; reading on from line %lld\n",
+            (long long)paimon_realtime_snapshot_id(g.ctx), source, d, (long long)g.committed.lines + 1);
+  }
   const char *const *parts;
   const char *nb = paimon_table_option(g.t, "bucket");
   int64_t nbuckets = 0;
@@ -565,32 +852,19 @@ int cmd_ingest(int argc, char **argv) {
   int flags = PAIMON_JSONL_REALTIME_OFFSET | PAIMON_JSONL_VALUE_KIND;
   cli_lines in;
   cli_lines_init(&in, fd, false, source);
+  in.next_no = j.written.lines;
+  g.lines_read = in.next_no;
+  j.lines_at_commit = j.lines_at_start = in.next_no;
   cli_batch b = {0};
   j.started_ms = j.last_commit_ms = now_ms();
   while (!g_stop) {
     int done = cli_lines_batch(&in, &b, (size_t)batch_rows, follow, NULL);
-    if (b.n) {
-      struct ArrowArray arr;
-      struct ArrowSchema sch;
-      rc = paimon_jsonl_parse(&arr, &sch, g.t, b.ptr, b.len, b.n, b.no, flags, &err);
-      if (rc != 0) {
-        fprintf(stderr, "paimon: %s: %s\n", source, err.message);
-        exit(1);
-      }
-      rc = paimon_writer_write(j.w, &arr, &sch, &err);
-      if (rc == PAIMON_EFULL) {
-        /* the store is at its budget: commit (replay mode then skips whatever part of the
-         * batch did land) and retry once */
-        commit_cycle(&j);
-        rc = paimon_writer_write(j.w, &arr, &sch, &err);
-      }
-      arr.release(&arr);
-      sch.release(&sch);
-      if (rc != 0) die_err(&err, rc);
-    }
+    j.wpos = 0; /* the previous batch's bytes are gone from the buffer */
+    int64_t rejected = j.written.rejected;
+    ingest_batch(&j, &in, &b, flags);
     pthread_mutex_lock(&g.lock);
     g.lines_read = in.next_no;
-    g.rows_written += (int64_t)b.n;
+    g.rows_written += (int64_t)b.n - (j.written.rejected - rejected);
     g.eof = in.eof && in.pos == in.len;
     pthread_mutex_unlock(&g.lock);
     if (now_ms() - j.last_commit_ms >= interval) commit_cycle(&j);
@@ -603,16 +877,23 @@ int cmd_ingest(int argc, char **argv) {
   commit_cycle(&j);
   if (j.maintain_every > 0 && !j.tidy) maintain(&j); /* leave the table tidy */
   if (d) MHD_stop_daemon(d);
-  fprintf(stderr, "paimon: %s: %lld lines read, %lld commits, latest snapshot %lld\n", g_stop ? "stopped" : "done",
-          (long long)in.next_no, (long long)g.commits, (long long)paimon_realtime_snapshot_id(g.ctx));
+  char skipped[4200] = "";
+  if (skip_bad)
+    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected, rejects);
+  fprintf(stderr, "paimon: %s: %lld lines read%s, %lld commits, latest snapshot %lld\n",
+          g_stop ? "stopped" : "done", (long long)in.next_no, skipped, (long long)g.commits,
+          (long long)paimon_realtime_snapshot_id(g.ctx));
   cli_batch_free(&b);
   cli_lines_free(&in);
   close(fd);
+  src_rejects_close(&j.rej);
   paimon_writer_close(j.w);
   paimon_realtime_context_free(g.ctx);
   paimon_table_close(g.t);
   paimon_options_free(wopts);
   free(cuser);
+  free(user_buf);
+  free(rejects_buf);
   pthread_mutex_destroy(&g.lock);
   return 0;
 }
