@@ -75,7 +75,10 @@ typedef struct paimon_realtime_context_opts {
                               source state is "realtime.source". Another id ([A-Za-z0-9_.-],
                               1..64 chars) keeps its own progress ("realtime.offsets.<id>")
                               and state ("realtime.source.<id>"), so several sources feed one
-                              table, each replaying exactly what it did not commit. */
+                              table, each replaying exactly what it did not commit. Commits
+                              record the named sources in "realtime.sources" when all are
+                              known, so a new id starts empty even after older snapshots
+                              expired. */
 } paimon_realtime_context_opts;
 
 /** paimon_realtime_context_new() with options. Every commit by this library (plain or

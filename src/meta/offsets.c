@@ -189,6 +189,22 @@ bool pm_offsets_is_property(const char *key) { return has_prefix_key(key, PM_OFF
 
 bool pm_source_is_property(const char *key) { return has_prefix_key(key, PM_SOURCE_PROPERTY); }
 
+const char *pm_offsets_source_id(const char *key) {
+  size_t n = strlen(PM_OFFSETS_PROPERTY);
+  return has_prefix_key(key, PM_OFFSETS_PROPERTY) && key[n] ? key + n + 1 : NULL;
+}
+
+bool pm_sources_has(const char *list, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, id, n) == 0) return true;
+    p = e ? e + 1 : NULL;
+  }
+  return false;
+}
+
 int pm_offsets_load(pm_offsets *out, paimon_fs *fs, const char *root, const pm_snapshot *snap,
                     char *const *keys, int32_t nkeys, paimon_error *err) {
   return pm_offsets_load_key(out, fs, root, snap, PM_OFFSETS_PROPERTY, keys, nkeys, err);

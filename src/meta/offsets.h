@@ -14,11 +14,22 @@
  * are a named source's (paimon_realtime_context_opts.source_id). The state is inline text
  * chosen by the caller, never part of the offsets file (whose layout is paimon-cpp's). */
 #define PM_SOURCE_PROPERTY "realtime.source"
+/* Marker: the sorted, comma-separated ids of the named sources (never the default one)
+ * whose properties the snapshot carries, written only when that list is complete (every
+ * named source that ever committed and is still recoverable is in it). A named source
+ * absent from a marker never committed, so a new context needs no older snapshot (which
+ * may have expired) to learn that. No file: expiration and orphan cleaning ignore it. */
+#define PM_SOURCES_PROPERTY "realtime.sources"
 
 /* True for "realtime.offsets" and "realtime.offsets.<id>" (any source's offsets). */
 bool pm_offsets_is_property(const char *key);
 /* True for "realtime.source" and "realtime.source.<id>" (any source's state). */
 bool pm_source_is_property(const char *key);
+/* The source id of a named source's offsets key "realtime.offsets.<id>" (a pointer into
+ * `key`), NULL for the default source's key and any other key. */
+const char *pm_offsets_source_id(const char *key);
+/* True when the comma-separated `list` (a PM_SOURCES_PROPERTY value) holds `id`. */
+bool pm_sources_has(const char *list, const char *id);
 
 typedef struct pm_offset_entry {
   char *partition; /* rendered "k1=v1/k2=v2" ("" when unpartitioned), unescaped values */

@@ -152,7 +152,11 @@ static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char
  * and drops the source state: Java 1.4.1 commits INSERT OVERWRITE, truncateTable and
  * dropPartitions as OVERWRITE snapshots (FileStoreCommitImpl.tryOverwritePartition) with
  * no properties of ours, so the older offsets count only for partitions it left alone. A
- * rollback deletes the newer snapshots, so the latest one's own property is the truth. */
+ * rollback deletes the newer snapshots, so the latest one's own property is the truth.
+ * A named source stops at the first snapshot whose marker PM_SOURCES_PROPERTY (complete by
+ * construction, see commit.c sources_known) does not list it: it never committed, so its
+ * progress is empty without reaching older snapshots, which may have expired. The default
+ * source has no marker entry (paimon-cpp writes none): it walks as always. */
 static int load_progress(paimon_table *t, int64_t id, const char *okey, const char *skey, pm_offsets *out,
                          char **state, paimon_error *err) {
   memset(out, 0, sizeof *out);
@@ -160,6 +164,7 @@ static int load_progress(paimon_table *t, int64_t id, const char *okey, const ch
   char **resets = NULL;
   size_t nresets = 0;
   bool keep_state = true, all = false;
+  const char *named = pm_offsets_source_id(okey);
   int rc = 0;
   for (int64_t s = id; s > 0 && rc == 0 && !all; s--) {
     pm_snapshot *snap = NULL;
@@ -181,6 +186,11 @@ static int load_progress(paimon_table *t, int64_t id, const char *okey, const ch
       if (rc == 0 && st && !(*state = pm_strdup(st))) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       pm_snapshot_free(snap);
       break;
+    }
+    const char *marker = named ? pm_snapshot_property(snap, PM_SOURCES_PROPERTY) : NULL;
+    if (marker && !pm_sources_has(marker, named)) {
+      pm_snapshot_free(snap);
+      break; /* never committed: empty progress, no state */
     }
     if (strcmp(snap->commit_kind, "OVERWRITE") == 0) {
       keep_state = false;

@@ -454,46 +454,200 @@ static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, cons
   return rc;
 }
 
+/* Ids of named sources (owned), kept unique; joined sorted for the marker. */
+typedef struct id_list {
+  char **v;
+  size_t n;
+} id_list;
+
+static int ids_add(id_list *l, const char *id, size_t len, paimon_error *err) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strlen(l->v[i]) == len && strncmp(l->v[i], id, len) == 0) return 0;
+  char **nv = pm_realloc(l->v, (l->n + 1) * sizeof *nv);
+  if (nv) l->v = nv;
+  char *c = nv ? pm_malloc(len + 1) : NULL;
+  if (!c) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  memcpy(c, id, len);
+  c[len] = 0;
+  l->v[l->n++] = c;
+  return 0;
+}
+
+/* Adds every id of a marker value ("a,b"). */
+static int ids_add_list(id_list *l, const char *list, paimon_error *err) {
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len) PM_TRY(ids_add(l, p, len, err));
+    p = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The marker value (owned; NULL: out of memory): the ids sorted, comma-separated. */
+static char *ids_join(id_list *l) {
+  if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_str); /* v is NULL when empty */
+  size_t len = 1;
+  for (size_t i = 0; i < l->n; i++) len += strlen(l->v[i]) + 1;
+  char *out = pm_malloc(len);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    if (i) out[k++] = ',';
+    memcpy(out + k, l->v[i], strlen(l->v[i]));
+    k += strlen(l->v[i]);
+  }
+  out[k] = 0;
+  return out;
+}
+
+static void ids_free(id_list *l) {
+  for (size_t i = 0; i < l->n; i++) pm_free(l->v[i]);
+  pm_free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+/* Whether the named sources of the new snapshot are known completely (the marker
+ * PM_SOURCES_PROPERTY, see meta/offsets.h), and which: *complete, `ids`, and in `extra`
+ * the named sources' properties the latest snapshot lost that must be carried again.
+ * - No snapshot yet, or the latest has the marker: complete, from it (the common case:
+ *   nothing is read).
+ * - Otherwise the latest was written by another engine (Java drops our properties) or an
+ *   older paimon-c: walk back to the newest snapshot with the marker. Each named source's
+ *   offsets and state are taken from the newest snapshot carrying its offsets (what
+ *   load_progress in realtime.c would find for it), so a foreign commit in between no
+ *   longer drops them; reaching snapshot 1 without a marker sees the whole history, which
+ *   is complete too.
+ * - The walk reaching an expired snapshot or an OVERWRITE first: incomplete, no marker
+ *   and nothing extra (before the marker, this was every commit). A source committed
+ *   before an expired snapshot may be one whose progress is lost (an error for it, never
+ *   "never committed"); one before a foreign OVERWRITE keeps, in load_progress, the
+ *   offsets of the partitions it left alone, which a marker without it would discard.
+ * The walk happens only while the latest snapshot lacks the marker; our commits write it
+ * whenever complete, so it is one step after a foreign commit. */
+static int sources_known(paimon_table *t, const pm_snapshot *latest, const pm_commit_hook *hook,
+                         rt_props *extra, id_list *ids, bool *complete, paimon_error *err) {
+  *complete = true;
+  if (!latest) return 0;
+  const char *marker = pm_snapshot_property(latest, PM_SOURCES_PROPERTY);
+  if (marker) return ids_add_list(ids, marker, err);
+  int rc = 0;
+  for (int32_t i = 0; rc == 0 && i < latest->nproperties; i++) {
+    const char *id = pm_offsets_source_id(latest->property_keys[i]);
+    if (id) rc = ids_add(ids, id, strlen(id), err);
+  }
+  /* snapshot 1 is the whole history; a foreign OVERWRITE as the latest hides what the
+   * sources before it kept (walking past an OVERWRITE is never complete) */
+  *complete = latest->id == 1;
+  if (*complete || strcmp(latest->commit_kind, "OVERWRITE") == 0) return rc;
+  for (int64_t s = latest->id - 1; rc == 0 && s > 0; s--) {
+    pm_snapshot *snap = NULL;
+    rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
+    if (rc == PAIMON_ENOTFOUND) {
+      rc = 0; /* expired */
+      break;
+    }
+    if (rc) break;
+    for (int32_t i = 0; rc == 0 && i < snap->nproperties; i++) {
+      const char *k = snap->property_keys[i], *id = pm_offsets_source_id(k);
+      if (!id || pm_snapshot_property(latest, k) || (hook && strcmp(k, hook->offsets_key) == 0))
+        continue;
+      bool seen = false;
+      for (size_t e = 0; e < extra->n && !seen; e++) seen = strcmp(extra->k[e], k) == 0;
+      if (seen) continue; /* a newer snapshot carried it */
+      rc = ids_add(ids, id, strlen(id), err);
+      if (rc == 0) rc = props_add(extra, k, pm_strdup(snap->property_values[i]), err);
+      char *skey = rc == 0 ? pm_asprintf("%s.%s", PM_SOURCE_PROPERTY, id) : NULL;
+      if (rc == 0 && !skey) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      const char *st = skey ? pm_snapshot_property(snap, skey) : NULL;
+      if (rc == 0 && st && !pm_snapshot_property(latest, skey)) rc = props_add(extra, skey, pm_strdup(st), err);
+      pm_free(skey);
+    }
+    marker = pm_snapshot_property(snap, PM_SOURCES_PROPERTY);
+    bool stop = marker || s == 1 || strcmp(snap->commit_kind, "OVERWRITE") == 0;
+    if (rc == 0 && marker) rc = ids_add_list(ids, marker, err);
+    *complete = rc == 0 && (marker || s == 1); /* snapshot 1: nothing older to walk past */
+    pm_snapshot_free(snap);
+    if (stop) break;
+  }
+  if (rc || !*complete) {
+    *complete = false;
+    props_free(extra);
+    ids_free(ids);
+  }
+  return rc;
+}
+
+/* Carries another source's property (k, v) of an older snapshot into the new one:
+ * unchanged by ordinary and compaction commits; by an OVERWRITE the offsets lose the
+ * overwritten partitions and the state is dropped, which is what a new context derives
+ * from a foreign OVERWRITE (realtime.c load_progress). */
+static int carry_property(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
+                          const char *k, const char *v, rt_props *out, attempt_files *af,
+                          paimon_error *err) {
+  if (o->kind != PAIMON_COMMIT_OVERWRITE) return props_add(out, k, pm_strdup(v), err); /* same file */
+  if (!pm_offsets_is_property(k)) return 0; /* the overwrite invalidates what the state described */
+  /* a one-property view: the offsets file the property names */
+  pm_snapshot view;
+  memset(&view, 0, sizeof view);
+  char *kk = (char *)k, *vv = (char *)v;
+  view.nproperties = 1;
+  view.property_keys = &kk;
+  view.property_values = &vv;
+  pm_offsets offs;
+  char *rel = NULL;
+  int rc = pm_offsets_load_key(&offs, t->fs, t->root, &view, k, t->schema->partition_keys,
+                               t->schema->npartition_keys, err);
+  if (rc == 0) rc = remove_overwritten(t, o, delta, &offs, err);
+  if (rc == 0) rc = write_offsets(t, &offs, &rel, af, err);
+  pm_offsets_clear(&offs);
+  if (rc == 0) rc = props_add(out, k, rel, err);
+  return rc;
+}
+
 /* Real-time properties of the new snapshot. The hook's source (a real-time commit) gets
  * its new offsets and source state. Every other source's offsets and state properties of
- * the latest snapshot are carried forward, so one source's commits (or a plain commit)
- * never erase another's progress: unchanged by ordinary and compaction commits; by an
- * OVERWRITE the offsets lose the overwritten partitions and the state is dropped, which
- * is what a new context derives from a foreign OVERWRITE (realtime.c load_progress). */
+ * the latest snapshot (and those sources_known() recovers from before a foreign commit)
+ * are carried forward, so one source's commits (or a plain commit) never erase another's
+ * progress; and the marker PM_SOURCES_PROPERTY is written whenever the named sources are
+ * known completely, on every kind of commit. */
 static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
                                const pm_snapshot *latest, const pm_commit_hook *hook, rt_props *out,
                                attempt_files *af, paimon_error *err) {
   int rc = 0;
+  rt_props extra = {0};
+  id_list ids = {0};
+  bool complete = false;
+  PM_TRY(sources_known(t, latest, hook, &extra, &ids, &complete, err));
   if (hook) {
     pm_offsets offs;
     memset(&offs, 0, sizeof offs);
     char *state = NULL, *rel = NULL;
-    PM_TRY(hook->offsets(hook->ctx, latest, &offs, &state, err));
-    rc = write_offsets(t, &offs, &rel, af, err);
+    rc = hook->offsets(hook->ctx, latest, &offs, &state, err);
+    if (rc == 0) rc = write_offsets(t, &offs, &rel, af, err);
     pm_offsets_clear(&offs);
     if (rc == 0) rc = props_add(out, hook->offsets_key, rel, err);
     if (rc == 0 && state) rc = props_add(out, hook->source_key, state, err);
     else pm_free(state);
+    const char *own = pm_offsets_source_id(hook->offsets_key);
+    if (rc == 0 && own) rc = ids_add(&ids, own, strlen(own), err);
   }
   for (int32_t i = 0; rc == 0 && latest && i < latest->nproperties; i++) {
-    const char *k = latest->property_keys[i], *v = latest->property_values[i];
-    bool is_offsets = pm_offsets_is_property(k);
-    if (!is_offsets && !pm_source_is_property(k)) continue;
+    const char *k = latest->property_keys[i];
+    if (!pm_offsets_is_property(k) && !pm_source_is_property(k)) continue;
     if (hook && (strcmp(k, hook->offsets_key) == 0 || strcmp(k, hook->source_key) == 0)) continue;
-    if (o->kind != PAIMON_COMMIT_OVERWRITE) {
-      rc = props_add(out, k, pm_strdup(v), err); /* same file: progress unchanged */
-      continue;
-    }
-    if (!is_offsets) continue; /* the overwrite invalidates what the state described */
-    pm_offsets offs;
-    char *rel = NULL;
-    rc = pm_offsets_load_key(&offs, t->fs, t->root, latest, k, t->schema->partition_keys,
-                             t->schema->npartition_keys, err);
-    if (rc == 0) rc = remove_overwritten(t, o, delta, &offs, err);
-    if (rc == 0) rc = write_offsets(t, &offs, &rel, af, err);
-    pm_offsets_clear(&offs);
-    if (rc == 0) rc = props_add(out, k, rel, err);
+    rc = carry_property(t, o, delta, k, latest->property_values[i], out, af, err);
   }
+  for (size_t i = 0; rc == 0 && i < extra.n; i++)
+    rc = carry_property(t, o, delta, extra.k[i], extra.v[i], out, af, err);
+  if (rc == 0 && complete) {
+    char *m = ids_join(&ids);
+    rc = props_add(out, PM_SOURCES_PROPERTY, m, err);
+  }
+  props_free(&extra);
+  ids_free(&ids);
   return rc;
 }
 
@@ -784,7 +938,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   size_t np = 0;
   for (size_t i = 0; i < o->nproperties; i++) {
     const char *k = o->property_keys[i];
-    if (pm_offsets_is_property(k) || pm_source_is_property(k)) continue; /* ours */
+    if (pm_offsets_is_property(k) || pm_source_is_property(k) || strcmp(k, PM_SOURCES_PROPERTY) == 0)
+      continue; /* ours */
     pkeys[np] = (char *)k;
     pvals[np++] = (char *)o->property_values[i];
   }

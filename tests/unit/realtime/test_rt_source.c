@@ -28,6 +28,17 @@ static void replay_source(paimon_table *t, const char *source_id, const char *us
   rt_replay_in(ctx, user, ident, base, n);
 }
 
+/* Source `ida` (rows [0, na), user `ua`) and source `idb` (rows BASE_B + [0, nb)) each
+ * replay their whole input; then every row of each is in the table exactly once, beside
+ * the other's rows and `foreign` plain rows. */
+static void replay_both(paimon_table *t, const char *ida, const char *ua, int64_t na, const char *idb,
+                        const char *ub, int64_t nb, int64_t foreign) {
+  replay_source(t, idb, ub, 9, BASE_B, nb);
+  replay_source(t, ida, ua, 9, 0, na);
+  assert_int_equal(rt_assert_exactly_once(t, 0, na), nb + foreign);
+  assert_int_equal(rt_assert_exactly_once(t, BASE_B, nb), na + foreign);
+}
+
 static char *state_of(paimon_table *t, const char *source_id) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
@@ -70,6 +81,30 @@ static pm_snapshot *latest_snapshot(paimon_table *t) {
   pm_snapshot *s = NULL;
   PM_ASSERT_OK(pm_snapshot_load(&s, t->fs, t->meta_dir, id, &err), &err);
   return s;
+}
+
+/* Expires every snapshot but the latest; returns how many expired. */
+static int64_t expire_all_but_latest(paimon_table *t) {
+  paimon_error err = {0};
+  paimon_options *xo = NULL;
+  assert_int_equal(paimon_options_new(&xo), 0);
+  paimon_options_set(xo, "snapshot.num-retained.min", "1");
+  paimon_options_set(xo, "snapshot.num-retained.max", "1");
+  paimon_options_set(xo, "snapshot.time-retained", "1 ms");
+  int64_t expired = 0;
+  PM_ASSERT_OK(paimon_expire_snapshots(t, xo, &expired, &err), &err);
+  paimon_options_free(xo);
+  return expired;
+}
+
+/* The latest snapshot's property `key` equals `want` (NULL: absent). */
+static void assert_latest_property(paimon_table *t, const char *key, const char *want) {
+  pm_snapshot *s = latest_snapshot(t);
+  const char *v = pm_snapshot_property(s, key);
+  if (!want && v) fail_msg("snapshot %lld: %s = '%s', expected none", (long long)s->id, key, v);
+  if (want && !v) fail_msg("snapshot %lld: no %s, expected '%s'", (long long)s->id, key, want);
+  if (want) assert_string_equal(v, want);
+  pm_snapshot_free(s);
 }
 
 static void test_source_state_round_trip(void **state) {
@@ -156,6 +191,7 @@ static void test_source_state_carried_over_plain_and_compact_commits(void **stat
   s = latest_snapshot(t);
   assert_string_equal(s->commit_kind, "COMPACT");
   assert_string_equal(pm_snapshot_property(s, "realtime.source"), "st-40");
+  assert_string_equal(pm_snapshot_property(s, "realtime.sources"), ""); /* the marker, too */
   pm_snapshot_free(s);
   assert_state(t, NULL, "st-40");
   assert_int_equal(offsets_sum(t, NULL), sum);
@@ -237,15 +273,7 @@ static void test_two_sources_keep_their_own_progress(void **state) {
 
   /* maintenance: keep only the latest snapshot, then clean orphans at age 0; each source's
    * offsets file is still there (the latest snapshot names both) */
-  paimon_options *xo = NULL;
-  assert_int_equal(paimon_options_new(&xo), 0);
-  paimon_options_set(xo, "snapshot.num-retained.min", "1");
-  paimon_options_set(xo, "snapshot.num-retained.max", "1");
-  paimon_options_set(xo, "snapshot.time-retained", "1 ms");
-  int64_t expired = 0;
-  PM_ASSERT_OK(paimon_expire_snapshots(t, xo, &expired, &err), &err);
-  paimon_options_free(xo);
-  assert_int_equal(expired, 5);
+  assert_int_equal(expire_all_but_latest(t), 5);
   int64_t removed = 0;
   PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
   /* (expiration already deleted the offsets files only expired snapshots named) */
@@ -255,11 +283,153 @@ static void test_two_sources_keep_their_own_progress(void **state) {
   assert_state(t, "src.B-2", "b2");
 
   /* each replays its whole input: exactly once, neither mistaken for the other */
-  replay_source(t, "src.B-2", "jb", 9, BASE_B, 16);
-  replay_source(t, "a", "ja", 9, 0, 24);
-  int64_t other = rt_assert_exactly_once(t, 0, 24);
-  assert_int_equal(other, 16 + 3);
-  assert_int_equal(rt_assert_exactly_once(t, BASE_B, 16), 24 + 3);
+  replay_both(t, "a", "ja", 24, "src.B-2", "jb", 16, 3);
+  paimon_table_close(t);
+}
+
+/* The reproduction: a table where only the default source committed and the older
+ * snapshots expired. A new named source must start from empty progress (the marker of
+ * the latest snapshot says it never committed) instead of failing because the walk back
+ * for its offsets reaches an expired snapshot. */
+static void test_new_named_source_after_expiry(void **state) {
+  (void)state;
+  char path[700];
+  paimon_table *t = rt_create(RT_APPEND_TABLE, "newsrc", path, sizeof path);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w = rt_writer(ctx, "job", false);
+  for (int r = 0; r < 3; r++) round_state(ctx, w, "job", r + 1, 0, r * 10, r * 10 + 10, "d30");
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  assert_latest_property(t, "realtime.sources", ""); /* complete: no named source */
+  int64_t sum_d = offsets_sum(t, NULL);
+  assert_int_equal(expire_all_but_latest(t), 2);
+
+  paimon_realtime_context *cb = NULL;
+  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
+  for (int p = 0; p < 2; p++)
+    for (int b = 0; b < 2; b++) assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
+  char *st = (char *)"x";
+  PM_ASSERT_OK(paimon_realtime_committed_source(cb, &st, &err), &err);
+  assert_null(st);
+  paimon_writer *wb = rt_writer(cb, "jb", false);
+  round_state(cb, wb, "jb", 1, BASE_B, 0, 12, "b12");
+  paimon_writer_close(wb);
+  paimon_realtime_context_free(cb);
+  assert_latest_property(t, "realtime.sources", "b");
+  assert_state(t, "b", "b12");
+  assert_true(offsets_sum(t, "b") > 0);
+  assert_state(t, NULL, "d30");
+  assert_int_equal(offsets_sum(t, NULL), sum_d);
+  /* b's own snapshot is the only one left: still found */
+  assert_int_equal(expire_all_but_latest(t), 1);
+  assert_state(t, "b", "b12");
+  assert_int_equal(offsets_sum(t, NULL), sum_d);
+
+  replay_both(t, NULL, "job", 30, "b", "jb", 12, 0);
+  paimon_table_close(t);
+}
+
+/* Another engine's commit drops our properties; the next commit by this library finds
+ * them in the newest snapshot with the marker and carries them again, so the named
+ * source's progress no longer depends on that older snapshot being retained. */
+static void test_named_source_carried_past_foreign_commit(void **state) {
+  (void)state;
+  char path[700];
+  paimon_table *t = rt_create(RT_APPEND_TABLE, "pastforeign", path, sizeof path);
+  paimon_error err = {0};
+  paimon_realtime_context *cb = NULL, *ca = NULL;
+  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
+  paimon_writer *wb = rt_writer(cb, "jb", false);
+  round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");
+  paimon_writer_close(wb);
+  paimon_realtime_context_free(cb);
+  int64_t sum_b = offsets_sum(t, "b");
+  PM_ASSERT_OK(paimon_realtime_context_new(&ca, t, NULL, &err), &err);
+  paimon_writer *wa = rt_writer(ca, "ja", false);
+  round_state(ca, wa, "ja", 1, 0, 0, 10, "a10");
+  paimon_writer_close(wa);
+  paimon_realtime_context_free(ca);
+  rt_make_foreign(t, rt_plain_commit(t, 50000, 3, NULL), NULL);
+  paimon_table_close(t);
+  t = rt_open(path);
+  PM_ASSERT_OK(paimon_realtime_context_new(&ca, t, NULL, &err), &err);
+  wa = rt_writer(ca, "ja", false);
+  round_state(ca, wa, "ja", 2, 0, 10, 20, "a20");
+  paimon_writer_close(wa);
+  paimon_realtime_context_free(ca);
+  pm_snapshot *s = latest_snapshot(t);
+  assert_non_null(pm_snapshot_property(s, "realtime.offsets.b"));
+  assert_non_null(pm_snapshot_property(s, "realtime.offsets"));
+  pm_snapshot_free(s);
+  assert_latest_property(t, "realtime.source.b", "b8");
+  assert_latest_property(t, "realtime.sources", "b");
+  /* with every older snapshot gone, b's progress is the carried one */
+  assert_int_equal(expire_all_but_latest(t), 3);
+  assert_state(t, "b", "b8");
+  assert_int_equal(offsets_sum(t, "b"), sum_b);
+  assert_state(t, NULL, "a20");
+  replay_both(t, NULL, "ja", 20, "b", "jb", 8, 3);
+  paimon_table_close(t);
+}
+
+/* A named source that committed is listed by every later marker (sorted, across plain
+ * and other sources' commits) and recovers its progress once its own snapshot expired.
+ * When a foreign commit and expiration hide every marker, the next commit cannot know
+ * the sources and writes no marker, so the source still gets the expiry error: it is
+ * never taken for one that never committed (which would replay what it committed). */
+static void test_committed_named_source_not_taken_as_new(void **state) {
+  (void)state;
+  char path[700];
+  paimon_table *t = rt_create(RT_APPEND_TABLE, "committed", path, sizeof path);
+  paimon_error err = {0};
+  paimon_realtime_context *cb = NULL, *ca = NULL, *cd = NULL;
+  paimon_realtime_context_opts ob = {sizeof ob, "b"}, oa = {sizeof oa, "a"};
+  PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
+  paimon_writer *wb = rt_writer(cb, "jb", false);
+  round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");
+  assert_latest_property(t, "realtime.sources", "b");
+  PM_ASSERT_OK(paimon_realtime_context_open(&ca, t, NULL, &oa, &err), &err);
+  paimon_writer *wa = rt_writer(ca, "ja", false);
+  round_state(ca, wa, "ja", 1, 0, 0, 6, "a6");
+  assert_latest_property(t, "realtime.sources", "a,b");
+  rt_plain_commit(t, 50000, 3, NULL);
+  assert_latest_property(t, "realtime.sources", "a,b");
+  PM_ASSERT_OK(paimon_realtime_context_new(&cd, t, NULL, &err), &err);
+  paimon_writer *wd = rt_writer(cd, "jd", false);
+  round_state(cd, wd, "jd", 1, 2 * BASE_B, 0, 4, "d4");
+  assert_latest_property(t, "realtime.sources", "a,b");
+  round_state(cb, wb, "jb", 2, BASE_B, 8, 16, "b16");
+  assert_latest_property(t, "realtime.sources", "a,b");
+  paimon_writer_close(wa);
+  paimon_writer_close(wb);
+  paimon_writer_close(wd);
+  paimon_realtime_context_free(ca);
+  paimon_realtime_context_free(cb);
+  paimon_realtime_context_free(cd);
+  int64_t sum_a = offsets_sum(t, "a"), sum_b = offsets_sum(t, "b");
+  /* a's own snapshot expired: the latest marker lists it, its carried offsets count */
+  assert_int_equal(expire_all_but_latest(t), 4);
+  assert_state(t, "a", "a6");
+  assert_int_equal(offsets_sum(t, "a"), sum_a);
+  assert_state(t, "b", "b16");
+  assert_int_equal(offsets_sum(t, "b"), sum_b);
+
+  /* a foreign commit, the last marker snapshot expires, then a plain commit here */
+  rt_make_foreign(t, rt_plain_commit(t, 60000, 2, NULL), NULL);
+  assert_int_equal(expire_all_but_latest(t), 1);
+  paimon_table_close(t);
+  t = rt_open(path);
+  rt_plain_commit(t, 70000, 2, NULL);
+  assert_latest_property(t, "realtime.sources", NULL);
+  cb = NULL;
+  assert_int_equal(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), PAIMON_ENOTFOUND);
+  assert_null(cb);
+  assert_non_null(strstr(err.message, "realtime.offsets.b"));
+  assert_non_null(strstr(err.message, "has expired"));
   paimon_table_close(t);
 }
 
@@ -269,6 +439,9 @@ int main(void) {
       cmocka_unit_test(test_source_state_carried_over_plain_and_compact_commits),
       cmocka_unit_test(test_source_state_reset_by_foreign_overwrite),
       cmocka_unit_test(test_two_sources_keep_their_own_progress),
+      cmocka_unit_test(test_new_named_source_after_expiry),
+      cmocka_unit_test(test_named_source_carried_past_foreign_commit),
+      cmocka_unit_test(test_committed_named_source_not_taken_as_new),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
