@@ -611,8 +611,8 @@ static int carry_property(paimon_table *t, const paimon_commit_opts *o, const en
  * its new offsets and source state. Every other source's offsets and state properties of
  * the latest snapshot (and those sources_known() recovers from before a foreign commit)
  * are carried forward, so one source's commits (or a plain commit) never erase another's
- * progress; and the marker PM_SOURCES_PROPERTY is written whenever the named sources are
- * known completely, on every kind of commit. */
+ * progress; and on real-time tables the marker PM_SOURCES_PROPERTY is written whenever
+ * the named sources are known completely, on every kind of commit. */
 static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
                                const pm_snapshot *latest, const pm_commit_hook *hook, rt_props *out,
                                attempt_files *af, paimon_error *err) {
@@ -620,7 +620,11 @@ static int realtime_properties(paimon_table *t, const paimon_commit_opts *o, con
   rt_props extra = {0};
   id_list ids = {0};
   bool complete = false;
-  PM_TRY(sources_known(t, latest, hook, &extra, &ids, &complete, err));
+  /* Named sources exist only on real-time tables; elsewhere the marker (and the walk
+   * back that completing it may need on tables other engines wrote) would cost every
+   * commit for nothing. */
+  if (pm_table_opt_bool(t, "realtime.enabled", false))
+    PM_TRY(sources_known(t, latest, hook, &extra, &ids, &complete, err));
   if (hook) {
     pm_offsets offs;
     memset(&offs, 0, sizeof offs);
