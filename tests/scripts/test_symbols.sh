@@ -16,8 +16,14 @@ archive="$build/libpaimon.a"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Defined dynamic symbols (name only; versioned names are not used by libpaimon).
+cache="$build/CMakeCache.txt"
+# Defined dynamic symbols (name only; versioned names are not used by libpaimon). A
+# libFuzzer build (-fsanitize=fuzzer-no-link) also exports the linker's bounds of its
+# coverage sections, which are not API.
 nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u >"$tmp/exported"
+if grep -q '^PAIMON_FUZZ:BOOL=ON' "$cache" 2>/dev/null; then
+  grep -Ev '^__(start|stop)___sancov_[a-z]+$' "$tmp/exported" >"$tmp/e" && mv "$tmp/e" "$tmp/exported"
+fi
 # Declared: the identifier before the first '(' of each PAIMON_API declaration, with
 # comments removed first.
 for h in $(find "$root/include/paimon" -name '*.h' | sort); do
@@ -64,7 +70,6 @@ done
 # "multiple definition") and the library keeps calling its own: the program's pm_malloc
 # counts its calls, and a failing paimon_table_open (which allocates and formats an
 # error through the library's internals) must not reach it.
-cache="$build/CMakeCache.txt"
 cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null)
 cc=${cc:-cc}
 san=""
