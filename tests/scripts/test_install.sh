@@ -3,7 +3,8 @@
 # C file builds and runs against the install through `pkg-config --cflags --libs paimon`
 # (shared and static) and through CMake `find_package(paimon)` (paimon::paimon and
 # paimon::paimon_static). Also checks the installed files, the SONAME, the exported
-# symbols, and that paimon(1) documents every command and option of `paimon --help`.
+# symbols (only paimon_* global in libpaimon.so and libpaimon.a), and that paimon(1)
+# documents every command and option of `paimon --help`.
 #
 # usage: test_install.sh --make PREFIX        `make install PREFIX=...`, checks, then
 #                                             `make uninstall` and checks nothing is left
@@ -50,6 +51,9 @@ soname=$(objdump -p "$prefix/lib/libpaimon.so.0.1.0" | awk '$1 == "SONAME" {prin
 [ "$(readlink "$prefix/lib/libpaimon.so")" = libpaimon.so.0 ] || fail "libpaimon.so -> $(readlink "$prefix/lib/libpaimon.so")"
 other=$(nm -D --defined-only "$prefix/lib/libpaimon.so" | awk '{print $NF}' | grep -v '^paimon_')
 [ -z "$other" ] || fail "installed libpaimon.so exports non-paimon_ symbols: $other"
+# the installed archive too (tests/scripts/test_symbols.sh checks the build tree's)
+other=$(nm -g --defined-only "$prefix/lib/libpaimon.a" | awk 'NF >= 3 {print $NF}' | grep -v '^paimon_')
+[ -z "$other" ] || fail "installed libpaimon.a defines $(echo "$other" | wc -l) global non-paimon_ symbols: $(echo $other | cut -c1-200)"
 
 # --- the out-of-tree project: one C file --------------------------------------------
 table="$shared/compat/tables/parquet/append_10.db/append_10"
