@@ -320,7 +320,8 @@ static void test_new_named_source_after_expiry(void **state) {
   assert_int_equal(expire_all_but_latest(t), 2);
 
   paimon_realtime_context *cb = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   for (int p = 0; p < 2; p++)
     for (int b = 0; b < 2; b++) assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
@@ -354,7 +355,8 @@ static void test_named_source_carried_past_foreign_commit(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "pastforeign", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *cb = NULL, *ca = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wb = rt_writer(cb, "jb", false);
   round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");
@@ -400,7 +402,9 @@ static void test_committed_named_source_not_taken_as_new(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "committed", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *cb = NULL, *ca = NULL, *cd = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"}, oa = {sizeof oa, "a"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT, oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
+  oa.source_id = "a";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wb = rt_writer(cb, "jb", false);
   round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");
