@@ -24,8 +24,36 @@
 extern "C" {
 #endif
 
-/** Installs allocation hooks with the same contracts as malloc, realloc and free.
+/** Allocation hooks with a context pointer (modelled on zstd's ZSTD_customMem and
+ * SQLite's sqlite3_mem_methods). The functions have the contracts of malloc, realloc and
+ * free, plus `ctx`, which the library passes unchanged to every call. Versioned by size
+ * (docs/conventions.md "Versioned structs"): initialize with #PAIMON_ALLOCATOR_INIT. */
+typedef struct paimon_allocator {
+  size_t struct_size; /**< sizeof(paimon_allocator) as the caller compiled it; set by
+                           #PAIMON_ALLOCATOR_INIT */
+  void *(*malloc_fn)(void *ctx, size_t n);           /**< `n` bytes, or NULL */
+  void *(*realloc_fn)(void *ctx, void *p, size_t n); /**< resizes `p` to `n` bytes, or
+                                                          returns NULL leaving `p` intact */
+  void (*free_fn)(void *ctx, void *p);               /**< releases `p`; must accept NULL */
+  void *ctx; /**< passed to every call above; owned by the caller, must outlive the use */
+} paimon_allocator;
+
+/** Initializer of paimon_allocator: struct_size set, no functions (set all three). */
+#define PAIMON_ALLOCATOR_INIT {sizeof(paimon_allocator), 0, 0, 0, 0}
+
+/** Installs allocation hooks; the struct is copied.
  * Not thread-safe: call it before any other libpaimon function.
+ * @param a the hooks, or NULL to restore the C library's malloc, realloc and free. Its
+ *          struct_size may be that of any earlier version (fields past it are NULL).
+ * @return #PAIMON_OK; #PAIMON_EINVAL (nothing installed) when a function is NULL or
+ *         struct_size is 0 (not initialized with #PAIMON_ALLOCATOR_INIT) or larger than
+ *         this library's sizeof(paimon_allocator). */
+PAIMON_API int paimon_allocator_set(const paimon_allocator *a);
+
+/** Installs allocation hooks without a context pointer.
+ * @deprecated Use paimon_allocator_set(); this alias stays for one release. It installs
+ * the three functions through paimon_allocator_set() (not thread-safe either: call it
+ * before any other libpaimon function).
  * @param malloc_fn  allocates `n` bytes, or returns NULL.
  * @param realloc_fn resizes `p` to `n` bytes, or returns NULL leaving `p` intact.
  * @param free_fn    releases `p`; must accept NULL.

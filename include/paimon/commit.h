@@ -24,8 +24,11 @@ enum {
                                    partition overwrite), or the whole table */
 };
 
-/** Options of paimon_commit(); zero-initialize, then set what you need. */
+/** Options of paimon_commit(). Initialize with #PAIMON_COMMIT_OPTS_INIT, then set what
+ * you need (versioned by size: docs/conventions.md "Versioned structs"). */
 typedef struct paimon_commit_opts {
+  size_t struct_size;       /**< sizeof(paimon_commit_opts) as the caller compiled it; set
+                                 by #PAIMON_COMMIT_OPTS_INIT. Fields past it take defaults */
   int kind;                 /**< PAIMON_COMMIT_APPEND or PAIMON_COMMIT_OVERWRITE */
   int overwrite_all;        /**< with OVERWRITE: replace the whole table */
   int allow_empty;          /**< publish a snapshot even when there is nothing to commit */
@@ -33,6 +36,9 @@ typedef struct paimon_commit_opts {
   const char *const *property_values; /**< their values (n entries) */
   size_t nproperties;                 /**< number of snapshot properties */
 } paimon_commit_opts;
+
+/** Initializer of paimon_commit_opts: struct_size set, everything else APPEND defaults. */
+#define PAIMON_COMMIT_OPTS_INIT {sizeof(paimon_commit_opts), PAIMON_COMMIT_APPEND, 0, 0, 0, 0, 0}
 
 /** Commits messages as one new snapshot (two when they carry both new files and a
  * compaction: APPEND, then COMPACT, as Java Paimon commits them).
@@ -56,7 +62,10 @@ typedef struct paimon_commit_opts {
  * @param commit_user       the writers' commit user.
  * @param commit_identifier the transaction's identifier (from prepare).
  * @param msgs              the messages, borrowed (nullable when empty); free them after.
- * @param opts              nullable options (NULL: APPEND).
+ * @param opts              nullable options (NULL: APPEND). Its struct_size may be that of
+ *                          any earlier version (fields past it take defaults); 0 (not
+ *                          initialized with #PAIMON_COMMIT_OPTS_INIT) or larger than this
+ *                          library's sizeof fails with #PAIMON_EINVAL.
  * @param err               nullable error details. On #PAIMON_OK its code is 0 and its
  *                          message is empty, or the warning above.
  * Right before a snapshot is published, every data file it adds is checked to exist

@@ -32,7 +32,11 @@ enum {
 };
 
 /** Error details, owned by the caller (usually on the stack); pass NULL to any function
- * to ignore them. Not shared between threads while a call fills it. */
+ * to ignore them. Not shared between threads while a call fills it.
+ * Not versioned (the one exemption from docs/conventions.md "Versioned structs"): every
+ * call takes one, so a struct_size would burden every caller, and its layout is frozen
+ * instead: the library writes `code` and at most `sizeof message` bytes (512) and never
+ * adds fields; changing either is an ABI break (a new major version). */
 typedef struct paimon_error {
   int code;          /**< the status code the failing call returned */
   char message[512]; /**< NUL-terminated message naming the file and the problem */

@@ -67,9 +67,13 @@ PAIMON_API int paimon_realtime_context_new(paimon_realtime_context **out, const 
                                            const paimon_realtime_store_factory *factory,
                                            paimon_error *err);
 
-/** Options of paimon_realtime_context_open(); zero-initialize, set struct_size. */
+/** Options of paimon_realtime_context_open(). Initialize with
+ * #PAIMON_REALTIME_CONTEXT_OPTS_INIT, then set what you need (versioned by size:
+ * docs/conventions.md "Versioned structs"). */
 typedef struct paimon_realtime_context_opts {
-  size_t struct_size;    /**< sizeof(paimon_realtime_context_opts): lets the struct grow */
+  size_t struct_size;    /**< sizeof(paimon_realtime_context_opts) as the caller compiled
+                              it; set by #PAIMON_REALTIME_CONTEXT_OPTS_INIT. Fields past
+                              it take defaults */
   const char *source_id; /**< nullable. NULL or "": the default source, whose progress is
                               paimon-cpp's snapshot property "realtime.offsets" and whose
                               source state is "realtime.source". Another id ([A-Za-z0-9_.-],
@@ -80,6 +84,9 @@ typedef struct paimon_realtime_context_opts {
                               known, so a new id starts empty even after older snapshots
                               expired. */
 } paimon_realtime_context_opts;
+
+/** Initializer of paimon_realtime_context_opts: struct_size set, the default source. */
+#define PAIMON_REALTIME_CONTEXT_OPTS_INIT {sizeof(paimon_realtime_context_opts), 0}
 
 /** paimon_realtime_context_new() with options. Every commit by this library (plain or
  * real-time) carries the other sources' offsets and state properties forward (an
@@ -92,7 +99,8 @@ typedef struct paimon_realtime_context_opts {
  * @param opts    nullable options (NULL: defaults), copied.
  * @param err     nullable error details.
  * @return as paimon_realtime_context_new(), and #PAIMON_EINVAL for a bad source id or
- *         struct_size. */
+ *         a struct_size of 0 (not initialized with #PAIMON_REALTIME_CONTEXT_OPTS_INIT) or
+ *         larger than this library's sizeof(paimon_realtime_context_opts). */
 PAIMON_API int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_table *t,
                                             const paimon_realtime_store_factory *factory,
                                             const paimon_realtime_context_opts *opts,

@@ -84,8 +84,11 @@ PAIMON_API int paimon_plan_schema(const paimon_plan *p, struct ArrowSchema *out,
 PAIMON_API void paimon_plan_free(paimon_plan *p);
 
 /** One data file of a split, as recorded in its manifest. Strings are borrowed from the
- * split. */
+ * split. The library writes into it: initialize with #PAIMON_FILE_INFO_INIT so that
+ * struct_size tells paimon_split_file() how much it may write. */
 typedef struct paimon_file_info {
+  size_t struct_size;    /**< sizeof(paimon_file_info) as the caller compiled it; set by
+                              #PAIMON_FILE_INFO_INIT; never written by the library */
   const char *path;      /**< resolved path the reader opens */
   const char *file_name; /**< name as stored */
   int64_t file_size;     /**< size in bytes */
@@ -98,6 +101,9 @@ typedef struct paimon_file_info {
   int64_t deletion_count;   /**< rows removed by a deletion vector; 0 when none */
 } paimon_file_info;
 
+/** Initializer of paimon_file_info: struct_size set, the rest zero. */
+#define PAIMON_FILE_INFO_INIT {sizeof(paimon_file_info), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
 /** @param s the split.
  * @return its partition rendered as "k1=v1/k2=v2" (empty when unpartitioned), borrowed:
  *         valid while `s` lives. */
@@ -109,8 +115,12 @@ PAIMON_API size_t paimon_split_file_count(const paimon_split *s);
 /** Describes data file `i` of a split.
  * @param s   the split.
  * @param i   index below paimon_split_file_count().
- * @param out receives the description; its strings are borrowed from `s`.
- * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range. */
+ * @param out receives the description; its strings are borrowed from `s`. Only its first
+ *            `out->struct_size` bytes are written (a caller built against an older,
+ *            smaller paimon_file_info gets the fields it knows and nothing past them).
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range or `out->struct_size` is
+ *         0 (not initialized with #PAIMON_FILE_INFO_INIT) or larger than this library's
+ *         sizeof(paimon_file_info); `out` is then left untouched. */
 PAIMON_API int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out);
 /** @param s the split.
  * @return the total rows in the split's files (before merging and deletion vectors). */

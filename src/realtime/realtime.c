@@ -243,11 +243,11 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   paimon_table *t = (paimon_table *)ct;
   const char *source_id = NULL;
   if (opts) {
-    size_t need = offsetof(paimon_realtime_context_opts, source_id) + sizeof opts->source_id;
-    if (opts->struct_size < need)
-      return pm_fail(err, PAIMON_EINVAL, "paimon_realtime_context_opts.struct_size is %zu, expected >= %zu",
-                     opts->struct_size, need);
-    source_id = opts->source_id;
+    /* an older, smaller version is read up to its size (docs/conventions.md) */
+    paimon_realtime_context_opts o = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+    PM_TRY(pm_struct_in(&o, sizeof o, opts, "paimon_realtime_context_opts", "PAIMON_REALTIME_CONTEXT_OPTS_INIT",
+                        err));
+    source_id = o.source_id;
   }
   if (source_id && *source_id && !source_id_ok(source_id))
     return pm_fail(err, PAIMON_EINVAL,

@@ -1111,9 +1111,10 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
                   const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err) {
   paimon_table *t = (paimon_table *)ct;
   *snapshot_id_out = 0;
-  paimon_commit_opts defaults;
-  memset(&defaults, 0, sizeof defaults);
-  const paimon_commit_opts *o = opts ? opts : &defaults;
+  /* the caller's opts may be an older, smaller version: read them into the current one */
+  paimon_commit_opts local = PAIMON_COMMIT_OPTS_INIT;
+  if (opts) PM_TRY(pm_struct_in(&local, sizeof local, opts, "paimon_commit_opts", "PAIMON_COMMIT_OPTS_INIT", err));
+  const paimon_commit_opts *o = &local;
   if (!commit_user || !*commit_user) return pm_fail(err, PAIMON_EINVAL, "commit user is empty");
   if (o->kind != PAIMON_COMMIT_APPEND && o->kind != PAIMON_COMMIT_OVERWRITE)
     return pm_fail(err, PAIMON_EINVAL, "unknown commit kind %d", o->kind);

@@ -1003,6 +1003,10 @@ int64_t paimon_split_row_count(const paimon_split *s) {
 int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out) {
   if (i >= s->nfiles) return PAIMON_EINVAL;
   const pm_data_file *f = &s->files[i];
+  /* filled in full here, then copied only up to the caller's struct_size: a caller built
+   * against an older, smaller paimon_file_info must not be written past its end */
+  paimon_file_info full = PAIMON_FILE_INFO_INIT, *out_caller = out;
+  out = &full;
   out->path = s->paths[i];
   out->file_name = f->file_name;
   out->file_size = f->file_size;
@@ -1014,5 +1018,5 @@ int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out) {
   out->delete_row_count = f->delete_row_count == PM_NULL_I64 ? -1 : f->delete_row_count;
   out->deletion_count =
       s->dvs[i].index_path ? (s->dvs[i].cardinality == PM_NULL_I64 ? -1 : s->dvs[i].cardinality) : 0;
-  return 0;
+  return pm_struct_out(out_caller, &full, sizeof full, "paimon_file_info", "PAIMON_FILE_INFO_INIT", NULL);
 }

@@ -52,42 +52,111 @@ int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) {
 
 /* ---- allocation ------------------------------------------------------------------ */
 
-/* Hooks are written once before use (documented in paimon/alloc.h), so plain pointers. */
-static void *(*g_malloc)(size_t) = malloc;
-static void *(*g_realloc)(void *, size_t) = realloc;
-static void (*g_free)(void *) = free;
+/* Hooks are written once before use (documented in paimon/alloc.h), so a plain copy. */
+static void *std_malloc(void *ctx, size_t n) {
+  (void)ctx;
+  return malloc(n);
+}
+static void *std_realloc(void *ctx, void *p, size_t n) {
+  (void)ctx;
+  return realloc(p, n);
+}
+static void std_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+static paimon_allocator g_alloc = {sizeof(paimon_allocator), std_malloc, std_realloc, std_free, NULL};
 
-PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
-                                    void (*free_fn)(void *)) {
-  if (!malloc_fn && !realloc_fn && !free_fn) {
-    g_malloc = malloc;
-    g_realloc = realloc;
-    g_free = free;
+PAIMON_API int paimon_allocator_set(const paimon_allocator *a) {
+  if (!a) {
+    g_alloc = (paimon_allocator){sizeof(paimon_allocator), std_malloc, std_realloc, std_free, NULL};
     return PAIMON_OK;
   }
-  if (!malloc_fn || !realloc_fn || !free_fn) return PAIMON_EINVAL;
-  g_malloc = malloc_fn;
-  g_realloc = realloc_fn;
-  g_free = free_fn;
+  paimon_allocator n = PAIMON_ALLOCATOR_INIT;
+  PM_TRY(pm_struct_in(&n, sizeof n, a, "paimon_allocator", "PAIMON_ALLOCATOR_INIT", NULL));
+  if (!n.malloc_fn || !n.realloc_fn || !n.free_fn) return PAIMON_EINVAL;
+  g_alloc = n;
   return PAIMON_OK;
 }
 
-bool pm_alloc_is_default(void) { return g_malloc == malloc; }
+/* The deprecated context-free hooks, called through trampolines. */
+static struct {
+  void *(*malloc_fn)(size_t);
+  void *(*realloc_fn)(void *, size_t);
+  void (*free_fn)(void *);
+} g_legacy;
+static void *legacy_malloc(void *ctx, size_t n) {
+  (void)ctx;
+  return g_legacy.malloc_fn(n);
+}
+static void *legacy_realloc(void *ctx, void *p, size_t n) {
+  (void)ctx;
+  return g_legacy.realloc_fn(p, n);
+}
+static void legacy_free(void *ctx, void *p) {
+  (void)ctx;
+  g_legacy.free_fn(p);
+}
 
-void *pm_malloc(size_t n) { return g_malloc(n ? n : 1); }
+PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
+                                    void (*free_fn)(void *)) {
+  if (!malloc_fn && !realloc_fn && !free_fn) return paimon_allocator_set(NULL);
+  if (!malloc_fn || !realloc_fn || !free_fn) return PAIMON_EINVAL;
+  g_legacy.malloc_fn = malloc_fn;
+  g_legacy.realloc_fn = realloc_fn;
+  g_legacy.free_fn = free_fn;
+  paimon_allocator a = {sizeof a, legacy_malloc, legacy_realloc, legacy_free, NULL};
+  return paimon_allocator_set(&a);
+}
+
+bool pm_alloc_is_default(void) { return g_alloc.malloc_fn == std_malloc; }
+
+void *pm_malloc(size_t n) { return g_alloc.malloc_fn(g_alloc.ctx, n ? n : 1); }
 
 void *pm_calloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return NULL;
   size_t total = n * size;
-  void *p = g_malloc(total ? total : 1);
+  void *p = g_alloc.malloc_fn(g_alloc.ctx, total ? total : 1);
   if (p) memset(p, 0, total);
   return p;
 }
 
-void *pm_realloc(void *p, size_t n) { return g_realloc(p, n ? n : 1); }
+void *pm_realloc(void *p, size_t n) { return g_alloc.realloc_fn(g_alloc.ctx, p, n ? n : 1); }
 
 void pm_free(void *p) {
-  if (p) g_free(p);
+  if (p) g_alloc.free_fn(g_alloc.ctx, p);
+}
+
+/* ---- versioned public structs (docs/conventions.md "Versioned structs") ------------ */
+
+int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init, paimon_error *err) {
+  if (got < sizeof(size_t))
+    return pm_fail(err, PAIMON_EINVAL, "%s.struct_size is %zu: initialize the struct with %s", name, got, init);
+  if (got > ours)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s.struct_size is %zu, larger than this library's %zu: the caller was built against a "
+                   "newer libpaimon",
+                   name, got, ours);
+  return PAIMON_OK;
+}
+
+int pm_struct_in(void *dst, size_t dst_size, const void *src, const char *name, const char *init,
+                 paimon_error *err) {
+  size_t got;
+  memcpy(&got, src, sizeof got);
+  PM_TRY(pm_struct_size_check(got, dst_size, name, init, err));
+  memcpy((char *)dst + sizeof got, (const char *)src + sizeof got, got - sizeof got);
+  memcpy(dst, &dst_size, sizeof dst_size);
+  return PAIMON_OK;
+}
+
+int pm_struct_out(void *dst, const void *src, size_t src_size, const char *name, const char *init,
+                  paimon_error *err) {
+  size_t got;
+  memcpy(&got, dst, sizeof got);
+  PM_TRY(pm_struct_size_check(got, src_size, name, init, err));
+  memcpy((char *)dst + sizeof got, (const char *)src + sizeof got, got - sizeof got);
+  return PAIMON_OK;
 }
 
 char *pm_strdup(const char *s) {

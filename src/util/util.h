@@ -55,6 +55,18 @@ char *pm_strndup(const char *s, size_t n);
 /* printf into a fresh string (pm_free it); NULL on allocation failure. */
 char *pm_asprintf(const char *fmt, ...) PM_PRINTF(1, 2);
 
+/* Versioned public structs (docs/conventions.md "Versioned structs"): their first member
+ * is `size_t struct_size`. pm_struct_size_check fails with PAIMON_EINVAL naming `name`
+ * and the `init` macro unless sizeof(size_t) <= got <= ours. pm_struct_in copies the
+ * caller's `src` over `dst` (pre-set to defaults, `dst_size` bytes) up to src's
+ * struct_size and sets dst's struct_size to dst_size; pm_struct_out writes the library's
+ * full `src` into the caller's `dst` only up to dst's struct_size (never its struct_size). */
+int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init, paimon_error *err);
+int pm_struct_in(void *dst, size_t dst_size, const void *src, const char *name, const char *init,
+                 paimon_error *err);
+int pm_struct_out(void *dst, const void *src, size_t src_size, const char *name, const char *init,
+                  paimon_error *err);
+
 /* Allocation limit for any single size read from a file before allocating (1 GiB). */
 #define PM_MAX_ALLOC ((size_t)1 << 30)
 

@@ -762,9 +762,7 @@ int cmd_ingest(int argc, char **argv) {
   g.table_path = paimon_table_path(g.t);
   const char *const *pks;
   g.pk = paimon_table_primary_keys(g.t, &pks) > 0;
-  paimon_realtime_context_opts copts;
-  memset(&copts, 0, sizeof copts);
-  copts.struct_size = sizeof copts;
+  paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   copts.source_id = source_id;
   rc = paimon_realtime_context_open(&g.ctx, g.t, NULL, &copts, &err);
   if (rc != 0) die_err(&err, rc);

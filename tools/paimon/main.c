@@ -598,7 +598,7 @@ static int cmd_files(int argc, char **argv) {
     const paimon_split *sp = paimon_plan_split(plan, i);
     const char *part = paimon_split_partition(sp);
     for (size_t k = 0; k < paimon_split_file_count(sp); k++) {
-      paimon_file_info fi;
+      paimon_file_info fi = PAIMON_FILE_INFO_INIT;
       rc = paimon_split_file(sp, k, &fi);
       if (rc != 0) die("cannot describe a data file of a split%s", "");
       printf("%-24s %6d %5d %10lld %12lld  %s\n", part && *part ? part : "-",

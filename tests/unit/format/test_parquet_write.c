@@ -694,21 +694,24 @@ static void test_errors(void **state) {
  * reused across row groups and, through a pool, across files): values read back, several
  * row groups, and the same input written again after other files gives the same bytes. */
 /* Allocation hooks that pass through to the C library, remembering the largest request
- * (atomically: page-compression helpers allocate too). */
-static size_t g_largest_alloc;
-static void note_alloc(size_t n) {
-  size_t cur = __atomic_load_n(&g_largest_alloc, __ATOMIC_RELAXED);
-  while (n > cur && !__atomic_compare_exchange_n(&g_largest_alloc, &cur, n, false, __ATOMIC_RELAXED,
-                                                 __ATOMIC_RELAXED)) {
+ * in the size_t their context points to (atomically: page-compression helpers allocate
+ * too). */
+static void note_alloc(size_t *largest, size_t n) {
+  size_t cur = __atomic_load_n(largest, __ATOMIC_RELAXED);
+  while (n > cur && !__atomic_compare_exchange_n(largest, &cur, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
-static void *count_malloc(size_t n) {
-  note_alloc(n);
+static void *count_malloc(void *ctx, size_t n) {
+  note_alloc(ctx, n);
   return malloc(n);
 }
-static void *count_realloc(void *p, size_t n) {
-  note_alloc(n);
+static void *count_realloc(void *ctx, void *p, size_t n) {
+  note_alloc(ctx, n);
   return realloc(p, n);
+}
+static void plain_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
 }
 
 static void test_large_chunks(void **state) {
@@ -755,15 +758,20 @@ static void test_large_chunks(void **state) {
   /* with allocation hooks installed the big chunks come from the hooks (paimon/alloc.h),
    * and the file is the same */
   char *d = tmp_path("large_d.parquet");
-  g_largest_alloc = 0;
-  assert_int_equal(paimon_set_allocator(count_malloc, count_realloc, free), PAIMON_OK);
+  size_t largest_alloc = 0;
+  paimon_allocator hooks = PAIMON_ALLOCATOR_INIT;
+  hooks.malloc_fn = count_malloc;
+  hooks.realloc_fn = count_realloc;
+  hooks.free_fn = plain_free;
+  hooks.ctx = &largest_alloc;
+  assert_int_equal(paimon_allocator_set(&hooks), PAIMON_OK);
   pm_format_writer *w = NULL;
   int64_t size = 0;
   PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), d, t, &o, &err), &err);
   PM_ASSERT_OK(w->ops->write(w, &batch, &err), &err);
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
-  assert_int_equal(paimon_set_allocator(NULL, NULL, NULL), PAIMON_OK);
-  assert_true(g_largest_alloc > ((size_t)4 << 20));
+  assert_int_equal(paimon_allocator_set(NULL), PAIMON_OK);
+  assert_true(largest_alloc > ((size_t)4 << 20));
   pm_buf rd = PM_BUF_INIT;
   PM_ASSERT_OK(pm_fs_read_all(pm_fs_local_shared(), d, (size_t)1 << 30, &rd, &err), &err);
   assert_int_equal(ra.len, rd.len);

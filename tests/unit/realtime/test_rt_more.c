@@ -581,7 +581,8 @@ static void test_overwrite_detected(void **state) {
   }
   paimon_commit_messages *msgs;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&msgs, ow, 1, &err), &err);
-  paimon_commit_opts opts = {.kind = PAIMON_COMMIT_OVERWRITE};
+  paimon_commit_opts opts = PAIMON_COMMIT_OPTS_INIT;
+  opts.kind = PAIMON_COMMIT_OVERWRITE;
   int64_t oid;
   PM_ASSERT_OK(paimon_commit(&oid, t, "batch-job", 1, msgs, &opts, &err), &err);
   paimon_commit_messages_free(msgs);

@@ -194,7 +194,9 @@ static paimon_table *two_rounds(const char *schema, const char *name, char *path
 static void test_replay_after_foreign_full_overwrite(void **state) {
   char path[700];
   paimon_table *t = two_rounds(*state, "foreign_overwrite", path, sizeof path);
-  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = PAIMON_COMMIT_OVERWRITE;
+  o.overwrite_all = 1;
   int64_t sid = rt_plain_commit(t, 50000, 5, &o); /* INSERT OVERWRITE of the whole table */
   rt_make_foreign(t, sid, NULL);
   paimon_table_close(t);
@@ -205,7 +207,9 @@ static void test_replay_after_foreign_full_overwrite(void **state) {
 static void test_replay_after_foreign_truncate(void **state) {
   char path[700];
   paimon_table *t = two_rounds(*state, "foreign_truncate", path, sizeof path);
-  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = PAIMON_COMMIT_OVERWRITE;
+  o.overwrite_all = 1;
   int64_t sid = rt_plain_commit(t, 0, 0, &o); /* Java's truncateTable: OVERWRITE, no files */
   assert_true(sid > 0);
   rt_make_foreign(t, sid, NULL);
@@ -245,7 +249,9 @@ static void test_live_context_refused_after_foreign_truncate(void **state) {
   paimon_writer *w = rt_writer(ctx, "job", false);
   rt_round(ctx, w, "job", 1, 0, 0, 20);
   paimon_table *other = rt_open(path);
-  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = PAIMON_COMMIT_OVERWRITE;
+  o.overwrite_all = 1;
   rt_make_foreign(other, rt_plain_commit(other, 0, 0, &o), NULL);
   paimon_table_close(other);
   paimon_realtime_progress *pg = prepare_rest(w);
@@ -264,7 +270,9 @@ static void test_live_context_refused_after_foreign_truncate(void **state) {
 static void test_replay_after_own_full_overwrite(void **state) {
   char path[700];
   paimon_table *t = two_rounds(*state, "own_overwrite", path, sizeof path);
-  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE, .overwrite_all = 1};
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = PAIMON_COMMIT_OVERWRITE;
+  o.overwrite_all = 1;
   rt_plain_commit(t, 50000, 5, &o);
   replay_and_check(t, 5);
 }

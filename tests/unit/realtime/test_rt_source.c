@@ -23,7 +23,8 @@ static void replay_source(paimon_table *t, const char *source_id, const char *us
                           int64_t base, int64_t n) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
-  paimon_realtime_context_opts co = {sizeof co, source_id};
+  paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  co.source_id = source_id;
   PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
   rt_replay_in(ctx, user, ident, base, n);
 }
@@ -42,7 +43,8 @@ static void replay_both(paimon_table *t, const char *ida, const char *ua, int64_
 static char *state_of(paimon_table *t, const char *source_id) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
-  paimon_realtime_context_opts co = {sizeof co, source_id};
+  paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  co.source_id = source_id;
   PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
   char *st = NULL;
   PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err);
@@ -65,7 +67,8 @@ static void assert_state(paimon_table *t, const char *source_id, const char *wan
 static int64_t offsets_sum(paimon_table *t, const char *source_id) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
-  paimon_realtime_context_opts co = {sizeof co, source_id};
+  paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  co.source_id = source_id;
   PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
   int64_t sum = 0;
   for (int p = 0; p < 2; p++)
@@ -149,12 +152,20 @@ static void test_source_state_round_trip(void **state) {
   assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, "tab\there", &err), PAIMON_EINVAL);
   assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, NULL, &err), PAIMON_EINVAL);
   paimon_realtime_context *bad = NULL;
-  paimon_realtime_context_opts co = {sizeof co, "no/slash"};
+  paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  co.source_id = "no/slash";
   assert_int_equal(paimon_realtime_context_open(&bad, t, NULL, &co, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "no/slash"));
   co.struct_size = 1;
   co.source_id = NULL;
   assert_int_equal(paimon_realtime_context_open(&bad, t, NULL, &co, &err), PAIMON_EINVAL);
+  co.struct_size = 0; /* zeroed, not initialized with the _INIT macro */
+  assert_int_equal(paimon_realtime_context_open(&bad, t, NULL, &co, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "PAIMON_REALTIME_CONTEXT_OPTS_INIT"));
+  co.struct_size = sizeof co + 8; /* a future version */
+  assert_int_equal(paimon_realtime_context_open(&bad, t, NULL, &co, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "paimon_realtime_context_opts.struct_size"));
+  assert_null(bad);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
   replay_source(t, NULL, "job", 9, 0, 40);
@@ -244,7 +255,9 @@ static void test_two_sources_keep_their_own_progress(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "two", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *ca = NULL, *cb = NULL;
-  paimon_realtime_context_opts oa = {sizeof oa, "a"}, ob = {sizeof ob, "src.B-2"};
+  paimon_realtime_context_opts oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT, ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  oa.source_id = "a";
+  ob.source_id = "src.B-2";
   PM_ASSERT_OK(paimon_realtime_context_open(&ca, t, NULL, &oa, &err), &err);
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wa = rt_writer(ca, "ja", false), *wb = rt_writer(cb, "jb", false);
@@ -307,7 +320,8 @@ static void test_new_named_source_after_expiry(void **state) {
   assert_int_equal(expire_all_but_latest(t), 2);
 
   paimon_realtime_context *cb = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   for (int p = 0; p < 2; p++)
     for (int b = 0; b < 2; b++) assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
@@ -341,7 +355,8 @@ static void test_named_source_carried_past_foreign_commit(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "pastforeign", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *cb = NULL, *ca = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wb = rt_writer(cb, "jb", false);
   round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");
@@ -387,7 +402,9 @@ static void test_committed_named_source_not_taken_as_new(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "committed", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *cb = NULL, *ca = NULL, *cd = NULL;
-  paimon_realtime_context_opts ob = {sizeof ob, "b"}, oa = {sizeof oa, "a"};
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT, oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  ob.source_id = "b";
+  oa.source_id = "a";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   paimon_writer *wb = rt_writer(cb, "jb", false);
   round_state(cb, wb, "jb", 1, BASE_B, 0, 8, "b8");

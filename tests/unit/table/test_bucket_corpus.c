@@ -155,7 +155,7 @@ static void test_corpus_buckets(void **state) {
         const paimon_split *sp = paimon_plan_split(p, i);
         int32_t bucket = paimon_split_bucket(sp);
         for (size_t f = 0; f < paimon_split_file_count(sp); f++) {
-          paimon_file_info fi;
+          paimon_file_info fi = PAIMON_FILE_INFO_INIT;
           PM_ASSERT_OK(paimon_split_file(sp, f, &fi), &err);
           if (!seen_add(&seen, fi.path)) continue;
           char dir[32];

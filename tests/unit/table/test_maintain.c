@@ -131,7 +131,9 @@ static int64_t g_ident = 1;
 
 static int64_t commit_kind(paimon_table *t, paimon_commit_messages *m, int kind, int all) {
   paimon_error err = {0};
-  paimon_commit_opts o = {.kind = kind, .overwrite_all = all};
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = kind;
+  o.overwrite_all = all;
   int64_t id = 0;
   PM_ASSERT_OK(paimon_commit(&id, t, "u", g_ident++, m, &o, &err), &err);
   paimon_commit_messages_free(m);
@@ -176,7 +178,7 @@ static strs snapshot_files(paimon_table *t, int64_t id) {
   for (size_t i = 0; i < paimon_plan_split_count(p); i++) {
     const paimon_split *sp = paimon_plan_split(p, i);
     for (size_t f = 0; f < paimon_split_file_count(sp); f++) {
-      paimon_file_info fi;
+      paimon_file_info fi = PAIMON_FILE_INFO_INIT;
       assert_int_equal(paimon_split_file(sp, f, &fi), 0);
       strs_add(&out, fi.path);
     }

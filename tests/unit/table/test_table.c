@@ -77,7 +77,7 @@ static void test_plan_files_exist(void **state) {
     for (size_t i = 0; i < paimon_plan_split_count(p); i++) {
       const paimon_split *sp = paimon_plan_split(p, i);
       for (size_t f = 0; f < paimon_split_file_count(sp); f++) {
-        paimon_file_info fi;
+        paimon_file_info fi = PAIMON_FILE_INFO_INIT;
         PM_ASSERT_OK(paimon_split_file(sp, f, &fi), &err);
         FILE *fp = fopen(fi.path, "rb");
         assert_non_null(fp);
@@ -96,14 +96,66 @@ static void test_plan_files_exist(void **state) {
   paimon_table_close(t);
 }
 
+/* Plans the latest snapshot of `t`; free the plan and `*s` after. */
+static paimon_plan *plan_latest(paimon_table *t, paimon_scan **s) {
+  paimon_error err = {0};
+  PM_ASSERT_OK(paimon_scan_new(s, t, &err), &err);
+  paimon_plan *p;
+  PM_ASSERT_OK(paimon_scan_plan(&p, *s, &err), &err);
+  return p;
+}
+
+/* paimon_file_info is versioned by struct_size (the library writes into it): a caller
+ * built against an older, smaller struct gets the fields it knows and nothing past them;
+ * 0 (not initialized) and a future, larger size are refused with the struct untouched. */
+static void test_file_info_struct_size(void **state) {
+  (void)state;
+  paimon_table *t = open_table(TBL("parquet", "append_complex_data"));
+  paimon_scan *s;
+  paimon_plan *p = plan_latest(t, &s);
+  assert_true(paimon_plan_split_count(p) > 0);
+  const paimon_split *sp = paimon_plan_split(p, 0);
+  assert_true(paimon_split_file_count(sp) > 0);
+  paimon_file_info full = PAIMON_FILE_INFO_INIT;
+  assert_int_equal(full.struct_size, sizeof(paimon_file_info));
+  assert_int_equal(paimon_split_file(sp, 0, &full), PAIMON_OK);
+  assert_int_equal(full.struct_size, sizeof(paimon_file_info));
+  assert_non_null(full.path);
+  assert_true(full.row_count > 0);
+
+  /* an "older" caller whose struct ends after file_size: a canary right after it */
+  const size_t old_size = offsetof(paimon_file_info, row_count);
+  unsigned char buf[sizeof(paimon_file_info) + 16];
+  memset(buf, 0xA5, sizeof buf);
+  memcpy(buf, &old_size, sizeof old_size);
+  assert_int_equal(paimon_split_file(sp, 0, (paimon_file_info *)(void *)buf), PAIMON_OK);
+  paimon_file_info got;
+  memcpy(&got, buf, old_size);
+  assert_int_equal(got.struct_size, old_size);
+  assert_ptr_equal(got.path, full.path);
+  assert_ptr_equal(got.file_name, full.file_name);
+  assert_int_equal(got.file_size, full.file_size);
+  for (size_t k = old_size; k < sizeof buf; k++) assert_int_equal(buf[k], 0xA5);
+
+  /* 0, a size too small to hold struct_size, and a future size: refused, untouched */
+  const size_t bad[] = {0, 1, sizeof(paimon_file_info) + 8};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    memset(buf, 0xA5, sizeof buf);
+    memcpy(buf, &bad[b], sizeof bad[b]);
+    assert_int_equal(paimon_split_file(sp, 0, (paimon_file_info *)(void *)buf), PAIMON_EINVAL);
+    for (size_t k = sizeof bad[b]; k < sizeof buf; k++) assert_int_equal(buf[k], 0xA5);
+  }
+  paimon_plan_free(p);
+  paimon_scan_free(s);
+  paimon_table_close(t);
+}
+
 static void test_split_serde(void **state) {
   (void)state;
   paimon_table *t = open_table(TBL("parquet", "append_complex_data"));
   paimon_error err = {0};
   paimon_scan *s;
-  PM_ASSERT_OK(paimon_scan_new(&s, t, &err), &err);
-  paimon_plan *p;
-  PM_ASSERT_OK(paimon_scan_plan(&p, s, &err), &err);
+  paimon_plan *p = plan_latest(t, &s);
   assert_true(paimon_plan_split_count(p) >= 2);
   for (size_t i = 0; i < paimon_plan_split_count(p); i++) {
     const paimon_split *sp = paimon_plan_split(p, i);
@@ -302,6 +354,7 @@ int main(void) {
       cmocka_unit_test(test_metadata_accessors), cmocka_unit_test(test_plan_files_exist),
       cmocka_unit_test(test_split_serde),        cmocka_unit_test(test_path_safety),
       cmocka_unit_test(test_read_counts),
+      cmocka_unit_test(test_file_info_struct_size),
       cmocka_unit_test(test_pruning_is_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

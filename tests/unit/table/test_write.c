@@ -167,33 +167,82 @@ static void test_idempotent_commit(void **state) {
   paimon_table_close(t);
 }
 
+/* Writes the single row k = 300 (partition p = 0) and prepares it as transaction 2;
+ * close `*w` and free the messages after. */
+static paimon_commit_messages *prepare_row_300(paimon_table *t, paimon_writer **w) {
+  paimon_error err = {0};
+  PM_ASSERT_OK(paimon_writer_new(w, t, "u", NULL, &err), &err);
+  struct ArrowArray a;
+  struct ArrowSchema s;
+  make_batch(300, 1, &a, &s); /* k = 300 -> p = 0 */
+  PM_ASSERT_OK(paimon_writer_write(*w, &a, &s, &err), &err);
+  a.release(&a);
+  s.release(&s);
+  paimon_commit_messages *m;
+  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, *w, 2, &err), &err);
+  return m;
+}
+
+/* Rows 0..29, then partition p = 0 replaced by the single row 300: p = 1 and p = 2
+ * keep their 20 rows. */
+static void assert_p0_replaced(paimon_table *t) {
+  int64_t count, ksum;
+  read_sums(t, &count, &ksum);
+  int64_t expect = 300;
+  for (int k = 0; k < 30; k++)
+    if (k % 3 != 0) expect += k;
+  assert_int_equal(count, 21);
+  assert_int_equal(ksum, expect);
+}
+
 static void test_overwrite(void **state) {
   (void)state;
   paimon_table *t = create(SCHEMA_JSON);
   write_commit(t, "u", 1, 0, 30);
   paimon_error err = {0};
   paimon_writer *w;
-  PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
-  struct ArrowArray a;
-  struct ArrowSchema s;
-  make_batch(300, 1, &a, &s); /* k = 300 -> p = 0 */
-  PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
-  a.release(&a);
-  s.release(&s);
-  paimon_commit_messages *m;
-  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 2, &err), &err);
-  paimon_commit_opts o = {.kind = PAIMON_COMMIT_OVERWRITE};
+  paimon_commit_messages *m = prepare_row_300(t, &w);
+  paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
+  o.kind = PAIMON_COMMIT_OVERWRITE;
   int64_t id;
   PM_ASSERT_OK(paimon_commit(&id, t, "u", 2, m, &o, &err), &err);
   assert_int_equal(id, 2);
+  assert_p0_replaced(t);
+  paimon_commit_messages_free(m);
+  paimon_writer_close(w);
+  paimon_table_close(t);
+}
+
+/* paimon_commit_opts is versioned by struct_size: 0 (not initialized with the _INIT
+ * macro) and a future, larger size are refused before anything is published; an older,
+ * smaller struct is read only up to its size (fields past it take their defaults). */
+static void test_commit_opts_struct_size(void **state) {
+  (void)state;
+  paimon_table *t = create(SCHEMA_JSON);
+  write_commit(t, "u", 1, 0, 30);
+  paimon_error err = {0};
+  paimon_writer *w;
+  paimon_commit_messages *m = prepare_row_300(t, &w);
+  paimon_commit_opts o;
+  memset(&o, 0, sizeof o); /* zeroed, as callers did before struct_size */
+  o.kind = PAIMON_COMMIT_OVERWRITE;
+  int64_t id = -1;
+  assert_int_equal(paimon_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "paimon_commit_opts.struct_size is 0"));
+  assert_non_null(strstr(err.message, "PAIMON_COMMIT_OPTS_INIT"));
+  o.struct_size = sizeof o + 8;
+  assert_int_equal(paimon_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "newer libpaimon"));
   int64_t count, ksum;
   read_sums(t, &count, &ksum);
-  /* partition p=0 replaced by the single row 300; p=1 and p=2 keep their 20 rows */
-  int64_t expect = 300;
-  for (int k = 0; k < 30; k++)
-    if (k % 3 != 0) expect += k;
-  assert_int_equal(count, 21);
-  assert_int_equal(ksum, expect);
+  assert_int_equal(count, 30); /* nothing published */
+  /* an older caller knowing only `kind`: overwrite_all lies past its size, so it is not
+   * read and only the partition the messages touch is replaced */
+  o.struct_size = offsetof(paimon_commit_opts, overwrite_all);
+  o.overwrite_all = 1;
+  PM_ASSERT_OK(paimon_commit(&id, t, "u", 2, m, &o, &err), &err);
+  assert_int_equal(id, 2);
+  assert_p0_replaced(t);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   paimon_table_close(t);
@@ -337,6 +386,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_bucket_routing),
       cmocka_unit_test(test_idempotent_commit), cmocka_unit_test(test_overwrite),
+      cmocka_unit_test(test_commit_opts_struct_size),
       cmocka_unit_test(test_close_without_commit), cmocka_unit_test(test_invalid_schemas),
       cmocka_unit_test(test_stats_prune),
       cmocka_unit_test(test_manifest_merge),

@@ -62,6 +62,79 @@ static void *count_realloc(void *p, size_t n) {
   return realloc(p, n);
 }
 
+/* Counting allocator whose counters live behind the context pointer, so two contexts
+ * tell apart which one the library called. */
+typedef struct {
+  size_t mallocs, reallocs, frees;
+} alloc_counts;
+static void *ctx_malloc(void *ctx, size_t n) {
+  if (ctx) ((alloc_counts *)ctx)->mallocs++;
+  return malloc(n);
+}
+static void *ctx_realloc(void *ctx, void *p, size_t n) {
+  if (ctx) ((alloc_counts *)ctx)->reallocs++;
+  return realloc(p, n);
+}
+static void ctx_free(void *ctx, void *p) {
+  if (ctx) ((alloc_counts *)ctx)->frees++;
+  free(p);
+}
+
+static void test_allocator_ctx(void **state) {
+  (void)state;
+  alloc_counts c1 = {0}, c2 = {0};
+  paimon_allocator a = PAIMON_ALLOCATOR_INIT;
+  assert_int_equal(a.struct_size, sizeof(paimon_allocator));
+  a.malloc_fn = ctx_malloc;
+  a.realloc_fn = ctx_realloc;
+  assert_int_equal(paimon_allocator_set(&a), PAIMON_EINVAL); /* free_fn missing */
+  a.free_fn = ctx_free;
+  a.ctx = &c1;
+  assert_int_equal(paimon_allocator_set(&a), PAIMON_OK);
+  a.ctx = &c2; /* the struct was copied: this does not change the installed hooks */
+  void *p = pm_malloc(10);
+  p = pm_realloc(p, 100);
+  pm_free(p);
+  pm_free(pm_calloc(3, 4));
+  pm_free(pm_strdup("hi"));
+  assert_int_equal(c1.mallocs, 3);
+  assert_int_equal(c1.reallocs, 1);
+  assert_int_equal(c1.frees, 3);
+  assert_int_equal(c2.mallocs + c2.reallocs + c2.frees, 0);
+  /* library code reaches the hooks too (a public call that allocates and frees) */
+  size_t before = c1.mallocs, frees_before = c1.frees;
+  paimon_options *o = NULL;
+  assert_int_equal(paimon_options_new(&o), PAIMON_OK);
+  assert_int_equal(paimon_options_set(o, "bucket", "4"), PAIMON_OK);
+  paimon_options_free(o);
+  assert_true(c1.mallocs > before);
+  assert_true(c1.frees > frees_before);
+
+  /* struct_size: 0 (not initialized) and a future, larger size are refused and leave the
+   * installed hooks alone; an older, smaller one is read up to its size (no ctx: NULL) */
+  paimon_allocator bad = a;
+  bad.struct_size = 0;
+  assert_int_equal(paimon_allocator_set(&bad), PAIMON_EINVAL);
+  bad.struct_size = sizeof(paimon_allocator) + 8;
+  assert_int_equal(paimon_allocator_set(&bad), PAIMON_EINVAL);
+  before = c1.mallocs;
+  pm_free(pm_malloc(1));
+  assert_int_equal(c1.mallocs, before + 1);
+  assert_int_equal(c2.mallocs, 0);
+  paimon_allocator old = a; /* ctx = &c2, but outside the older struct's size */
+  old.struct_size = offsetof(paimon_allocator, ctx);
+  assert_int_equal(paimon_allocator_set(&old), PAIMON_OK);
+  pm_free(pm_malloc(1));
+  assert_int_equal(c2.mallocs, 0);
+  assert_int_equal(c1.mallocs, before + 1);
+  old.struct_size = offsetof(paimon_allocator, free_fn); /* too old to hold free_fn */
+  assert_int_equal(paimon_allocator_set(&old), PAIMON_EINVAL);
+  assert_int_equal(paimon_allocator_set(NULL), PAIMON_OK);
+  pm_free(pm_malloc(1));
+  assert_int_equal(c1.mallocs, before + 1);
+}
+
+/* The deprecated context-free alias, implemented on paimon_allocator_set(). */
 static void test_allocator_hook(void **state) {
   (void)state;
   assert_int_equal(paimon_set_allocator(count_malloc, NULL, free), PAIMON_EINVAL);
@@ -433,6 +506,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_allocator_hook),
+      cmocka_unit_test(test_allocator_ctx),
       cmocka_unit_test(test_buf),
       cmocka_unit_test(test_varint),
       cmocka_unit_test(test_murmur_vectors),
