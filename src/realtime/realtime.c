@@ -101,8 +101,6 @@ static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char
                    (long long)snap->id);
   pm_type *ptype = NULL;
   PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
   char *lp = pm_asprintf("%s/manifest/%s", t->root, snap->delta_manifest_list);
   pm_manifest_file_meta *metas = NULL;
   size_t nm = 0;
@@ -118,10 +116,8 @@ static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char
     pm_free(mp);
     for (size_t i = 0; i < ne && rc == 0; i++) {
       if (es[i].kind == PM_ENTRY_ADD) added += es[i].file.row_count;
-      pm_binrow prow;
       char *pp = NULL;
-      rc = pm_binrow_view(&prow, es[i].partition, es[i].partition_len, err);
-      if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+      rc = pm_table_partition_path(t, ptype, es[i].partition, es[i].partition_len, &pp, err);
       if (rc) break;
       if (*nparts && strcmp((*parts)[*nparts - 1], pp) == 0) { /* entries come grouped */
         pm_free(pp);
@@ -411,14 +407,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
     memcpy(s->partition, part, plen);
     rc = pm_schema_partition_type(t->schema, &ptype, err);
   }
-  if (rc == 0) {
-    pm_binrow prow;
-    rc = pm_binrow_view(&prow, part, plen, err);
-    if (rc == 0)
-      rc = pm_partition_path(ptype, &prow, pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__"),
-                             strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0,
-                             &s->part_str, err);
-  }
+  if (rc == 0) rc = pm_table_partition_path(t, ptype, part, plen, &s->part_str, err);
   pm_type_free(ptype);
   if (rc == 0 && ctx->pk) rc = disk_max_seq(t, part, plen, bucket, &s->max_seq, err);
   struct ArrowSchema schema;

@@ -80,14 +80,10 @@ int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messag
   PM_TRY(pm_table_referenced_files(t, &published, err));
   pm_type *ptype = NULL;
   rc = pm_schema_partition_type(t->schema, &ptype, err);
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
   for (size_t i = 0; i < m->n && rc == 0; i++) {
     const pm_commit_message *cm = &m->v[i];
-    pm_binrow prow;
     char *pp = NULL;
-    rc = pm_binrow_view(&prow, cm->partition, cm->partition_len, err);
-    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    rc = pm_table_partition_path(t, ptype, cm->partition, cm->partition_len, &pp, err);
     size_t nn = cm->nnew, na = cm->ncompact_after;
     for (size_t f = compact_only ? nn : 0; rc == 0 && f < nn + na; f++) {
       const pm_data_file *df = f < nn ? &cm->new_files[f] : &cm->compact_after[f - nn];
@@ -440,13 +436,9 @@ static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, cons
   }
   pm_type *ptype = NULL;
   int rc = pm_schema_partition_type(t->schema, &ptype, err);
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
   for (size_t i = 0; rc == 0 && i < delta->n; i++) {
-    pm_binrow prow;
     char *pp = NULL;
-    rc = pm_binrow_view(&prow, delta->v[i].partition, delta->v[i].partition_len, err);
-    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    rc = pm_table_partition_path(t, ptype, delta->v[i].partition, delta->v[i].partition_len, &pp, err);
     if (rc == 0) pm_offsets_remove_partition(offs, pp);
     pm_free(pp);
   }
@@ -669,16 +661,12 @@ static int check_added_files(paimon_table *t, const entries *delta, const pm_com
                              paimon_error *err) {
   pm_type *ptype = NULL;
   PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
   int rc = 0;
   for (size_t i = 0; i < delta->n && rc == 0; i++) {
     const pm_manifest_entry *e = &delta->v[i];
     if (e->kind != PM_ENTRY_ADD) continue;
-    pm_binrow prow;
     char *pp = NULL, *path = NULL;
-    rc = pm_binrow_view(&prow, e->partition, e->partition_len, err);
-    if (rc == 0) rc = pm_partition_path(ptype, &prow, defname, legacy, &pp, err);
+    rc = pm_table_partition_path(t, ptype, e->partition, e->partition_len, &pp, err);
     if (rc == 0) rc = pm_table_data_path(t, pp, e->bucket, e->file.file_name, e->file.external_path, &path, err);
     int64_t size = -1;
     int st = rc == 0 ? t->fs->stat(t->fs, path, &size, NULL, NULL) : 0;

@@ -304,6 +304,16 @@ static char *apply_remap(const paimon_table *t, const char *stored, bool *remapp
   return pm_strdup(stored);
 }
 
+int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const uint8_t *part,
+                            size_t plen, char **out, paimon_error *err) {
+  *out = NULL;
+  pm_binrow prow;
+  PM_TRY(pm_binrow_view(&prow, part, plen, err));
+  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
+  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  return pm_partition_path(ptype, &prow, defname, legacy, out, err);
+}
+
 int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,
                        const char *file_name, const char *external_path, char **out,
                        paimon_error *err) {

@@ -44,6 +44,11 @@ int pm_table_load_schema(const paimon_table *t, const char *branch, int64_t id, 
 int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,
                        const char *file_name, const char *external_path, char **out,
                        paimon_error *err);
+/* Partition path ("k=v/..." with the table's partition.default-name and
+ * partition.legacy-name) of a serialized partition row; `ptype` is
+ * pm_schema_partition_type(t->schema). pm_free *out. */
+int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const uint8_t *part,
+                            size_t plen, char **out, paimon_error *err);
 /* Directory of the metadata of `branch` (NULL = the table's own). pm_free the result. */
 char *pm_table_branch_dir(const paimon_table *t, const char *branch);
 
