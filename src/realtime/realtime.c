@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/offsets.h"
+#include "realtime/lookup.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
 #include "table/pk_internal.h"
@@ -67,6 +68,30 @@ static void store_unref(rt_store *s) {
   pm_free(s->partition);
   pm_free(s->part_str);
   pm_free(s);
+}
+
+/* A segment or view version `v` that store `s` filled in (realtime_store.h, "Versions"):
+ * 1..PAIMON_REALTIME_STORE_VERSION, or 0 from a store that predates the field. */
+static int check_filled_version(const rt_store *s, uint32_t v, const char *what,
+                                paimon_error *err) {
+  if ((v >= 1 && v <= PAIMON_REALTIME_STORE_VERSION) || (v == 0 && s->store.version < 3)) return 0;
+  return pm_fail(
+      err, PAIMON_EINVAL,
+      "real-time store plugin for partition '%s' bucket %d (ABI version %u) returned a %s "
+      "of version %u; this library supports 1..%d%s",
+      s->part_str, (int)s->bucket, s->store.version, what, v, PAIMON_REALTIME_STORE_VERSION,
+      v == 0 ? " (stores of version 3 and later must set it)" : "");
+}
+
+/* acquire_read_view with the view's version checked; a refused view is released. */
+static int acquire_view(rt_store *s, paimon_realtime_view *view, paimon_error *err) {
+  memset(view, 0, sizeof *view);
+  int rc = s->store.acquire_read_view(&s->store, view, err);
+  if (rc) return rc;
+  rc = check_filled_version(s, view->version, "view", err);
+  if (rc && view->release) view->release(view);
+  if (rc) view->release = NULL;
+  return rc;
 }
 
 static void ctx_ref(void *c) { atomic_fetch_add(&((paimon_realtime_context *)c)->refs, 1); }
@@ -237,6 +262,12 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
                                  const paimon_realtime_context_opts *opts, paimon_error *err) {
   *out = NULL;
   paimon_table *t = (paimon_table *)ct;
+  /* before anything else, so a refused factory is never taken over (nor released) */
+  if (factory && (factory->version < 1 || factory->version > PAIMON_REALTIME_STORE_VERSION))
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time store factory declares ABI version %u; this library supports 1..%d "
+                   "(start from paimon_realtime_store_factory_init)",
+                   factory->version, PAIMON_REALTIME_STORE_VERSION);
   const char *source_id = NULL;
   if (opts) {
     /* an older, smaller version is read up to its size (docs/conventions.md) */
@@ -274,7 +305,7 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   }
   if (factory) ctx->factory = *factory;
   else PM_CHECK(paimon_realtime_default_store_factory(&ctx->factory, err), fail);
-  if (ctx->factory.version < 1 || !ctx->factory.create) {
+  if (!ctx->factory.create) {
     rc = pm_fail(err, PAIMON_EINVAL, "real-time store factory has no create function");
     goto fail;
   }
@@ -414,7 +445,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   memset(&schema, 0, sizeof schema);
   if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);
   if (rc == 0) {
-    /* the factory gets the version it declared (layouts of 1 and 2 are equal) */
+    /* the factory gets the version it declared (the request layout has not changed) */
     uint32_t rv = ctx->factory.version < PAIMON_REALTIME_STORE_VERSION ? ctx->factory.version
                                                                         : PAIMON_REALTIME_STORE_VERSION;
     paimon_realtime_store_request req = {
@@ -429,8 +460,9 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
     /* version 1 stores end before the reservation slots: never read them */
     else if (rc == 0 && (s->store.version < 1 || s->store.version > PAIMON_REALTIME_STORE_VERSION))
       rc = pm_fail(err, PAIMON_EINVAL,
-                   "real-time store plugin declares ABI version %u; this library supports 1..%d",
-                   s->store.version, PAIMON_REALTIME_STORE_VERSION);
+                   "real-time store plugin for partition '%s' bucket %d declares ABI version %u; "
+                   "this library supports 1..%d (start from paimon_realtime_store_init)",
+                   s->part_str, (int)bucket, s->store.version, PAIMON_REALTIME_STORE_VERSION);
     else if (rc == 0 && s->store.version >= 2 && !s->store.reserve != !s->store.cancel_reservation)
       rc = pm_fail(err, PAIMON_EINVAL,
                    "real-time store plugin sets only one of reserve and cancel_reservation (set both, "
@@ -1141,6 +1173,11 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
     /* short critical section: the store rotates its building segment */
     pthread_mutex_lock(&s->wlock);
     rc = s->store.seal_for_commit(&s->store, &seg, err);
+    if (rc == 0 && seg.release) {
+      rc = check_filled_version(s, seg.version, "segment", err);
+      if (rc) seg.release(&seg);
+      if (rc) seg.release = NULL;
+    }
     int64_t begin = s->seg_begin, end = s->next_offset;
     if (rc == 0 && seg.release) s->seg_begin = end;
     pthread_mutex_unlock(&s->wlock);
@@ -1601,8 +1638,7 @@ static int rt_pin(void *c, void **out, paimon_error *err) {
   ps->n = n;
   int rc = 0;
   /* views are taken without any context-wide lock held */
-  for (size_t i = 0; i < n && rc == 0; i++)
-    rc = items[i].store->store.acquire_read_view(&items[i].store->store, &items[i].view, err);
+  for (size_t i = 0; i < n && rc == 0; i++) rc = acquire_view(items[i].store, &items[i].view, err);
   /* A store reclaims only below the context's committed end, which refresh raises
    * before advancing stores; read after the views, it bounds every row they lack.
    * The snapshot chosen later is at least as new, so a refresh racing with the plan
@@ -1693,6 +1729,60 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     sp->mem = &mp->base;
   }
   pm_offsets_clear(&offs);
+  return rc;
+}
+
+/* ---- key lookups (realtime/lookup.h) ------------------------------------------------ */
+
+int pm_rt_lookup(paimon_realtime_context *ctx, const char *partition, int32_t bucket,
+                 int64_t from_offset, const struct ArrowArray *keys, const char *const *columns,
+                 paimon_stream_sink sink, void *payload, paimon_error *err) {
+  if (!ctx->pk)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: key lookups need a primary-key table",
+                   ctx->t->path);
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  if (!keys || keys->length < 0 || keys->n_children != ctx->nkeys || !keys->children)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time lookup: keys must be a struct array of the %d key columns",
+                   (int)ctx->nkeys);
+  const pm_type *types[64];
+  int32_t cols[64];
+  if (ctx->nkeys > 64)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "real-time lookup: more than 64 key columns");
+  for (int32_t k = 0; k < ctx->nkeys; k++) {
+    types[k] = ctx->store_type->fields[ctx->key_cols[k]].type;
+    cols[k] = k;
+    const struct ArrowArray *c = keys->children[k];
+    if (!c || c->length < keys->offset + keys->length)
+      return pm_fail(err, PAIMON_EINVAL, "real-time lookup: key column %d is shorter than the keys",
+                     (int)k);
+    for (int64_t i = 0; c->null_count != 0 && i < keys->length; i++)
+      if (!pm_arr_is_valid(c, keys->offset + i))
+        return pm_fail(err, PAIMON_EINVAL,
+                       "real-time lookup: key %lld has a null in key column '%s'", (long long)i,
+                       ctx->store_type->fields[ctx->key_cols[k]].name);
+  }
+  for (int64_t i = 1; i < keys->length; i++)
+    if (pm_rt_key_cmp(types, cols, ctx->nkeys, keys, i - 1, keys, i) >= 0)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "real-time lookup: keys %lld and %lld are not sorted ascending and unique",
+                     (long long)i - 1, (long long)i);
+  rt_store *s = NULL;
+  pthread_mutex_lock(&ctx->reg_lock);
+  for (size_t i = 0; i < ctx->nstores && !s; i++)
+    if (ctx->stores[i]->bucket == bucket &&
+        strcmp(ctx->stores[i]->part_str, partition ? partition : "") == 0)
+      s = ctx->stores[i];
+  if (s) atomic_fetch_add(&s->refs, 1);
+  pthread_mutex_unlock(&ctx->reg_lock);
+  if (!s) return 0; /* nothing written there yet */
+  paimon_realtime_view view;
+  int rc = acquire_view(s, &view, err);
+  if (rc == 0)
+    rc = pm_rt_store_lookup(&s->store, &view, ctx->store_type, ctx->key_cols, ctx->nkeys,
+                            from_offset, keys, columns, sink, payload, err);
+  if (view.release) view.release(&view);
+  store_unref(s);
   return rc;
 }
 

@@ -23,11 +23,13 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "arrow/column.h"
 #include "mergetree/mergetree.h"
+#include "realtime/lookup.h"
 #include "table/predicate_internal.h"
 
 #define RT_DEFAULT_BATCH 4096
@@ -1040,6 +1042,7 @@ static int rt_seal(paimon_realtime_store *s, paimon_realtime_segment *out, paimo
   out->range.end = end;
   out->private_data = g;
   out->release = seg_release_handle;
+  out->version = PAIMON_REALTIME_STORE_VERSION;
   return PAIMON_OK;
 }
 
@@ -1170,6 +1173,7 @@ static int rt_acquire(paimon_realtime_store *s, paimon_realtime_view *out, paimo
   out->end_offset = end;
   out->private_data = v;
   out->release = view_release;
+  out->version = PAIMON_REALTIME_STORE_VERSION;
   return PAIMON_OK;
 }
 
@@ -1367,7 +1371,8 @@ typedef struct rt_stream {
   rt_snap *snap; /* owner: a view snapshot or a segment (full reference) */
   rt_seg *seg;
   rt_batch **list; /* batches to visit (borrowed from the owner) */
-  int64_t n, pos, row;
+  int64_t *ranges; /* nullable: rows [ranges[2i], ranges[2i+1]) of list[i] (lookups) */
+  int64_t n, pos, row, rend;
   bool started, partial;
   int64_t from;
   int32_t ncols;
@@ -1385,6 +1390,7 @@ static void stream_free(rt_stream *st) {
   }
   pm_free(st->src);
   pm_free(st->list);
+  pm_free(st->ranges);
   pm_free(st->cols);
   snap_unref(st->snap);
   seg_unref_full(st->seg);
@@ -1398,10 +1404,11 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
     rt_batch *b = st->list[st->pos];
     if (!st->started) {
       st->started = true;
-      st->row = 0;
+      st->row = st->ranges ? st->ranges[2 * st->pos] : 0;
+      st->rend = st->ranges ? st->ranges[2 * st->pos + 1] : b->rows;
       st->partial = false;
       if (b->hi < st->from) {
-        st->row = b->rows;
+        st->row = st->rend;
       } else if (b->lo < st->from) {
         const struct ArrowArray *oc = b->arr.children[0];
         const int64_t *off = (const int64_t *)oc->buffers[1] + oc->offset + b->base;
@@ -1414,20 +1421,20 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
             else
               h = m;
           }
-          st->row = l;
+          if (l > st->row) st->row = l;
         } else {
           st->partial = true;
         }
       }
     }
-    if (st->row >= b->rows) {
+    if (st->row >= st->rend) {
       st->pos++;
       st->started = false;
       continue;
     }
     int64_t bs = sh->batch_size;
     if (!st->partial) {
-      int64_t n = b->rows - st->row < bs ? b->rows - st->row : bs;
+      int64_t n = st->rend - st->row < bs ? st->rend - st->row : bs;
       int rc = export_slice(b, st->cols, st->ncols, st->row, n, out);
       if (rc) return pm_fail(err, rc, "%s: out of memory", sh->where);
       st->row += n;
@@ -1447,7 +1454,7 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
     const struct ArrowArray *oc = b->arr.children[0];
     const int64_t *off = (const int64_t *)oc->buffers[1] + oc->offset + b->base;
     int64_t k = 0;
-    for (; st->row < b->rows && k < bs; st->row++)
+    for (; st->row < st->rend && k < bs; st->row++)
       if (off[st->row] >= st->from) {
         st->src[k].b = b;
         st->src[k++].r = st->row;
@@ -1499,17 +1506,19 @@ static void stream_release(struct ArrowArrayStream *s) {
   s->release = NULL;
 }
 
-/* Makes a stream over list[0..n) (taken over) and hands it to the sink. The stream holds
- * one reference to `snap` or a full reference to `seg` (taken here). */
-static int emit_stream(rt_shared *sh, rt_snap *snap, rt_seg *seg, rt_batch **list, int64_t n,
-                       int64_t from, const int32_t *cols, int32_t ncols, paimon_stream_sink sink,
-                       void *payload, paimon_error *err) {
+/* Makes a stream over list[0..n) (taken over, as the nullable row `ranges`) and hands it
+ * to the sink. The stream holds one reference to `snap` or a full reference to `seg`
+ * (taken here). */
+static int emit_stream(rt_shared *sh, rt_snap *snap, rt_seg *seg, rt_batch **list, int64_t *ranges,
+                       int64_t n, int64_t from, const int32_t *cols, int32_t ncols,
+                       paimon_stream_sink sink, void *payload, paimon_error *err) {
   rt_stream *st = pm_calloc(1, sizeof *st);
   int32_t *c = pm_malloc((size_t)(ncols ? ncols : 1) * sizeof *c);
   if (!st || !c) {
     pm_free(st);
     pm_free(c);
     pm_free(list);
+    pm_free(ranges);
     return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
   }
   memcpy(c, cols, (size_t)ncols * sizeof *c);
@@ -1520,6 +1529,7 @@ static int emit_stream(rt_shared *sh, rt_snap *snap, rt_seg *seg, rt_batch **lis
   if (seg) seg_ref_full(seg);
   st->seg = seg;
   st->list = list;
+  st->ranges = ranges;
   st->n = n;
   st->from = from;
   st->cols = c;
@@ -1561,7 +1571,7 @@ static int rt_commit_readers(paimon_realtime_store *s, const paimon_realtime_seg
     } else {
       rt_batch **p = list;
       seg_each(g, 0, n, collect_cb, &p);
-      rc = emit_stream(sh, NULL, g, list, n, INT64_MIN, cols, sh->ncols, sink, payload, err);
+      rc = emit_stream(sh, NULL, g, list, NULL, n, INT64_MIN, cols, sh->ncols, sink, payload, err);
     }
   } else {
     for (int32_t r = 0; rc == 0 && r < g->nruns; r++) {
@@ -1572,7 +1582,8 @@ static int rt_commit_readers(paimon_realtime_store *s, const paimon_realtime_seg
         break;
       }
       memcpy(list, run->b, (size_t)run->n * sizeof *list);
-      rc = emit_stream(sh, NULL, g, list, run->n, INT64_MIN, cols, sh->ncols, sink, payload, err);
+      rc = emit_stream(sh, NULL, g, list, NULL, run->n, INT64_MIN, cols, sh->ncols, sink, payload,
+                       err);
     }
   }
   pm_free(cols);
@@ -1615,6 +1626,46 @@ static bool batch_may_match(rt_filter *f, const rt_shared *sh, const rt_batch *b
   return pm_pred_may_match(f->pred, &ps);
 }
 
+/* The stream columns for `columns` (NULL-terminated table column names, NULL for all):
+ * the system columns, then the requested ones; *out is pm_malloc'ed. */
+static int resolve_columns(const rt_shared *sh, const char *const *columns, int32_t **out,
+                           int32_t *nout, paimon_error *err) {
+  int32_t nreq = 0;
+  if (columns)
+    while (columns[nreq]) nreq++;
+  else
+    nreq = sh->ncols - sh->nsys;
+  int32_t *cols = pm_malloc((size_t)(sh->nsys + nreq) * sizeof *cols);
+  if (!cols) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+  int32_t ncols = 0;
+  int rc = PAIMON_OK;
+  for (; ncols < sh->nsys; ncols++) cols[ncols] = ncols;
+  for (int32_t i = 0; rc == 0 && i < nreq; i++) {
+    int32_t idx = sh->nsys + i;
+    if (columns) {
+      idx = -1;
+      for (int32_t c = sh->nsys; c < sh->ncols; c++)
+        if (strcmp(sh->row->fields[c].name, columns[i]) == 0) idx = c;
+      if (idx < 0) {
+        rc =
+            pm_fail(err, PAIMON_ENOTFOUND, "%s: column '%s' does not exist", sh->where, columns[i]);
+        break;
+      }
+      for (int32_t j = sh->nsys; rc == 0 && j < ncols; j++)
+        if (cols[j] == idx)
+          rc = pm_fail(err, PAIMON_EINVAL, "%s: column '%s' selected twice", sh->where, columns[i]);
+    }
+    cols[ncols++] = idx;
+  }
+  if (rc) {
+    pm_free(cols);
+    return rc;
+  }
+  *out = cols;
+  *nout = ncols;
+  return PAIMON_OK;
+}
+
 static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view *view,
                             int64_t from_offset, const char *const *columns,
                             const paimon_predicate *filter, paimon_stream_sink sink, void *payload,
@@ -1626,37 +1677,11 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
   rt_snap *v = view->private_data;
   if (v->sh != sh)
     return pm_fail(err, PAIMON_EINVAL, "%s: view belongs to another store", sh->where);
-  int32_t nreq = 0;
-  if (columns)
-    while (columns[nreq]) nreq++;
-  else
-    nreq = sh->ncols - sh->nsys;
-  int rc = PAIMON_OK;
   rt_filter f;
   memset(&f, 0, sizeof f);
-  int32_t *cols = pm_malloc((size_t)(sh->nsys + nreq) * sizeof *cols);
-  if (!cols) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
-  int32_t ncols = 0;
-  for (; ncols < sh->nsys; ncols++) cols[ncols] = ncols;
-  for (int32_t i = 0; i < nreq; i++) {
-    int32_t idx = sh->nsys + i;
-    if (columns) {
-      idx = -1;
-      for (int32_t c = sh->nsys; c < sh->ncols; c++)
-        if (strcmp(sh->row->fields[c].name, columns[i]) == 0) idx = c;
-      if (idx < 0) {
-        rc =
-            pm_fail(err, PAIMON_ENOTFOUND, "%s: column '%s' does not exist", sh->where, columns[i]);
-        goto done;
-      }
-      for (int32_t j = sh->nsys; j < ncols; j++)
-        if (cols[j] == idx) {
-          rc = pm_fail(err, PAIMON_EINVAL, "%s: column '%s' selected twice", sh->where, columns[i]);
-          goto done;
-        }
-    }
-    cols[ncols++] = idx;
-  }
+  int32_t *cols = NULL, ncols = 0;
+  int rc = resolve_columns(sh, columns, &cols, &ncols, err);
+  if (rc) return rc;
   /* Pruning is optional (the library filters rows exactly), so a predicate this layer
    * cannot bind simply prunes nothing. */
   if (filter && sh->stats && pm_pred_bind(&f.pred, filter, sh->row, NULL) == 0) {
@@ -1688,7 +1713,7 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
       for (rt_batch **q = list + n; q < p; q++)
         if ((*q)->hi >= from_offset && batch_may_match(&f, sh, *q)) list[n++] = *q;
     }
-    rc = emit_stream(sh, v, NULL, list, n, from_offset, cols, ncols, sink, payload, err);
+    rc = emit_stream(sh, v, NULL, list, NULL, n, from_offset, cols, ncols, sink, payload, err);
   } else {
     for (int32_t r = 0; rc == 0 && r < v->nruns; r++) {
       const rt_run *run = v->runs[r];
@@ -1706,7 +1731,7 @@ static int rt_query_readers(paimon_realtime_store *s, const paimon_realtime_view
         pm_free(list);
         continue;
       }
-      rc = emit_stream(sh, v, NULL, list, n, from_offset, cols, ncols, sink, payload, err);
+      rc = emit_stream(sh, v, NULL, list, NULL, n, from_offset, cols, ncols, sink, payload, err);
     }
   }
 done:
@@ -1716,6 +1741,117 @@ done:
   pm_free(f.mins);
   pm_free(f.maxs);
   pm_free(f.nulls);
+  pm_free(cols);
+  return rc;
+}
+
+/* ---- key lookups (ABI version 3) ------------------------------------------------------------ */
+
+/* First row of run position [*bi, *row) onwards whose key compares `>= 0` (upper false)
+ * or `> 0` (upper true) against key k: batches then rows by binary search, as a run is
+ * sorted by key then sequence across its batches. Moves (*bi, *row). */
+static void run_seek(const rt_shared *sh, const pm_type *const *types, int32_t nkeys,
+                     const rt_run *run, const struct ArrowArray *keys, int64_t k, bool upper,
+                     int32_t *bi, int64_t *row) {
+  int32_t lo = *bi, hi = run->n;
+  /* the first batch whose last row is past the bound */
+  while (lo < hi) {
+    int32_t m = lo + (hi - lo) / 2;
+    const rt_batch *b = run->b[m];
+    int c = pm_rt_key_cmp(types, sh->cmp_cols, nkeys, &b->arr, b->rows - 1, keys, k);
+    if (upper ? c <= 0 : c < 0)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  if (lo != *bi) *row = 0;
+  *bi = lo;
+  if (lo == run->n) {
+    *row = 0;
+    return;
+  }
+  const rt_batch *b = run->b[lo];
+  int64_t l = *row, h = b->rows;
+  while (l < h) {
+    int64_t m = l + (h - l) / 2;
+    int c = pm_rt_key_cmp(types, sh->cmp_cols, nkeys, &b->arr, m, keys, k);
+    if (upper ? c <= 0 : c < 0)
+      l = m + 1;
+    else
+      h = m;
+  }
+  *row = l;
+}
+
+static int rt_lookup(paimon_realtime_store *s, const paimon_realtime_view *view,
+                     int64_t from_offset, const struct ArrowArray *keys, const char *const *columns,
+                     paimon_stream_sink sink, void *payload, paimon_error *err) {
+  rt_store *st = s->private_data;
+  rt_shared *sh = st->sh;
+  if (sh->mode != PAIMON_REALTIME_PRIMARY_KEY)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: key lookups need primary-key mode", sh->where);
+  if (!view || !view->release || !view->private_data)
+    return pm_fail(err, PAIMON_EINVAL, "%s: lookup on a released view", sh->where);
+  rt_snap *v = view->private_data;
+  if (v->sh != sh)
+    return pm_fail(err, PAIMON_EINVAL, "%s: view belongs to another store", sh->where);
+  int32_t nkeys = sh->ncmp - 1;
+  if (!keys || keys->n_children != nkeys || !keys->children)
+    return pm_fail(err, PAIMON_EINVAL, "%s: lookup keys must be a struct of the %d key columns",
+                   sh->where, (int)nkeys);
+  int32_t *cols = NULL, ncols = 0;
+  int rc = resolve_columns(sh, columns, &cols, &ncols, err);
+  if (rc) return rc;
+  const pm_type **types = pm_malloc((size_t)nkeys * sizeof *types);
+  if (!types) rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+  for (int32_t k = 0; rc == 0 && k < nkeys; k++) types[k] = sh->row->fields[sh->cmp_cols[k]].type;
+  for (int32_t r = 0; rc == 0 && r < v->nruns; r++) {
+    const rt_run *run = v->runs[r];
+    if (run->hi < from_offset || run->n == 0) continue;
+    rt_batch **list = NULL;
+    int64_t *ranges = NULL, n = 0, cap = 0;
+    int32_t bi = 0;
+    int64_t row = 0;
+    for (int64_t k = 0; rc == 0 && k < keys->length && bi < run->n; k++) {
+      run_seek(sh, types, nkeys, run, keys, k, false, &bi, &row);
+      int32_t ebi = bi;
+      int64_t erow = row;
+      run_seek(sh, types, nkeys, run, keys, k, true, &ebi, &erow);
+      /* rows [(bi,row), (ebi,erow)) hold key k: one range per batch touched */
+      for (int32_t j = bi; rc == 0 && j <= ebi && j < run->n; j++) {
+        int64_t b0 = j == bi ? row : 0, b1 = j == ebi ? erow : run->b[j]->rows;
+        if (b0 >= b1 || run->b[j]->hi < from_offset) continue;
+        if (n && list[n - 1] == run->b[j] && ranges[2 * n - 1] == b0) {
+          ranges[2 * n - 1] = b1; /* adjacent keys: one slice */
+          continue;
+        }
+        if (n == cap) {
+          cap = cap ? 2 * cap : 8;
+          rt_batch **nl = pm_realloc(list, (size_t)cap * sizeof *nl);
+          int64_t *nr = nl ? pm_realloc(ranges, (size_t)cap * 2 * sizeof *nr) : NULL;
+          if (nl) list = nl;
+          if (nr) ranges = nr;
+          if (!nl || !nr) {
+            rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+            break;
+          }
+        }
+        list[n] = run->b[j];
+        ranges[2 * n] = b0;
+        ranges[2 * n + 1] = b1;
+        n++;
+      }
+      bi = ebi;
+      row = erow;
+    }
+    if (rc == 0 && n > 0) {
+      rc = emit_stream(sh, v, NULL, list, ranges, n, from_offset, cols, ncols, sink, payload, err);
+    } else {
+      pm_free(list);
+      pm_free(ranges);
+    }
+  }
+  pm_free(types);
   pm_free(cols);
   return rc;
 }
@@ -1894,12 +2030,12 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
       }
     }
   }
+  PM_CHECK(paimon_realtime_store_init(out, PAIMON_REALTIME_STORE_VERSION, err), fail);
   st->building = seg_new(sh);
   if (!st->building) {
     rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
     goto fail;
   }
-  out->version = PAIMON_REALTIME_STORE_VERSION;
   out->write = rt_write;
   out->reserve = rt_reserve;
   out->cancel_reservation = rt_cancel_reservation;
@@ -1907,6 +2043,7 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   out->create_commit_readers = rt_commit_readers;
   out->acquire_read_view = rt_acquire;
   out->create_query_readers = rt_query_readers;
+  out->create_lookup_readers = rt_lookup;
   out->advance_committed_offset = rt_advance;
   out->memory_usage = rt_memory;
   out->release = rt_release;
@@ -1928,5 +2065,42 @@ PAIMON_API int paimon_realtime_default_store_factory(paimon_realtime_store_facto
   out->version = PAIMON_REALTIME_STORE_VERSION;
   out->create = rt_create;
   out->release = factory_release;
+  return PAIMON_OK;
+}
+
+/* ---- init helpers for plugin authors ------------------------------------------------------ */
+
+/* Bytes of the store struct as a plugin of ABI `version` declares it: every version
+ * appends slots, so an older plugin's struct ends where the next version's slots begin. */
+static size_t store_size(uint32_t version) {
+  switch (version) {
+    case 1: return offsetof(paimon_realtime_store, reserve);
+    case 2: return offsetof(paimon_realtime_store, create_lookup_readers);
+    default: return sizeof(paimon_realtime_store);
+  }
+}
+
+PAIMON_API int paimon_realtime_store_init(paimon_realtime_store *s, uint32_t version,
+                                          paimon_error *err) {
+  if (!s) return pm_fail(err, PAIMON_EINVAL, "paimon_realtime_store_init: NULL store");
+  if (version < 1 || version > PAIMON_REALTIME_STORE_VERSION)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "paimon_realtime_store_init: ABI version %u; this library supports 1..%d",
+                   version, PAIMON_REALTIME_STORE_VERSION);
+  memset(s, 0, store_size(version));
+  s->version = version;
+  return PAIMON_OK;
+}
+
+PAIMON_API int paimon_realtime_store_factory_init(paimon_realtime_store_factory *f,
+                                                  uint32_t version, paimon_error *err) {
+  if (!f) return pm_fail(err, PAIMON_EINVAL, "paimon_realtime_store_factory_init: NULL factory");
+  if (version < 1 || version > PAIMON_REALTIME_STORE_VERSION)
+    return pm_fail(
+        err, PAIMON_EINVAL,
+        "paimon_realtime_store_factory_init: ABI version %u; this library supports 1..%d", version,
+        PAIMON_REALTIME_STORE_VERSION);
+  memset(f, 0, sizeof *f);
+  f->version = version;
   return PAIMON_OK;
 }

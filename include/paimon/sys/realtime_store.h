@@ -27,17 +27,30 @@
  *   on (seal, advance, release of the store itself) until their own release.
  * - memory_usage may be called from any thread at any time.
  * - reserve and cancel_reservation (version 2) are writer-side calls like write.
+ * - create_lookup_readers (version 3) is a reader-side call like create_query_readers:
+ *   from any thread, concurrently with the writer and other readers.
  *
- * Versions. A store declares the ABI version it was written against in
- * paimon_realtime_store.version; the library accepts 1 up to
- * PAIMON_REALTIME_STORE_VERSION and refuses any other value (PAIMON_EINVAL) when the
- * store is created. Version 1 stores end at `private_data`: the library never reads the
- * later slots. Version 2 adds `reserve` and `cancel_reservation` (both set, or both
- * NULL for a store that cannot reserve). A batch whose rows go to several
- * partition-buckets is written all-or-nothing only when every store involved can
- * reserve; see paimon_realtime_writer_new() for what a store that cannot reserve
- * weakens. The request handed to `create` carries the factory's declared version
- * (capped at the library's), so a factory written against version 1 sees 1.
+ * Versions. Every plugin struct declares the ABI version it was written against: the
+ * factory and the store in their `version` field (1 up to PAIMON_REALTIME_STORE_VERSION
+ * accepted; 0 or a future version is refused with PAIMON_EINVAL naming both, the factory
+ * when the context is created, the store when `create` returns). Segments and views are
+ * filled by the store into memory the library owns and zero-initialises; from version 3
+ * they end with a `version` the store sets (normally its own version; a wrapper may pass
+ * on its inner store's). The library accepts 1..PAIMON_REALTIME_STORE_VERSION there, and
+ * 0 only from a store older than version 3 (which does not know the field); it refuses 0
+ * from a newer store or an unknown value with PAIMON_EINVAL after releasing the segment
+ * or view, so nothing leaks. Version 1 stores
+ * end at `private_data`: the library never reads the later slots. Version 2 adds
+ * `reserve` and `cancel_reservation` (both set, or both NULL for a store that cannot
+ * reserve). A batch whose rows go to several partition-buckets is written all-or-nothing
+ * only when every store involved can reserve; see paimon_realtime_writer_new() for what a
+ * store that cannot reserve weakens. Version 3 adds the segment and view `version` and
+ * `create_lookup_readers` (nullable): the library emulates a missing one with
+ * `create_query_readers` and an exact key filter, so every store serves lookups. The
+ * request handed to `create` carries the factory's declared version (capped at the
+ * library's), so a factory written against version 1 sees 1. Plugin authors start from
+ * paimon_realtime_store_factory_init() and paimon_realtime_store_init(), which zero the
+ * struct up to the given version's layout and set `version`.
  *
  * A custom store is installed by passing a factory to paimon_realtime_context_new();
  * wrapping the built-in store (paimon_realtime_default_store_factory()) is the easiest
@@ -56,7 +69,7 @@ extern "C" {
 #endif
 
 /** Version of the real-time store ABI these headers describe. */
-#define PAIMON_REALTIME_STORE_VERSION 2
+#define PAIMON_REALTIME_STORE_VERSION 3
 
 /** Store modes (paimon_realtime_store_request.mode). */
 enum {
@@ -71,22 +84,33 @@ typedef struct paimon_offset_range {
 } paimon_offset_range;
 
 /** Rows sealed for a commit (immutable). `release` is NULL when there was nothing to
- * seal. */
+ * seal. The library zero-initialises the struct before `seal_for_commit`. */
 typedef struct paimon_realtime_segment {
   int64_t row_count;         /**< rows sealed */
   paimon_offset_range range; /**< from the first row's offset to the last one's + 1 */
   /** Frees the segment once the library has written it; NULL when empty. */
   void (*release)(struct paimon_realtime_segment *seg);
   void *private_data; /**< the store's state */
+  /* ---- version 3 ---------------------------------------------------------------- */
+  /** The ABI version the store filled the segment under, 1..PAIMON_REALTIME_STORE_VERSION:
+   * set by stores of version 3 or later; left 0 by older ones. Checked on every
+   * non-empty segment (an empty one, `release` NULL, needs nothing). */
+  uint32_t version;
 } paimon_realtime_segment;
 
-/** An immutable view of every row the store held when it was acquired. */
+/** An immutable view of every row the store held when it was acquired. The library
+ * zero-initialises the struct before `acquire_read_view` and may copy it (by value)
+ * while it is pinned. */
 typedef struct paimon_realtime_view {
   int64_t row_count;  /**< rows visible in the view */
   int64_t end_offset; /**< last row's offset + 1; 0 when empty */
   /** Unpins the view (streams created from it keep their data alive). */
   void (*release)(struct paimon_realtime_view *view);
   void *private_data; /**< the store's state */
+  /* ---- version 3 ---------------------------------------------------------------- */
+  /** As paimon_realtime_segment.version: set by stores of version 3 or later, 0 from
+   * older ones. Checked on every view. */
+  uint32_t version;
 } paimon_realtime_view;
 
 /** Receives one stream from a store (moved in: the library releases it). Returns a
@@ -161,12 +185,31 @@ typedef struct paimon_realtime_store {
                  paimon_offset_range range, paimon_error *err);
   /** Gives back the outstanding reservation (the batch will not be written). */
   void (*cancel_reservation)(struct paimon_realtime_store *s);
+  /* ---- version 3 ---------------------------------------------------------------- */
+  /** Primary-key mode: streams every row version of the given keys that `view` holds
+   * with an offset in [from_offset, view end), for point lookups. `keys` (borrowed for
+   * the call only: copy what the streams need later) is a struct array whose children
+   * are the key columns, in the order of paimon_realtime_store_request.key_columns and of
+   * the same types, with `keys->length` rows sorted ascending (by the order the store
+   * sorts runs with) and unique, none null. Each stream goes to `sink`, in the batch
+   * layout (system columns first, then `columns`: NULL-terminated names of table
+   * columns, or NULL for all), and must be a sorted run by key then _SEQUENCE_NUMBER
+   * as from create_query_readers(); together the streams hold exactly the matching rows
+   * (each once) and nothing else. No matching row: no stream, or empty ones. Streams
+   * keep the view's data alive until released. Returns PAIMON_EUNSUPPORTED in append
+   * mode. Nullable: when NULL (and in every store older than version 3) the library
+   * calls create_query_readers() with a key predicate and filters the rows exactly. */
+  int (*create_lookup_readers)(struct paimon_realtime_store *s, const paimon_realtime_view *view,
+                               int64_t from_offset, const struct ArrowArray *keys,
+                               const char *const *columns, paimon_stream_sink sink, void *payload,
+                               paimon_error *err);
 } paimon_realtime_store;
 
 /** Creates the stores of a real-time context, one per partition-bucket. The library
  * copies the struct; `create` may be called from several threads at once. */
 typedef struct paimon_realtime_store_factory {
-  uint32_t version; /**< PAIMON_REALTIME_STORE_VERSION */
+  uint32_t version; /**< ABI version the factory was written against,
+                         1..PAIMON_REALTIME_STORE_VERSION */
   /** Fills `*out` with a new store for `req` (whose pointers are valid during the call
    * only); returns a PAIMON_* status. */
   int (*create)(struct paimon_realtime_store_factory *f, const paimon_realtime_store_request *req,
@@ -175,6 +218,30 @@ typedef struct paimon_realtime_store_factory {
   void (*release)(struct paimon_realtime_store_factory *f);
   void *private_data; /**< the factory's state */
 } paimon_realtime_store_factory;
+
+/** Prepares a store struct for a plugin's `create`: zeroes it up to the layout of
+ * `version` (a plugin compiled against an older header passes its own, smaller struct
+ * and its own version, so nothing past that layout is touched) and sets `version`.
+ * @param s       the store to fill (the `out` of `create`).
+ * @param version the ABI version the plugin implements, 1..PAIMON_REALTIME_STORE_VERSION
+ *                (usually PAIMON_REALTIME_STORE_VERSION as the plugin was compiled).
+ * @param err     nullable error details.
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `s` is NULL or `version` is unsupported
+ *         (then `s` is left untouched).
+ * Thread safety: touches only `s`; call it from any thread. */
+PAIMON_API int paimon_realtime_store_init(paimon_realtime_store *s, uint32_t version,
+                                          paimon_error *err);
+
+/** Prepares a factory struct: zeroes it and sets `version` (the factory layout is the
+ * same in every version so far).
+ * @param f       the factory to fill (caller-owned; the library copies it later).
+ * @param version 1..PAIMON_REALTIME_STORE_VERSION.
+ * @param err     nullable error details.
+ * @return #PAIMON_OK, or #PAIMON_EINVAL when `f` is NULL or `version` is unsupported
+ *         (then `f` is left untouched).
+ * Thread safety: touches only `f`; call it from any thread. */
+PAIMON_API int paimon_realtime_store_factory_init(paimon_realtime_store_factory *f,
+                                                  uint32_t version, paimon_error *err);
 
 /** The built-in store factory (columnar in-memory segments).
  * @param out receives the factory (plain data; its release does nothing, but call it
