@@ -13,7 +13,13 @@
  * The program ingests 12 records into a 2-bucket real-time table, runs a union query
  * (through the store's acquire_read_view + create_query_readers), commits, runs another
  * union query after 4 more records, and prints the call counts. It exits with status 1
- * when a union query misses or duplicates a row. */
+ * when a union query misses or duplicates a row.
+ *
+ * Versions: the factory and the store are prepared with paimon_realtime_store_factory_init()
+ * and paimon_realtime_store_init(), which zero the struct and set the ABI version this
+ * file was compiled against (PAIMON_REALTIME_STORE_VERSION); the library checks it when
+ * the struct comes in. Segments and views pass through from the built-in store, which
+ * fills their own `version`. */
 #include <paimon/paimon.h>
 
 #include <inttypes.h>
@@ -37,7 +43,7 @@ static void check(int rc, const paimon_error *err, const char *what) {
 typedef struct call_counts {
   atomic_long create, write, seal_for_commit, create_commit_readers, acquire_read_view,
       create_query_readers, advance_committed_offset, memory_usage, release, reserve,
-      cancel_reservation;
+      cancel_reservation, create_lookup_readers;
 } call_counts;
 
 /* One wrapped store: the built-in store's function table plus our counters. Heap
@@ -104,6 +110,19 @@ static int cs_create_query_readers(paimon_realtime_store *s, const paimon_realti
                                        payload, err);
 }
 
+/* Key lookups in a view (ABI version 3, primary-key tables; the library's point lookups
+ * call it). The slot is optional: a store that leaves it NULL is served by the library's
+ * emulation over create_query_readers. */
+static int cs_create_lookup_readers(paimon_realtime_store *s, const paimon_realtime_view *view,
+                                    int64_t from_offset, const struct ArrowArray *keys,
+                                    const char *const *columns, paimon_stream_sink sink,
+                                    void *payload, paimon_error *err) {
+  counting_store *c = unwrap(s);
+  atomic_fetch_add(&c->counts->create_lookup_readers, 1);
+  return c->inner.create_lookup_readers(&c->inner, view, from_offset, keys, columns, sink, payload,
+                                        err);
+}
+
 static int cs_advance_committed_offset(paimon_realtime_store *s, int64_t end, paimon_error *err) {
   counting_store *c = unwrap(s);
   atomic_fetch_add(&c->counts->advance_committed_offset, 1);
@@ -144,21 +163,26 @@ static int cf_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   }
   c->counts = &cf->counts;
   atomic_fetch_add(&cf->counts.create, 1);
-  /* The store the library sees: our functions, our state. */
-  *out = (paimon_realtime_store){
-      .version = PAIMON_REALTIME_STORE_VERSION,
-      .write = cs_write,
-      .seal_for_commit = cs_seal_for_commit,
-      .create_commit_readers = cs_create_commit_readers,
-      .acquire_read_view = cs_acquire_read_view,
-      .create_query_readers = cs_create_query_readers,
-      .advance_committed_offset = cs_advance_committed_offset,
-      .memory_usage = cs_memory_usage,
-      .release = cs_release,
-      .private_data = c,
-      .reserve = cs_reserve,
-      .cancel_reservation = cs_cancel_reservation,
-  };
+  /* The store the library sees: our functions, our state. The init helper zeroes the
+   * struct up to this version's layout and sets `version`. */
+  rc = paimon_realtime_store_init(out, PAIMON_REALTIME_STORE_VERSION, err);
+  if (rc != PAIMON_OK) {
+    c->inner.release(&c->inner);
+    free(c);
+    return rc;
+  }
+  out->write = cs_write;
+  out->seal_for_commit = cs_seal_for_commit;
+  out->create_commit_readers = cs_create_commit_readers;
+  out->acquire_read_view = cs_acquire_read_view;
+  out->create_query_readers = cs_create_query_readers;
+  out->advance_committed_offset = cs_advance_committed_offset;
+  out->memory_usage = cs_memory_usage;
+  out->release = cs_release;
+  out->private_data = c;
+  out->reserve = cs_reserve;
+  out->cancel_reservation = cs_cancel_reservation;
+  out->create_lookup_readers = cs_create_lookup_readers;
   return PAIMON_OK;
 }
 
@@ -175,12 +199,11 @@ static int counting_factory_init(counting_factory *cf, paimon_realtime_store_fac
   *cf = (counting_factory){0};
   int rc = paimon_realtime_default_store_factory(&cf->inner, err);
   if (rc != PAIMON_OK) return rc;
-  *out = (paimon_realtime_store_factory){
-      .version = PAIMON_REALTIME_STORE_VERSION,
-      .create = cf_create,
-      .release = cf_release,
-      .private_data = cf,
-  };
+  rc = paimon_realtime_store_factory_init(out, PAIMON_REALTIME_STORE_VERSION, err);
+  if (rc != PAIMON_OK) return rc;
+  out->create = cf_create;
+  out->release = cf_release;
+  out->private_data = cf;
   return PAIMON_OK;
 }
 
