@@ -62,7 +62,8 @@ int pm_fs_exists(paimon_fs *fs, const char *path, paimon_error *err) {
 
 /* ---- versions and emulation (paimon/sys/fs.h) ----------------------------------------- */
 
-/* Bytes of each version's layout: what paimon_*_init may zero. */
+/* Bytes of each version's layout: what paimon_*_init may zero (version 2 is today's
+ * sizeof; a version 3 adds its own line and makes version 2 an offsetof). */
 #define FS_V1_SIZE offsetof(paimon_fs, write_exclusive)
 #define RFILE_V1_SIZE offsetof(paimon_rfile, version)
 #define WFILE_V1_SIZE offsetof(paimon_wfile, version)
@@ -80,20 +81,23 @@ int pm_fs_check(const paimon_fs *fs, paimon_error *err) {
 /* Does the fs have version-2 slot `slot`? (a NULL slot is emulated like an absent one) */
 #define FS_HAS(fs, slot) ((fs)->version >= 2 && (fs)->slot != NULL)
 
-static int file_version_ok(const paimon_fs *fs, uint32_t v, const char *kind, const char *path,
-                           paimon_error *err) {
-  if (fs->version < 2 || (v >= 2 && v <= PAIMON_FS_VERSION)) return PAIMON_OK;
+/* `v` points at the file object's version, which a version-1 object does not have:
+ * read only for a version-2 file system. */
+static int file_version_ok(const paimon_fs *fs, const uint32_t *v, const char *kind,
+                           const char *path, paimon_error *err) {
+  if (fs->version < 2 || (*v >= 2 && *v <= PAIMON_FS_VERSION)) return PAIMON_OK;
   return pm_fail(err, PAIMON_EINVAL,
                  "%s: file system (version %u) returned a %s with version %u; this library "
                  "supports file objects of versions 2 to %d (set it with %s_init)",
-                 path, (unsigned)fs->version, kind, (unsigned)v, PAIMON_FS_VERSION, kind);
+                 path, (unsigned)fs->version, kind, (unsigned)*v, PAIMON_FS_VERSION, kind);
 }
 
 int pm_fs_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paimon_error *err) {
   *out = NULL;
   paimon_rfile *f = NULL;
   PM_TRY(fs->open_read(fs, path, &f, err));
-  int rc = file_version_ok(fs, f->version, "paimon_rfile", path, err);
+  if (!f) return pm_fail(err, PAIMON_EIO, "%s: file system returned no file object", path);
+  int rc = file_version_ok(fs, &f->version, "paimon_rfile", path, err);
   if (rc) {
     f->close(f);
     return rc;
@@ -106,7 +110,8 @@ int pm_fs_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, paimon
   *out = NULL;
   paimon_wfile *f = NULL;
   PM_TRY(fs->open_write(fs, path, &f, err));
-  int rc = file_version_ok(fs, f->version, "paimon_wfile", path, err);
+  if (!f) return pm_fail(err, PAIMON_EIO, "%s: file system returned no file object", path);
+  int rc = file_version_ok(fs, &f->version, "paimon_wfile", path, err);
   if (rc) {
     f->close(f, NULL);
     return rc;
@@ -219,6 +224,11 @@ int pm_fs_remove_many(paimon_fs *fs, const char *const *paths, size_t n, int *re
 
 int pm_fs_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
   if (FS_HAS(fs, sync_dir)) return fs->sync_dir(fs, path, err);
+  if (fs->version >= 2)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: the file system (plugin version %u) cannot make a directory durable: "
+                   "its sync_dir slot is NULL",
+                   path, (unsigned)fs->version);
   return pm_fail(err, PAIMON_EUNSUPPORTED,
                  "%s: the file system (plugin version %u) cannot make a directory durable: "
                  "sync_dir needs version 2 of the file-system interface",
