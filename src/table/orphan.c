@@ -245,7 +245,7 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
     }
     bool old = o->older_than == 0;
     if (!old && d.mtime[i] == PAIMON_FS_MTIME_UNKNOWN) o->unknown_age++; /* cannot prove it old */
-    else if (!old) old = o->now - d.mtime[i] > o->older_than;
+    else if (!old) old = d.mtime[i] < o->now - o->older_than; /* no overflow on odd times */
     if (old && pm_path_is_under(pm_path_strip_scheme(p), t->root)) {
       doomed[ndoomed++] = p;
     } else {
