@@ -34,7 +34,7 @@ static int bf_size(paimon_rfile *f, int64_t *out, paimon_error *err) {
 static void bf_close(paimon_rfile *f) { (void)f; }
 
 static buf_file g_file;
-static paimon_rfile g_rfile = {bf_read_at, bf_size, bf_close, &g_file};
+static paimon_rfile g_rfile = {bf_read_at, bf_size, bf_close, &g_file, PAIMON_FS_VERSION};
 
 static int bf_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paimon_error *err) {
   (void)fs;

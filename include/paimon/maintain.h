@@ -63,10 +63,12 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_optio
  * nor anything outside the root. A data file counts as referenced while any manifest
  * entry (ADD or DELETE) reachable from a snapshot, tag or changelog names it.
  *
- * The age of a file comes from its modification time on the local file system; other
- * file systems (the in-memory one, plugins) cannot report it, so there only
- * `older_than_millis` = 0 is accepted (PAIMON_EUNSUPPORTED otherwise): use it only when
- * no writer or committer is active. With `dry_run` nothing is deleted. `*removed_out`
+ * The age of a file is the modification time its file system reports in listings
+ * (paimon/sys/fs.h, version 2). A file system that cannot report it (a version-1 plugin)
+ * accepts only `older_than_millis` = 0 (PAIMON_EUNSUPPORTED otherwise): use it only when
+ * no writer or committer is active; a file whose time is unknown is never deleted under a
+ * threshold, and a success then leaves a warning in `err->message` (code 0) saying how
+ * many were kept. With `dry_run` nothing is deleted. `*removed_out`
  * (nullable) receives the number of files deleted (or that would be).
  * @param t                 the table.
  * @param older_than_millis minimum age of a file to delete, in milliseconds (-1: one day).

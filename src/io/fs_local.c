@@ -106,6 +106,7 @@ static int l_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paim
   lf->base.size = l_size;
   lf->base.close = l_rclose;
   lf->base.private_data = lf;
+  lf->base.version = PAIMON_FS_VERSION;
   *out = &lf->base;
   return PAIMON_OK;
 }
@@ -406,6 +407,7 @@ static int l_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
   lf->base.sync = l_sync;
   lf->base.close = l_wclose;
   lf->base.private_data = lf;
+  lf->base.version = PAIMON_FS_VERSION;
   *out = &lf->base;
   return PAIMON_OK;
 }
@@ -421,9 +423,27 @@ static int l_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, p
   return PAIMON_OK;
 }
 
-static int l_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
-                  paimon_error *err) {
+/* Fills the members of `out` that lie within its struct_size. */
+static void fill_info(paimon_fs_stat_info *out, const struct stat *st) {
+  bool dir = S_ISDIR(st->st_mode);
+  if (PAIMON_FS_STAT_INFO_HAS(out, size)) out->size = dir ? 0 : (int64_t)st->st_size;
+  if (PAIMON_FS_STAT_INFO_HAS(out, is_dir)) out->is_dir = dir ? 1 : 0;
+  if (PAIMON_FS_STAT_INFO_HAS(out, mtime_millis))
+    out->mtime_millis = (int64_t)st->st_mtim.tv_sec * 1000 + (int64_t)st->st_mtim.tv_nsec / 1000000;
+}
+
+static int l_stat_info(paimon_fs *fs, const char *path, paimon_fs_stat_info *out,
+                       paimon_error *err) {
   (void)fs;
+  struct stat st;
+  if (stat(pm_path_strip_scheme(path), &st) != 0) return fail_errno(err, errno, "stat", path);
+  fill_info(out, &st);
+  return PAIMON_OK;
+}
+
+/* One listing for both `list` and `list_info` (exactly one of cb / icb is set). */
+static int list_local(const char *path, paimon_fs_list_cb cb, paimon_fs_list_info_cb icb,
+                      void *payload, paimon_error *err) {
   DIR *d = opendir(pm_path_strip_scheme(path));
   if (!d) return fail_errno(err, errno, "opendir", path);
   int rc = PAIMON_OK;
@@ -436,13 +456,25 @@ static int l_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *p
     }
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     struct stat st;
-    int isdir = 0;
-    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0) isdir = S_ISDIR(st.st_mode) ? 1 : 0;
+    paimon_fs_stat_info info = PAIMON_FS_STAT_INFO_INIT;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0) fill_info(&info, &st);
     else if (errno == ENOENT) continue; /* removed meanwhile */
-    if (cb(e->d_name, isdir, payload) != 0) break;
+    if (icb ? icb(e->d_name, &info, payload) != 0 : cb(e->d_name, info.is_dir, payload) != 0) break;
   }
   closedir(d);
   return rc;
+}
+
+static int l_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
+                  paimon_error *err) {
+  (void)fs;
+  return list_local(path, cb, NULL, payload, err);
+}
+
+static int l_list_info(paimon_fs *fs, const char *path, paimon_fs_list_info_cb cb, void *payload,
+                       paimon_error *err) {
+  (void)fs;
+  return list_local(path, NULL, cb, payload, err);
 }
 
 static int l_remove(paimon_fs *fs, const char *path, paimon_error *err) {
@@ -494,6 +526,47 @@ static int l_rename_noreplace(paimon_fs *fs, const char *from, const char *to, p
   return fsync_parent(t, to, err);
 }
 
+static int l_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
+  (void)fs;
+  const char *p = pm_path_strip_scheme(path);
+  return fsync_dir(*p ? p : ".", path, err);
+}
+
+/* A synced temp file in the target's directory, published with link(2) (or renameat2
+ * without replace), which fail when the target exists: exclusive, and readers never see
+ * a partial file. The temp file is created with O_EXCL, so no two writers share one. */
+static int l_write_exclusive(paimon_fs *fs, const char *path, const void *data, size_t n,
+                             paimon_error *err) {
+  const char *p = pm_path_strip_scheme(path);
+  const char *slash = strrchr(p, '/');
+  char uuid[37];
+  pm_uuid(uuid);
+  char *tmp = slash ? pm_asprintf("%.*s/.%s.%s.tmp", (int)(slash - p), p, slash + 1, uuid)
+                    : pm_asprintf(".%s.%s.tmp", p, uuid);
+  if (!tmp) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+  int rc = mkdirs_parent(p, path, err);
+  int fd = -1;
+  if (rc == 0) {
+    do {
+      fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) rc = fail_errno(err, errno, "create", tmp);
+  }
+  const uint8_t *b = data;
+  for (size_t done = 0; rc == 0 && done < n;) {
+    ssize_t w = write(fd, b + done, n - done > ((size_t)1 << 30) ? ((size_t)1 << 30) : n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) rc = fail_errno(err, w < 0 ? errno : EIO, "write", tmp);
+    else done += (size_t)w;
+  }
+  if (rc == 0 && fsync(fd) != 0) rc = fail_errno(err, errno, "fsync", tmp);
+  if (fd >= 0 && close(fd) != 0 && errno != EINTR && rc == 0) rc = fail_errno(err, errno, "close", tmp);
+  if (rc == 0) rc = l_rename_noreplace(fs, tmp, path, err); /* fsyncs the directory */
+  if (rc && fd >= 0) unlink(tmp);
+  pm_free(tmp);
+  return rc;
+}
+
 static void l_release(paimon_fs *fs) { pm_free(fs); }
 static void l_release_shared(paimon_fs *fs) { (void)fs; }
 
@@ -508,6 +581,11 @@ static void local_fill(paimon_fs *fs) {
   fs->remove = l_remove;
   fs->rename_noreplace = l_rename_noreplace;
   fs->release = l_release;
+  fs->write_exclusive = l_write_exclusive;
+  fs->stat_info = l_stat_info;
+  fs->list_info = l_list_info;
+  fs->remove_many = pm_fs_remove_each; /* POSIX has no batch unlink */
+  fs->sync_dir = l_sync_dir;
 }
 
 PAIMON_API int paimon_fs_local_new(paimon_fs **out, paimon_error *err) {

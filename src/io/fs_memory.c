@@ -4,12 +4,18 @@
  * Crash model: each file (inode) keeps its current bytes and its durable bytes (copied at
  * every sync). A name is durable once its file was synced or it was published by
  * rename_noreplace (which, per the ABI, makes the new name durable); removals are durable
- * immediately; directories are durable when created. paimon_fs_memory_crash drops every
- * non-durable name and rolls every file back to its durable bytes, so e.g. a file renamed
- * into place without a prior sync survives empty.
+ * immediately; directories are durable when created. A name also becomes durable when
+ * write_exclusive creates it (content included) or sync_dir is called on its directory
+ * (the bytes stay as last synced). paimon_fs_memory_crash drops every non-durable name
+ * and rolls every file back to its durable bytes, so e.g. a file renamed into place
+ * without a prior sync survives empty.
+ *
+ * Modification times come from the wall clock (pm_now_millis): set when a file is created
+ * or truncated and at every write; a rename keeps them, as POSIX does.
  *
  * Fault injection counts calls per operation class: OPEN = open_read/open_write,
- * READ = read_at/size/stat/list, WRITE = write/mkdirs, SYNC = sync, RENAME, REMOVE. */
+ * READ = read_at/size/stat/stat_info/list/list_info, WRITE = write/mkdirs/write_exclusive,
+ * SYNC = sync/sync_dir, RENAME, REMOVE = remove and each path of remove_many. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -21,6 +27,7 @@ typedef struct inode {
   int refs;
   pm_buf cur;
   pm_buf disk;
+  int64_t mtime; /* epoch millis */
 } inode;
 
 typedef struct entry {
@@ -210,6 +217,7 @@ static int m_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paim
     mf->base.size = m_size;
     mf->base.close = m_rclose;
     mf->base.private_data = mf;
+    mf->base.version = PAIMON_FS_VERSION;
     *out = &mf->base;
   } else {
     pm_free(mf);
@@ -233,6 +241,7 @@ static int m_write(paimon_wfile *f, const void *buf, size_t n, paimon_error *err
   int rc = injected(mf->m, PAIMON_FS_OP_WRITE, mf->path, err);
   if (rc == 0 && pm_buf_append(&mf->ino->cur, buf, n) != 0)
     rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", mf->path);
+  if (rc == 0) mf->ino->mtime = pm_now_millis();
   pthread_mutex_unlock(&mf->m->mu);
   return rc;
 }
@@ -302,6 +311,7 @@ static int m_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
     }
   }
   if (rc == 0) {
+    ino->mtime = pm_now_millis();
     ino->refs++;
     mf->m = m;
     mf->ino = ino;
@@ -310,6 +320,7 @@ static int m_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
     mf->base.sync = m_sync;
     mf->base.close = m_wclose;
     mf->base.private_data = mf;
+    mf->base.version = PAIMON_FS_VERSION;
     *out = &mf->base;
   } else {
     pm_free(mf);
@@ -320,23 +331,49 @@ static int m_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
 
 /* ---- metadata operations --------------------------------------------------------- */
 
-static int m_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, paimon_error *err) {
+/* Metadata of `np` into a full-size info (called with mu held); false when absent.
+ * Directories carry no time. */
+static bool info_of(memfs *m, const char *np, paimon_fs_stat_info *out) {
+  static const paimon_fs_stat_info init = PAIMON_FS_STAT_INFO_INIT;
+  *out = init;
+  entry *e = find_file(m, np);
+  if (e) {
+    out->size = (int64_t)e->ino->cur.len;
+    out->mtime_millis = e->ino->mtime;
+  } else if (dir_exists(m, np)) {
+    out->size = 0;
+    out->is_dir = 1;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+static int m_stat_common(paimon_fs *fs, const char *path, paimon_fs_stat_info *info,
+                         paimon_error *err) {
   memfs *m = (memfs *)fs;
   LOCKED_NORM(m, path, np, err);
   int rc = injected(m, PAIMON_FS_OP_READ, path, err);
-  if (rc == 0) {
-    entry *e = find_file(m, np);
-    if (e) {
-      if (size) *size = (int64_t)e->ino->cur.len;
-      if (is_dir) *is_dir = 0;
-    } else if (dir_exists(m, np)) {
-      if (size) *size = 0;
-      if (is_dir) *is_dir = 1;
-    } else {
-      rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: no such file or directory", path);
-    }
-  }
+  if (rc == 0 && !info_of(m, np, info))
+    rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: no such file or directory", path);
   UNLOCK_RETURN(m, np, rc);
+}
+
+static int m_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, paimon_error *err) {
+  paimon_fs_stat_info info;
+  PM_TRY(m_stat_common(fs, path, &info, err));
+  if (size) *size = info.size;
+  if (is_dir) *is_dir = info.is_dir;
+  return PAIMON_OK;
+}
+
+static int m_stat_info(paimon_fs *fs, const char *path, paimon_fs_stat_info *out,
+                       paimon_error *err) {
+  paimon_fs_stat_info info;
+  PM_TRY(m_stat_common(fs, path, &info, err));
+  /* only what the caller's struct holds */
+  return pm_struct_out(out, &info, sizeof info, "paimon_fs_stat_info", "PAIMON_FS_STAT_INFO_INIT",
+                       err);
 }
 
 /* Direct child name of `dir` in `p`, or NULL. */
@@ -350,8 +387,9 @@ static const char *child_of(const char *dir, const char *p) {
   return c;
 }
 
-static int m_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
-                  paimon_error *err) {
+/* One listing for both `list` and `list_info` (exactly one of cb / icb is set). */
+static int list_mem(paimon_fs *fs, const char *path, paimon_fs_list_cb cb,
+                    paimon_fs_list_info_cb icb, void *payload, paimon_error *err) {
   memfs *m = (memfs *)fs;
   LOCKED_NORM(m, path, np, err);
   int rc = injected(m, PAIMON_FS_OP_READ, path, err);
@@ -359,34 +397,48 @@ static int m_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *p
     rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: no such directory", path);
   /* Collect names first: the callback may call back into the file system. */
   char **names = NULL;
-  int *isdir = NULL;
+  paimon_fs_stat_info *infos = NULL;
   size_t n = 0;
   if (rc == 0) {
     names = pm_calloc(m->nfiles + m->ndirs + 1, sizeof *names);
-    isdir = pm_calloc(m->nfiles + m->ndirs + 1, sizeof *isdir);
-    if (!names || !isdir) rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+    infos = pm_calloc(m->nfiles + m->ndirs + 1, sizeof *infos);
+    if (!names || !infos) rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
   }
   for (size_t i = 0; rc == 0 && i < m->ndirs; i++) {
     const char *c = child_of(np, m->dirs[i]);
     if (c) {
-      isdir[n] = 1;
+      info_of(m, m->dirs[i], &infos[n]);
       if (!(names[n++] = pm_strdup(c))) rc = PAIMON_ENOMEM;
     }
   }
   for (size_t i = 0; rc == 0 && i < m->nfiles; i++) {
     const char *c = child_of(np, m->files[i].path);
-    if (c && !(names[n++] = pm_strdup(c))) rc = PAIMON_ENOMEM;
+    if (c) {
+      info_of(m, m->files[i].path, &infos[n]);
+      if (!(names[n++] = pm_strdup(c))) rc = PAIMON_ENOMEM;
+    }
   }
   pthread_mutex_unlock(&m->mu);
   for (size_t i = 0; rc == 0 && i < n; i++)
-    if (cb(names[i], isdir[i], payload) != 0) break;
+    if (icb ? icb(names[i], &infos[i], payload) != 0 : cb(names[i], infos[i].is_dir, payload) != 0)
+      break;
   for (size_t i = 0; i < n; i++) pm_free(names[i]);
   pm_free(names);
-  pm_free(isdir);
+  pm_free(infos);
   pm_free(np);
   if (rc == PAIMON_ENOMEM && err && err->code != PAIMON_ENOMEM)
     rc = pm_fail(err, rc, "%s: out of memory", path);
   return rc;
+}
+
+static int m_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
+                  paimon_error *err) {
+  return list_mem(fs, path, cb, NULL, payload, err);
+}
+
+static int m_list_info(paimon_fs *fs, const char *path, paimon_fs_list_info_cb cb, void *payload,
+                       paimon_error *err) {
+  return list_mem(fs, path, NULL, cb, payload, err);
 }
 
 static int m_mkdirs(paimon_fs *fs, const char *path, paimon_error *err) {
@@ -457,6 +509,53 @@ static int m_rename_noreplace(paimon_fs *fs, const char *from, const char *to, p
   return rc;
 }
 
+/* Created with its content and durable at once, or not at all. */
+static int m_write_exclusive(paimon_fs *fs, const char *path, const void *data, size_t n,
+                             paimon_error *err) {
+  memfs *m = (memfs *)fs;
+  LOCKED_NORM(m, path, np, err);
+  int rc = injected(m, PAIMON_FS_OP_WRITE, path, err);
+  if (rc == 0 && (find_file(m, np) || dir_exists(m, np)))
+    rc = pm_fail(err, PAIMON_ECONFLICT, "%s: already exists", path);
+  if (rc == 0) {
+    rc = add_parent_dirs(m, np);
+    if (rc) rc = pm_fail(err, rc, "%s: cannot create parent directories", path);
+  }
+  if (rc == 0) {
+    inode *ino = pm_calloc(1, sizeof *ino);
+    char *key = ino ? pm_strdup(np) : NULL;
+    entry *e = NULL;
+    if (key && pm_buf_append(&ino->cur, data, n) == 0 && pm_buf_append(&ino->disk, data, n) == 0)
+      e = add_file(m, key, ino);
+    if (!e) {
+      if (ino) {
+        pm_buf_free(&ino->cur);
+        pm_buf_free(&ino->disk);
+      }
+      pm_free(ino);
+      pm_free(key);
+      rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+    } else {
+      ino->refs = 1;
+      ino->mtime = pm_now_millis();
+      e->durable = true;
+    }
+  }
+  UNLOCK_RETURN(m, np, rc);
+}
+
+/* Every name in the directory becomes durable (their bytes stay as last synced). */
+static int m_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
+  memfs *m = (memfs *)fs;
+  LOCKED_NORM(m, path, np, err);
+  int rc = injected(m, PAIMON_FS_OP_SYNC, path, err);
+  if (rc == 0 && !dir_exists(m, np))
+    rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: no such directory", path);
+  for (size_t i = 0; rc == 0 && i < m->nfiles; i++)
+    if (child_of(np, m->files[i].path)) m->files[i].durable = true;
+  UNLOCK_RETURN(m, np, rc);
+}
+
 static void m_release(paimon_fs *fs) {
   memfs *m = (memfs *)fs;
   while (m->nfiles) drop_file(m, &m->files[m->nfiles - 1]);
@@ -485,6 +584,11 @@ PAIMON_API int paimon_fs_memory_new(paimon_fs **out, paimon_error *err) {
   m->base.rename_noreplace = m_rename_noreplace;
   m->base.release = m_release;
   m->base.private_data = m;
+  m->base.write_exclusive = m_write_exclusive;
+  m->base.stat_info = m_stat_info;
+  m->base.list_info = m_list_info;
+  m->base.remove_many = pm_fs_remove_each;
+  m->base.sync_dir = m_sync_dir;
   *out = &m->base;
   return PAIMON_OK;
 }

@@ -205,7 +205,7 @@ int pm_dv_read(paimon_fs *fs, const char *path, int64_t offset, int64_t length, 
     return pm_fail(err, PAIMON_ECORRUPT, "%s: bad deletion vector range (%lld, %lld)", path,
                    (long long)offset, (long long)length);
   paimon_rfile *f = NULL;
-  PM_TRY(fs->open_read(fs, path, &f, err));
+  PM_TRY(pm_fs_open_read(fs, path, &f, err));
   uint8_t *buf = pm_malloc((size_t)length + 8);
   int rc = 0;
   if (!buf) {

@@ -16,7 +16,7 @@
 
 int pm_format_sniff(paimon_fs *fs, const char *path, pm_format_kind *out, paimon_error *err) {
   paimon_rfile *f = NULL;
-  PM_TRY(fs->open_read(fs, path, &f, err));
+  PM_TRY(pm_fs_open_read(fs, path, &f, err));
   uint8_t m[4] = {0};
   size_t got = 0;
   int rc = f->read_at(f, m, 4, 0, &got, err);

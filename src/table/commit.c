@@ -955,20 +955,13 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   }
   PM_CHECK(check_added_files(t, &delta, hook, err), done_mdir); /* last step before publishing */
   {
-    char tuuid[37];
-    pm_uuid(tuuid);
-    char *tmp = pm_asprintf("%s/snapshot/.snapshot-%lld.%s.tmp", t->meta_dir, (long long)snap.id, tuuid);
+    /* the publication: exclusive create (an object store's conditional PUT; emulated with
+     * a temp file and rename_noreplace for older plugins), ECONFLICT when another
+     * committer took the id */
     char *dst = pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)snap.id);
-    if (!tmp || !dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0) rc = pm_fs_write_all(t->fs, tmp, json, strlen(json), err);
-    if (rc == 0) {
-      rc = t->fs->rename_noreplace(t->fs, tmp, dst, err);
-      if (rc == PAIMON_ECONFLICT) t->fs->remove(t->fs, tmp, NULL);
-      else if (rc == 0) *new_id = snap.id;
-    } else if (tmp) {
-      t->fs->remove(t->fs, tmp, NULL);
-    }
-    pm_free(tmp);
+    if (!dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0) rc = pm_fs_write_exclusive(t->fs, dst, json, strlen(json), err);
+    if (rc == 0) *new_id = snap.id;
     pm_free(dst);
   }
 done_mdir:

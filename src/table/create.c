@@ -117,22 +117,16 @@ static int complete_json(json_t *t, int32_t *next_id, paimon_error *err) {
 static int write_schema0(paimon_fs *fs, const char *root, pm_schema *s, paimon_error *err) {
   char *json = pm_schema_to_json(s);
   if (!json) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  char uuid[37];
-  pm_uuid(uuid);
-  char *tmp = pm_asprintf("%s/schema/.schema-0.%s.tmp", root, uuid);
   char *dst = pm_asprintf("%s/schema/schema-0", root);
   int rc = 0;
-  if (!tmp || !dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (!dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int64_t latest;
   if (rc == 0 && pm_schema_latest_id(fs, root, &latest, NULL) == 0)
     rc = pm_fail(err, PAIMON_ECONFLICT, "%s: a table already exists there", root);
-  if (rc == 0) rc = pm_fs_write_all(fs, tmp, json, strlen(json), err);
   if (rc == 0) {
-    rc = fs->rename_noreplace(fs, tmp, dst, err);
-    if (rc) fs->remove(fs, tmp, NULL);
+    rc = pm_fs_write_exclusive(fs, dst, json, strlen(json), err);
     if (rc == PAIMON_ECONFLICT) rc = pm_fail(err, rc, "%s: a table already exists there", root);
   }
-  pm_free(tmp);
   pm_free(dst);
   pm_free(json);
   return rc;
@@ -141,6 +135,7 @@ static int write_schema0(paimon_fs *fs, const char *root, pm_schema *s, paimon_e
 int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *path,
                                 const char *json, paimon_error *err) {
   *out = NULL;
+  PM_TRY(pm_fs_check(fs, err));
   json_error_t je;
   json_t *root = json_loads(json, 0, &je);
   if (!root || !json_is_object(root)) {

@@ -5,10 +5,13 @@
  * manifest they name, index manifests and their index files, statistics files and
  * realtime offsets files. Then only the directories Paimon writes into are listed, and
  * an unreferenced file is deleted when it is older than the threshold, which protects
- * files of writers and committers still at work. */
+ * files of writers and committers still at work. Ages are the modification times the
+ * file-system interface reports in listings (list_info), as Java's OrphanFilesClean
+ * compares FileStatus.getModificationTime() with the threshold; a file whose time the file
+ * system cannot report is never deleted under a threshold. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "table/maintain_internal.h"
 
@@ -19,9 +22,9 @@ typedef struct orphan_ctx {
   pm_strmap used;  /* referenced file names */
   pm_strmap read;  /* manifest lists, manifests and index manifests already walked */
   int64_t now, older_than;
-  bool local;      /* ages are known */
   bool dry_run;
   int64_t removed;
+  int64_t unknown_age; /* unreferenced files kept because their age is unknown */
 } orphan_ctx;
 
 static int use(orphan_ctx *o, const char *name, paimon_error *err) {
@@ -167,23 +170,27 @@ int pm_table_referenced_files(const paimon_table *t, pm_strmap *out, paimon_erro
 typedef struct dir_entries {
   char **names;
   int *is_dir;
+  int64_t *mtime; /* epoch millis or PAIMON_FS_MTIME_UNKNOWN */
   size_t n;
   bool oom;
 } dir_entries;
 
-static int collect(const char *name, int is_dir, void *payload) {
+static int collect(const char *name, const paimon_fs_stat_info *info, void *payload) {
   dir_entries *d = payload;
   char **nn = pm_realloc(d->names, (d->n + 1) * sizeof *nn);
   if (nn) d->names = nn;
   int *nd = nn ? pm_realloc(d->is_dir, (d->n + 1) * sizeof *nd) : NULL;
   if (nd) d->is_dir = nd;
-  char *c = nd ? pm_strdup(name) : NULL;
+  int64_t *nt = nd ? pm_realloc(d->mtime, (d->n + 1) * sizeof *nt) : NULL;
+  if (nt) d->mtime = nt;
+  char *c = nt ? pm_strdup(name) : NULL;
   if (!c) {
     d->oom = true;
     return 1;
   }
   d->names[d->n] = c;
-  d->is_dir[d->n++] = is_dir;
+  d->is_dir[d->n] = info->is_dir;
+  d->mtime[d->n++] = info->mtime_millis;
   return 0;
 }
 
@@ -191,23 +198,17 @@ static void dir_entries_free(dir_entries *d) {
   for (size_t i = 0; i < d->n; i++) pm_free(d->names[i]);
   pm_free(d->names);
   pm_free(d->is_dir);
+  pm_free(d->mtime);
   memset(d, 0, sizeof *d);
 }
 
 static int list_dir(paimon_fs *fs, const char *dir, dir_entries *out, paimon_error *err) {
   memset(out, 0, sizeof *out);
-  int rc = fs->list(fs, dir, collect, out, err);
+  int rc = pm_fs_list_info(fs, dir, collect, out, err);
   if (rc == PAIMON_ENOTFOUND) rc = 0;
   if (rc == 0 && out->oom) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) dir_entries_free(out);
   return rc;
-}
-
-/* Modification time of a local file in epoch millis; -1 when unknown. */
-static int64_t local_mtime(const char *path) {
-  struct stat st;
-  if (stat(pm_path_strip_scheme(path), &st) != 0) return -1;
-  return (int64_t)st.st_mtim.tv_sec * 1000 + (int64_t)st.st_mtim.tv_nsec / 1000000;
 }
 
 /* In snapshot/ and changelog/: anything but <prefix><id> and the hints, such as the
@@ -225,6 +226,9 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
   dir_entries d;
   PM_TRY(list_dir(t->fs, dir, &d, err));
   int rc = 0;
+  char **doomed = d.n ? pm_calloc(d.n, sizeof *doomed) : NULL; /* one batch delete per dir */
+  size_t ndoomed = 0;
+  if (d.n && !doomed) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < d.n && rc == 0; i++) {
     const char *name = d.names[i];
     if (d.is_dir[i] || !pm_path_component_ok(name)) continue;
@@ -239,22 +243,27 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    bool old;
-    if (o->older_than == 0) {
-      old = true;
-    } else {
-      int64_t mt = local_mtime(p);
-      old = mt >= 0 && o->now - mt > o->older_than; /* unknown age: keep */
-    }
+    bool old = o->older_than == 0;
+    if (!old && d.mtime[i] == PAIMON_FS_MTIME_UNKNOWN) o->unknown_age++; /* cannot prove it old */
+    else if (!old) old = d.mtime[i] < o->now - o->older_than; /* no overflow on odd times */
     if (old && pm_path_is_under(pm_path_strip_scheme(p), t->root)) {
-      if (!o->dry_run) {
-        rc = t->fs->remove(t->fs, p, err);
-        if (rc == PAIMON_ENOTFOUND) rc = 0;
-      }
-      if (rc == 0) o->removed++;
+      doomed[ndoomed++] = p;
+    } else {
+      pm_free(p);
     }
-    pm_free(p);
   }
+  if (rc == 0 && ndoomed && o->dry_run) {
+    o->removed += (int64_t)ndoomed;
+  } else if (rc == 0 && ndoomed) {
+    int *res = pm_calloc(ndoomed, sizeof *res);
+    rc = res ? pm_fs_remove_many(t->fs, (const char *const *)doomed, ndoomed, res, err)
+             : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (size_t i = 0; res && i < ndoomed; i++) /* absent meanwhile counts as removed */
+      if (res[i] == PAIMON_OK || res[i] == PAIMON_ENOTFOUND) o->removed++;
+    pm_free(res);
+  }
+  for (size_t i = 0; i < ndoomed; i++) pm_free(doomed[i]);
+  pm_free(doomed);
   dir_entries_free(&d);
   return rc;
 }
@@ -315,13 +324,13 @@ int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis
   memset(&o, 0, sizeof o);
   o.now = pm_now_millis();
   o.older_than = older_than_millis < 0 ? DEFAULT_OLDER_THAN_MS : older_than_millis;
-  o.local = t->fs->stat == pm_fs_local_shared()->stat;
   o.dry_run = dry_run != 0;
-  if (!o.local && o.older_than != 0)
+  if (!pm_fs_has_mtime(t->fs) && o.older_than != 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: this file system cannot report file ages; pass older_than_millis = 0 "
-                   "when no writer or committer is active",
-                   t->path);
+                   "%s: this file system (plugin version %u, without stat_info/list_info) cannot "
+                   "report file ages, so no file can be proven older than %lld ms; pass "
+                   "older_than_millis = 0 only when no writer or committer is active",
+                   t->path, (unsigned)t->fs->version, (long long)o.older_than);
   PM_TRY(pm_maint_init(&o.m, t, err));
   char **dirs = NULL;
   size_t ndirs = 0;
@@ -350,6 +359,13 @@ int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis
   pm_free(dirs);
   if (rc == 0) rc = clean_data_dirs(&o, t->root, 0, err);
   if (removed_out) *removed_out = o.removed;
+  if (rc == 0 && o.unknown_age > 0 && err) { /* success with a warning, as paimon_commit */
+    err->code = PAIMON_OK;
+    snprintf(err->message, sizeof err->message,
+             "%s: kept %lld unreferenced file(s) whose modification time the file system did "
+             "not report (their age cannot be checked)",
+             t->path, (long long)o.unknown_age);
+  }
   pm_strmap_free(&o.used);
   pm_strmap_free(&o.read);
   pm_maint_reset(&o.m);

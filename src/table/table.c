@@ -133,6 +133,7 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
                          const paimon_options *opts, paimon_error *err) {
   *out = NULL;
   if (!fs || !path || !*path) return pm_fail(err, PAIMON_EINVAL, "table path is empty");
+  PM_TRY(pm_fs_check(fs, err));
   paimon_table *t = pm_calloc(1, sizeof *t);
   if (!t) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&t->refs, 1);

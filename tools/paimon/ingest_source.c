@@ -171,7 +171,7 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
             path);
     exit(1);
   }
-  struct stat st;
+  struct stat st; /* local-only by design: the CLI's own rejects file, not a table path */
   if (fstat(r->fd, &st) != 0) {
     fprintf(stderr, "paimon: cannot stat %s: %s\n", path, strerror(errno));
     exit(1);

@@ -253,6 +253,7 @@ int cmd_create(int argc, char **argv) {
   json_error_t je;
   json_t *doc = NULL;
   if (schema_file) {
+    /* local-only: the CLI reads the user's schema file, not a table path */
     FILE *f = strcmp(schema_file, "-") == 0 ? stdin : fopen(schema_file, "rb");
     if (!f) {
       fprintf(stderr, "paimon: cannot open %s: %s\n", schema_file, strerror(errno));

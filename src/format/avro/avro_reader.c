@@ -915,7 +915,7 @@ int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path,
   *out = NULL;
   avro_reader *rd = reader_new(path);
   if (!rd) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
-  int rc = fs->open_read(fs, path, &rd->file, &rd->lerr);
+  int rc = pm_fs_open_read(fs, path, &rd->file, &rd->lerr);
   if (rc == 0) rc = rd->file->size(rd->file, &rd->size, &rd->lerr);
   if (rc == 0) rc = open_tail(rd, read_type, opts);
   if (rc) {

@@ -535,7 +535,7 @@ int pm_avro_writer_open(pm_avro_writer **out, paimon_fs *fs, const char *path,
   pm_avro_writer *w = writer_alloc(path);
   if (!w) return wnomem(err);
   int rc = writer_init(w, type, opts, err);
-  if (rc == 0) rc = fs->open_write(fs, path, &w->file, err);
+  if (rc == 0) rc = pm_fs_open_write(fs, path, &w->file, err);
   if (rc == 0) rc = emit(w, w->hdr.data, w->hdr.len, err);
   if (rc) {
     pm_avro_writer_free(w);

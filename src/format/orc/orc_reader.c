@@ -7,6 +7,7 @@
  * entries only for the non-null rows of its struct parent, and list/map children hold
  * sum(lengths) entries. */
 #include "format/format.h"
+#include "io/io.h"
 #include "format/orc/orc_internal.h"
 
 #include <limits.h>
@@ -1073,7 +1074,7 @@ int pm_orc_open(pm_format_reader **out, paimon_fs *fs, const char *path, const p
   }
   r->batch = r->opts.batch_size > 0 ? r->opts.batch_size : 4096;
   if (r->batch > ((int64_t)1 << 24)) r->batch = (int64_t)1 << 24;
-  rc = fs->open_read(fs, path, &r->f, err);
+  rc = pm_fs_open_read(fs, path, &r->f, err);
   if (rc != 0) {
     r->f = NULL;
     goto fail;

@@ -319,7 +319,7 @@ int pm_orc_tz_load(const char *name, pm_orc_tz **out, paimon_error *err) {
   if (!dir || !*dir) dir = "/usr/share/zoneinfo";
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(path, "rb"); /* local-only: the system time-zone database */
   if (!f) {
     pm_free(tz);
     return pm_fail(err, PAIMON_EUNSUPPORTED, "unknown time zone '%s' (no %s)", name, path);

@@ -13,6 +13,7 @@
  * the stripe size. Timestamps are written as ORC Java does with the JVM zone set to UTC,
  * so TIMESTAMP_LTZ's legacy option (zone-shifted values) has no effect on the bytes. */
 #include "format/format.h"
+#include "io/io.h"
 #include "format/orc/orc_internal.h"
 #include "format/orc/orc_write.h"
 
@@ -1740,7 +1741,7 @@ int pm_orc_create(pm_format_writer **out, paimon_fs *fs, const char *path, const
   w->ctx.block = block_size(w->stripe_bytes, ncols);
   w->root.is_root = true;
   PM_CHECK(build_col(w, &w->root, write_type, false, 0, false, 0, 0, err), fail);
-  rc = fs->open_write(fs, path, &w->f, err);
+  rc = pm_fs_open_write(fs, path, &w->f, err);
   if (rc != 0) {
     w->f = NULL;
     rc = pm_fail_ctx(err, rc, "%s", path);

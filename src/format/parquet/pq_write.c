@@ -21,6 +21,7 @@
 
 #include "arrow/column.h"
 #include "format/format.h"
+#include "io/io.h"
 #include "format/parquet/pq_write.h"
 #include "util/compress.h"
 
@@ -2403,7 +2404,7 @@ int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
     b.top = i;
     PM_CHECK(add_node(w, &b, f->name, f->type, f->id >= 0, f->id, f->id, f->id >= 0, 0, false, err), fail);
   }
-  rc = fs->open_write(fs, path, &w->file, err);
+  rc = pm_fs_open_write(fs, path, &w->file, err);
   if (rc) {
     w->file = NULL;
     pm_fail_ctx(err, rc, "%s", path);

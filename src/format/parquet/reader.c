@@ -538,7 +538,7 @@ int pm_parquet_open(pm_format_reader **out, paimon_fs *fs, const char *path,
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  PM_CHECK(fs->open_read(fs, path, &r->file, err), fail);
+  PM_CHECK(pm_fs_open_read(fs, path, &r->file, err), fail);
   PM_CHECK(open_footer(r, err), fail);
   int32_t nf = read_type->nfields;
   r->top = pm_calloc(nf > 0 ? (size_t)nf : 1, sizeof *r->top);
@@ -681,7 +681,7 @@ int pm_parquet_file_type(paimon_fs *fs, const char *path, pm_type **out, paimon_
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto done;
   }
-  PM_CHECK(fs->open_read(fs, path, &r->file, err), done);
+  PM_CHECK(pm_fs_open_read(fs, path, &r->file, err), done);
   PM_CHECK(open_footer(r, err), done);
   const pq_fnode *root = &r->nodes[0];
   pm_type *row = pm_type_new_row(false);

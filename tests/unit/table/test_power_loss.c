@@ -127,6 +127,7 @@ static int c_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paim
   }
   crfile *r = calloc(1, sizeof *r);
   assert_non_null(r);
+  assert_int_equal(paimon_rfile_init(&r->base, PAIMON_FS_VERSION), 0);
   r->c = c;
   r->in = in;
   r->base.read_at = cr_read_at;
@@ -148,6 +149,7 @@ static int c_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
   }
   cwfile *w = calloc(1, sizeof *w);
   assert_non_null(w);
+  assert_int_equal(paimon_wfile_init(&w->base, PAIMON_FS_VERSION), 0);
   w->c = c;
   w->in = in;
   w->base.write = cw_write;
