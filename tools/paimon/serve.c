@@ -164,20 +164,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *version, const char *upload, size_t *upload_size, void **state) {
   (void)version;
   (void)upload;
-  static int first;
+  (void)state;
+  (void)upload_size;
   http_server *s = cls;
-  if (!*state) { /* headers are in */
-    *state = &first;
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-      char msg[120];
-      snprintf(msg, sizeof msg, "method %.40s not allowed: only GET and HEAD", method);
-      return http_reply_error(c, 405, msg);
-    }
-    return MHD_YES; /* answer once the (ignored) body is in */
-  }
-  if (*upload_size) { /* GET bodies are ignored */
-    *upload_size = 0;
-    return MHD_YES;
+  /* answered on the first call, once the headers are in: a body (ignored) is never waited
+   * for, and the response closes the connection */
+  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+    char msg[120];
+    snprintf(msg, sizeof msg, "method %.40s not allowed: only GET and HEAD", method);
+    return http_reply_error(c, 405, msg);
   }
   arg_check a = {0, ""};
   MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, check_arg, &a);
@@ -283,10 +278,14 @@ static unsigned check_line(const char *b, size_t n, bool eof, char *msg, size_t 
   }
   const char *nl = memchr(b + m, '\n', n - m);
   const char *end = nl ? nl : b + n;
+  /* the target ends at the line's last space, as libmicrohttpd splits it (it tolerates
+   * spaces inside the target) */
   const char *t = b + m + 1;
-  const char *te = memchr(t, ' ', (size_t)(end - t));
-  if (!te) te = end;
-  while (te > t && (te[-1] == '\r')) te--;
+  const char *te = end;
+  while (te > t && (te[-1] == '\r' || te[-1] == ' ')) te--;
+  const char *sp = te;
+  while (sp > t && sp[-1] != ' ') sp--;
+  if (sp > t) te = sp - 1;
   if ((size_t)(te - t) > HTTP_MAX_TARGET) {
     snprintf(msg, msglen, "request target longer than %d bytes", HTTP_MAX_TARGET);
     return 414;
