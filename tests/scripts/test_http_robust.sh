@@ -218,13 +218,22 @@ EOF
 
 # ---- a small limit answers 503; idle connections time out; a partial request line gets 408
 : >"$TMP/src2.jsonl"
-"$P" ingest "$TMP/t2" --source "$TMP/src2.jsonl" --follow --maintain-every 0 --serve 127.0.0.1:0 \
-  --serve-max-connections 20 --serve-timeout 2s 2>"$TMP/serve2.err" &
+# started with a low soft limit: the server raises it to the hard one
+(ulimit -S -n 1024 && exec "$P" ingest "$TMP/t2" --source "$TMP/src2.jsonl" --follow --maintain-every 0 \
+  --serve 127.0.0.1:0 --serve-max-connections 20 --serve-timeout 2s 2>"$TMP/serve2.err") &
 srv2=$!
 port2=$(serve_port "$TMP/serve2.err")
 [ -n "$port2" ] || { echo "FAIL: no second server: $(head -5 "$TMP/serve2.err")"; exit 1; }
-grep -q "up to 20 connections, idle timeout 2 s" "$TMP/serve2.err" && ok ||
-  bad "second server's limits: $(grep serving "$TMP/serve2.err")"
+want=$(ulimit -Hn)
+[ "$want" = unlimited ] && want='[0-9]*' # raised as far as the kernel allows
+grep -q "up to 20 connections, idle timeout 2 s, open files limit $want)" "$TMP/serve2.err" && ok ||
+  bad "second server's limits (hard RLIMIT_NOFILE $(ulimit -Hn)): $(grep serving "$TMP/serve2.err")"
+# a hard limit below the connection limit lowers it, with a note
+"$P" create "$TMP/t3" --schema "$TMP/s.json" >/dev/null || bad "create t3"
+(ulimit -n 600 && exec "$P" ingest "$TMP/t3" --source /dev/null --serve 127.0.0.1:0) 2>"$TMP/serve3.err"
+same "$?" 0 "ingest with 600 open files"
+grep -q "note: at most 344 HTTP connections: the open files limit (RLIMIT_NOFILE) is 600" "$TMP/serve3.err" &&
+  grep -q "up to 344 connections" "$TMP/serve3.err" && ok || bad "lowered limit: $(cat "$TMP/serve3.err")"
 python3 - "$port2" <<'EOF'
 import socket, sys, time
 from probe import *

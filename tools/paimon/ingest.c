@@ -194,7 +194,8 @@ static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
   const char *limit_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
   int mode = RENDER_JSONL;
   if (format && strcmp(format, "csv") == 0) mode = RENDER_CSV;
-  else if (format && *format && strcmp(format, "jsonl") != 0) return http_reply_error(c, 400, "format must be jsonl or csv");
+  else if (format && *format && strcmp(format, "jsonl") != 0)
+    return http_reply_error(c, 400, "format must be jsonl or csv");
   int64_t limit = -1;
   if (limit_s && *limit_s && (!parse_i64(limit_s, &limit) || limit < 0))
     return http_reply_error(c, 400, "limit must be a non-negative integer");
@@ -298,7 +299,7 @@ done:
   }
   if (!body.data && fv_reserve(&body, 1)) return MHD_NO;
   return http_reply(c, 200, mode == RENDER_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson", body.data,
-               body.len);
+                    body.len);
 }
 
 /* /query takes these parameters only: a misspelt one would silently widen the answer */
