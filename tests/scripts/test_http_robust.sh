@@ -45,12 +45,12 @@ T="$TMP/t"
 "$P" create "$TMP/t2" --schema "$TMP/s.json" >/dev/null || { echo "FAIL: create t2"; exit 1; }
 SRC="$TMP/src.jsonl"
 : >"$SRC"
-# a continuous input: 20 lines every 50 ms until killed
-python3 - "$SRC" <<'EOF' &
-import sys, time
+# a continuous input: 20 lines every 50 ms until $TMP/stop exists
+python3 - "$SRC" "$TMP/stop" <<'EOF' &
+import os, sys, time
 i = 0
 with open(sys.argv[1], "a", buffering=1) as f:
-    while True:
+    while not os.path.exists(sys.argv[2]):
         for _ in range(20):
             f.write('{"id": %d, "v": %d}\n' % (i, i % 7))
             i += 1
@@ -275,8 +275,8 @@ kill -TERM "$srv"
 wait "$srv"
 same "$?" 0 "ingest's exit code after SIGTERM"
 srv=""
-kill -9 "$feeder" 2>/dev/null
-wait "$feeder" 2>/dev/null
+touch "$TMP/stop"
+wait "$feeder"
 feeder=""
 grep -q "stopped: " "$TMP/serve.err" && ok || bad "ingest did not stop cleanly: $(tail -3 "$TMP/serve.err")"
 
