@@ -8,7 +8,6 @@
  * are dropped, the rest are written once. Every N commits it compacts (append tables)
  * and expires snapshots. With --serve, an HTTP server thread answers union-read
  * queries while the main thread ingests (the real-time context is thread-safe). */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -19,12 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "ingest_source.h"
+#include "serve.h"
 
 const char *const USAGE_INGEST =
     "usage: paimon ingest TABLE --source FILE.jsonl [options]\n"
@@ -64,12 +63,21 @@ const char *const USAGE_INGEST =
     "  --maintain-every N     every N commits compact (append tables) and expire snapshots\n"
     "                         per the table's snapshot.* options (default 10; 0 = never)\n"
     "  --batch-rows N         lines per write (default 4096)\n"
-    "  --serve ADDR:PORT      HTTP on a loopback address (PORT 0 picks one; the address is\n"
-    "                         printed on stderr):\n"
+    "  --serve ADDR:PORT      HTTP on a loopback address (PORT 1..65535, or 0 to pick one; the\n"
+    "                         address is printed on stderr):\n"
     "                           GET /query?select=c1,c2&where=EXPR&format=jsonl|csv&limit=N\n"
     "                             committed rows plus rows still in memory (union read)\n"
     "                           GET /status  JSON: committed offsets and source fingerprint,\n"
-    "                             skipped lines, memory, snapshots\n"
+    "                             skipped lines, memory, snapshots, HTTP limits\n"
+    "                         Every request gets a status: a bad one a JSON {\"error\": ...}\n"
+    "                         (400: not UTF-8, unknown or repeated parameter, more than 64\n"
+    "                         arguments; 414: target over 8 KiB; 431: headers too large;\n"
+    "                         503: connection limit reached). One request per connection;\n"
+    "                         the open files limit is raised to its hard limit\n"
+    "  --serve-max-connections N\n"
+    "                         open HTTP connections at most, idle ones included (default\n"
+    "                         4096; lowered to fit the open files limit, with a note)\n"
+    "  --serve-timeout D      close an HTTP connection idle for D (default 30s)\n"
     "  -o key=value           writer option (e.g. realtime.store.max-memory); layout\n"
     "                         options (bucket, bucket-key, partition.*-name, ...) are\n"
     "                         refused unless equal to the table's\n"
@@ -101,42 +109,10 @@ typedef struct ingest {
   src_fp committed;     /* the committed prefix (valid when have_committed) */
   bool have_committed;
   bool eof;
+  http_info http; /* with --serve: the limits in force (set before the server starts) */
 } ingest;
 
-/* ---- HTTP server ------------------------------------------------------------------------ */
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, size_t len) {
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-  if (!r) {
-    free(body);
-    return MHD_NO;
-  }
-  MHD_add_response_header(r, "Content-Type", type);
-  MHD_add_response_header(r, "Cache-Control", "no-store");
-  enum MHD_Result ok = MHD_queue_response(c, code, r);
-  MHD_destroy_response(r);
-  return ok;
-}
-
-static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned code, json_t *j) {
-  char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (!s) return MHD_NO;
-  size_t n = strlen(s);
-  char *body = malloc(n + 2);
-  if (!body) {
-    free(s);
-    return MHD_NO;
-  }
-  memcpy(body, s, n);
-  body[n] = '\n';
-  free(s);
-  return reply(c, code, "application/json", body, n + 1);
-}
-
-static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned code, const char *msg) {
-  return reply_json(c, code, json_pack("{s:s}", "error", msg));
-}
+/* ---- HTTP endpoints (the server is serve.c) ------------------------------------------ */
 
 /* Committed offsets as recorded by the snapshot the context adopted: the "offsets" array of
  * its realtime offsets file (partition values, bucket, end offset). */
@@ -200,11 +176,15 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
     json_object_set_new(j, "bad_lines", json_string(g->skip_bad ? "skip" : "fail"));
     json_object_set_new(j, "skipped_lines", json_integer((json_int_t)skipped));
     json_object_set_new(j, "rejects_file", g->rejects_path ? json_string(g->rejects_path) : json_null());
+    json_object_set_new(j, "http",
+                        json_pack("{s:I,s:I,s:I}", "max_connections", (json_int_t)g->http.max_connections,
+                                  "connection_timeout_s", (json_int_t)g->http.timeout_s, "open_files_limit",
+                                  (json_int_t)g->http.open_files));
   } else {
     json_decref(fp);
   }
-  if (!j) return reply_error(c, 500, "cannot build the status");
-  return reply_json(c, 200, j);
+  if (!j) return http_reply_error(c, 500, "cannot build the status");
+  return http_reply_json(c, 200, j);
 }
 
 static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
@@ -214,16 +194,17 @@ static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
   const char *limit_s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
   int mode = RENDER_JSONL;
   if (format && strcmp(format, "csv") == 0) mode = RENDER_CSV;
-  else if (format && *format && strcmp(format, "jsonl") != 0) return reply_error(c, 400, "format must be jsonl or csv");
+  else if (format && *format && strcmp(format, "jsonl") != 0)
+    return http_reply_error(c, 400, "format must be jsonl or csv");
   int64_t limit = -1;
   if (limit_s && *limit_s && (!parse_i64(limit_s, &limit) || limit < 0))
-    return reply_error(c, 400, "limit must be a non-negative integer");
+    return http_reply_error(c, 400, "limit must be a non-negative integer");
   char msg[700];
   paimon_error err = {0, ""};
   paimon_predicate *pred = NULL;
   if (where && *where && paimon_predicate_parse(&pred, where, &err) != 0) {
     snprintf(msg, sizeof msg, "where: %s", err.message);
-    return reply_error(c, 400, msg);
+    return http_reply_error(c, 400, msg);
   }
   /* select list -> NULL-terminated names */
   char *sel_copy = NULL;
@@ -237,7 +218,7 @@ static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
       free(sel_copy);
       free(cols);
       paimon_predicate_free(pred);
-      return reply_error(c, 500, "out of memory");
+      return http_reply_error(c, 500, "out of memory");
     }
     size_t k = 0;
     for (char *tok = strtok(sel_copy, ","); tok; tok = strtok(NULL, ",")) {
@@ -314,65 +295,47 @@ done:
   free(sel_copy);
   if (code != 200) {
     fv_out_free(&body);
-    return reply_error(c, code, msg);
+    return http_reply_error(c, code, msg);
   }
   if (!body.data && fv_reserve(&body, 1)) return MHD_NO;
-  return reply(c, 200, mode == RENDER_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson", body.data,
-               body.len);
+  return http_reply(c, 200, mode == RENDER_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson", body.data,
+                    body.len);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                              const char *version, const char *upload, size_t *upload_size, void **state) {
-  (void)version;
-  (void)upload;
-  static int first;
-  if (!*state) { /* headers only so far: answer on the next call */
-    *state = &first;
-    return MHD_YES;
-  }
-  if (*upload_size) { /* GET bodies are ignored */
-    *upload_size = 0;
-    return MHD_YES;
-  }
+/* /query takes these parameters only: a misspelt one would silently widen the answer */
+static const char *const QUERY_PARAMS[] = {"select", "where", "format", "limit", NULL};
+
+typedef struct param_check {
+  struct MHD_Connection *c;
+  char msg[200];
+} param_check;
+
+static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  (void)kind;
+  (void)value;
+  param_check *pc = cls;
+  for (const char *const *q = QUERY_PARAMS; *q; q++)
+    if (strcmp(key, *q) == 0) {
+      if (MHD_lookup_connection_value(pc->c, MHD_GET_ARGUMENT_KIND, key) != value) {
+        snprintf(pc->msg, sizeof pc->msg, "query parameter '%s' given more than once", key);
+        return MHD_NO;
+      }
+      return MHD_YES;
+    }
+  snprintf(pc->msg, sizeof pc->msg, "unknown query parameter '%.64s' (use select, where, format, limit)", key);
+  return MHD_NO;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url) {
   ingest *g = cls;
-  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) return reply_error(c, 405, "only GET");
-  if (strcmp(url, "/query") == 0) return serve_query(g, c);
+  if (strcmp(url, "/query") == 0) {
+    param_check pc = {c, ""};
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &pc);
+    if (pc.msg[0]) return http_reply_error(c, 400, pc.msg);
+    return serve_query(g, c);
+  }
   if (strcmp(url, "/status") == 0) return serve_status(g, c);
-  return reply_error(c, 404, "unknown path: use /query or /status");
-}
-
-/* Parses "ADDR:PORT" (loopback IPv4 only); exits with a usage error otherwise. */
-static void parse_serve(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen) {
-  const char *colon = strrchr(addr, ':');
-  int64_t port;
-  if (!colon || !parse_i64(colon + 1, &port) || port < 0 || port > 65535)
-    usage_error(USAGE_INGEST, "--serve needs ADDR:PORT, got '%s'", addr);
-  size_t hl = (size_t)(colon - addr);
-  if (hl == 0 || hl >= hostlen) usage_error(USAGE_INGEST, "--serve needs ADDR:PORT, got '%s'", addr);
-  memcpy(host, addr, hl);
-  host[hl] = 0;
-  if (strcmp(host, "localhost") == 0) snprintf(host, hostlen, "127.0.0.1");
-  memset(sa, 0, sizeof *sa);
-  sa->sin_family = AF_INET;
-  sa->sin_port = htons((uint16_t)port);
-  if (inet_pton(AF_INET, host, &sa->sin_addr) != 1 || (ntohl(sa->sin_addr.s_addr) >> 24) != 127)
-    usage_error(USAGE_INGEST, "--serve binds to a loopback IPv4 address (127.x.x.x), got '%s'", addr);
-}
-
-static struct MHD_Daemon *start_server(ingest *g, const char *addr) {
-  struct sockaddr_in sa;
-  char host[64];
-  parse_serve(addr, &sa, host, sizeof host);
-  uint16_t port = ntohs(sa.sin_port);
-  struct MHD_Daemon *d =
-      MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, g,
-                       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
-                       (unsigned int)30, MHD_OPTION_END);
-  if (!d) die("cannot start the HTTP server on %s", addr);
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-  fprintf(stderr, "paimon: serving http://%s:%u (GET /query, GET /status)\n", host,
-          info ? (unsigned)info->port : (unsigned)port);
-  return d;
+  return http_reply_error(c, 404, "unknown path: use /query or /status");
 }
 
 /* ---- ingestion ------------------------------------------------------------------------ */
@@ -641,6 +604,8 @@ int cmd_ingest(int argc, char **argv) {
   const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "", *rejects = NULL;
   bool follow = false, skip_bad = false;
   int64_t interval = 2000, maintain_every = 10, batch_rows = 4096;
+  http_limits http_lim = {HTTP_DEFAULT_MAX_CONNECTIONS, HTTP_DEFAULT_TIMEOUT_S};
+  bool http_set = false;
   paimon_options *wopts = NULL;
   if (paimon_options_new(&wopts) != 0) die("out of memory%s", "");
   for (int i = 2; i < argc; i++) {
@@ -683,6 +648,20 @@ int cmd_ingest(int argc, char **argv) {
     } else if (IS("--serve")) {
       VAL();
       serve = v;
+    } else if (IS("--serve-max-connections")) {
+      VAL();
+      int64_t n;
+      if (!parse_i64(v, &n) || n < 1 || n > 1000000)
+        usage_error(USAGE_INGEST, "--serve-max-connections needs 1..1000000, got '%s'", v);
+      http_lim.max_connections = (unsigned)n;
+      http_set = true;
+    } else if (IS("--serve-timeout")) {
+      VAL();
+      int64_t ms;
+      if (!parse_duration_ms(v, &ms) || ms < 1000 || ms > 86400000)
+        usage_error(USAGE_INGEST, "--serve-timeout needs a duration from 1s to 24h such as 30s, got '%s'", v);
+      http_lim.timeout_s = (unsigned)(ms / 1000);
+      http_set = true;
     } else if (IS("--commit-interval")) {
       VAL();
       if (!parse_duration_ms(v, &interval) || interval < 1)
@@ -713,10 +692,14 @@ int cmd_ingest(int argc, char **argv) {
   if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
   if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
   if (rejects && !skip_bad) usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
+  struct sockaddr_in serve_sa;
+  char serve_host[64];
   if (serve) { /* validate before any work */
-    struct sockaddr_in sa;
-    char host[64];
-    parse_serve(serve, &sa, host, sizeof host);
+    char why[300];
+    if (!http_parse_addr(serve, &serve_sa, serve_host, sizeof serve_host, why, sizeof why))
+      usage_error(USAGE_INGEST, "%s", why);
+  } else if (http_set) {
+    usage_error(USAGE_INGEST, "--serve-max-connections and --serve-timeout go with --serve%s", "");
   }
   paimon_options_set(wopts, "realtime.write.skip-committed", "true");
   /* a named source commits under its own user by default, so its commit identifiers
@@ -846,7 +829,22 @@ int cmd_ingest(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  struct MHD_Daemon *d = serve ? start_server(&g, serve) : NULL;
+  http_server *http = NULL;
+  if (serve) {
+    char why[300];
+    http = http_start(&serve_sa, &http_lim, handle, &g, &g.http, why, sizeof why);
+    if (!http) {
+      fprintf(stderr, "paimon: cannot start the HTTP server on %s: %s\n", serve, why);
+      exit(1);
+    }
+    if (g.http.lowered)
+      fprintf(stderr, "paimon: note: at most %u HTTP connections: the open files limit (RLIMIT_NOFILE) is %lld\n",
+              g.http.max_connections, g.http.open_files);
+    fprintf(stderr,
+            "paimon: serving http://%s:%u (GET /query, GET /status; up to %u connections, idle timeout %u s, "
+            "open files limit %lld)\n",
+            serve_host, g.http.port, g.http.max_connections, g.http.timeout_s, g.http.open_files);
+  }
   int flags = PAIMON_JSONL_REALTIME_OFFSET | PAIMON_JSONL_VALUE_KIND;
   cli_lines in;
   cli_lines_init(&in, fd, false, source);
@@ -874,7 +872,7 @@ int cmd_ingest(int argc, char **argv) {
   }
   commit_cycle(&j);
   if (j.maintain_every > 0 && !j.tidy) maintain(&j); /* leave the table tidy */
-  if (d) MHD_stop_daemon(d);
+  http_stop(http);
   char skipped[4200] = "";
   if (skip_bad)
     snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected, rejects);
