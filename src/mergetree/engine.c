@@ -694,32 +694,32 @@ static int init_row(mt_state *s, const mt_rec *r, paimon_error *err) {
 
 /* -- aggregate functions over cells -- */
 
-static const int64_t INT_MIN_OF[] = {0, 0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
-static const int64_t INT_MAX_OF[] = {0, 0, INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
-
-static bool add_ovf(int64_t a, int64_t b, int64_t *r) {
-  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
-  *r = a + b;
-  return false;
-}
-
-static bool sub_ovf(int64_t a, int64_t b, int64_t *r) {
-  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return true;
-  *r = a - b;
-  return false;
-}
-
-static bool mul_ovf(int64_t a, int64_t b, int64_t *r) {
-  if (a == 0 || b == 0) {
-    *r = 0;
-    return false;
+/* Java's primitive integer arithmetic: the exact result reduced to the column's width in
+ * two's complement (FieldSumAgg / FieldProductAgg cast back to byte / short, and int / long
+ * arithmetic wraps), so an overflowing sum or product never fails. Unsigned arithmetic gives
+ * the low 64 bits without undefined behaviour; the cast narrows them. */
+static int64_t wrap_int(int vc, uint64_t v) {
+  switch (vc) {
+    case MT_VC_I8: return (int8_t)(uint8_t)v;
+    case MT_VC_I16: return (int16_t)(uint16_t)v;
+    case MT_VC_I32: return (int32_t)(uint32_t)v;
+    default: return (int64_t)v;
   }
-  if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN)) return true;
-  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-            : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
-    return true;
-  *r = a * b;
-  return false;
+}
+
+static int64_t int_add(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a + (uint64_t)b);
+}
+static int64_t int_sub(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a - (uint64_t)b);
+}
+static int64_t int_mul(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a * (uint64_t)b);
+}
+/* Java's `/` truncates toward zero and MIN / -1 wraps to MIN (JLS 15.17.2); b != 0. */
+static int64_t int_div(int vc, int64_t a, int64_t b) {
+  if (b == -1) return int_sub(vc, 0, a);
+  return wrap_int(vc, (uint64_t)(a / b));
 }
 
 /* 128-bit two's complement helpers on (hi, lo). */
@@ -790,62 +790,49 @@ static void dec_add(const pm_type *t, const uint8_t a[16], const uint8_t b[16], 
   dec_store(out->v.dec, r);
 }
 
-static int arith_err(const mt_field *f, const char *op, paimon_error *err) {
-  (void)f;
-  return pm_fail(err, PAIMON_EINVAL, "aggregation overflow in %s", op);
-}
-
-static int int_range_check(const mt_field *f, int64_t v, const char *op, paimon_error *err) {
-  if (f->vc >= MT_VC_I8 && f->vc <= MT_VC_I64 && (v < INT_MIN_OF[f->vc] || v > INT_MAX_OF[f->vc]))
-    return arith_err(f, op, err);
-  return 0;
-}
-
-static int sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
-                     mt_cell *out, paimon_error *err) {
+/* FieldSumAgg.agg / retract: a null side yields the other (retract into a null accumulator
+ * yields the negated input, FieldSumAgg.negative); integers wrap in the column's width,
+ * FLOAT / DOUBLE follow IEEE 754 in their own width, DECIMAL is DecimalUtils.add/subtract
+ * (null once the result exceeds the precision, see dec_add). */
+static void sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
+                      mt_cell *out) {
   if (acc->null || in->null) {
     if (!acc->null) {
       *out = *acc;
-      return 0;
+      return;
     }
     *out = *in;
-    if (!retract || in->null) return 0;
-    /* retract into a null accumulator: the negated input */
+    if (!retract || in->null) return;
     switch (f->vc) {
-      case MT_VC_F32: out->v.f = -in->v.f; return 0;
-      case MT_VC_F64: out->v.d = -in->v.d; return 0;
-      case MT_VC_DEC: dec_store(out->v.dec, i128_neg(dec_load(in->v.dec))); return 0;
-      default:
-        if (in->v.i == INT_MIN_OF[f->vc]) return arith_err(f, "negate", err);
-        out->v.i = -in->v.i;
-        return 0;
+      case MT_VC_F32: out->v.f = -in->v.f; return;
+      case MT_VC_F64: out->v.d = -in->v.d; return;
+      /* Decimal.fromBigDecimal(negate()): the same digits, so it always fits */
+      case MT_VC_DEC: dec_store(out->v.dec, i128_neg(dec_load(in->v.dec))); return;
+      default: out->v.i = int_sub(f->vc, 0, in->v.i); return; /* -MIN wraps to MIN */
     }
   }
   out->null = false;
   switch (f->vc) {
-    case MT_VC_F32: out->v.f = retract ? acc->v.f - in->v.f : acc->v.f + in->v.f; return 0;
-    case MT_VC_F64: out->v.d = retract ? acc->v.d - in->v.d : acc->v.d + in->v.d; return 0;
-    case MT_VC_DEC: dec_add(f->type, acc->v.dec, in->v.dec, retract, out); return 0;
-    default: {
-      int64_t r;
-      if (retract) {
-        if (sub_ovf(acc->v.i, in->v.i, &r)) return arith_err(f, "subtract", err);
-      } else if (add_ovf(acc->v.i, in->v.i, &r)) {
-        return arith_err(f, "add", err);
-      }
-      PM_TRY(int_range_check(f, r, retract ? "subtract" : "add", err));
-      out->v.i = r;
-      return 0;
-    }
+    case MT_VC_F32: out->v.f = retract ? acc->v.f - in->v.f : acc->v.f + in->v.f; return;
+    case MT_VC_F64: out->v.d = retract ? acc->v.d - in->v.d : acc->v.d + in->v.d; return;
+    case MT_VC_DEC: dec_add(f->type, acc->v.dec, in->v.dec, retract, out); return;
+    default:
+      out->v.i = retract ? int_sub(f->vc, acc->v.i, in->v.i) : int_add(f->vc, acc->v.i, in->v.i);
+      return;
   }
 }
 
 static void dec_mul(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out);
-static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out,
-                   paimon_error *err);
+static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], const uint8_t b[16],
+                   mt_cell *out, paimon_error *err);
 
-static int product_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
-                         mt_cell *out, paimon_error *err) {
+/* FieldProductAgg.agg / retract: agg yields the other side when one is null, retract keeps
+ * the accumulator; integers wrap in the column's width (multiplication and division, where
+ * MIN / -1 is MIN), FLOAT / DOUBLE are IEEE 754, DECIMAL is BigDecimal.multiply / divide then
+ * Decimal.fromBigDecimal (null past the precision). Only an integer or DECIMAL retraction by
+ * zero fails, as Java's ArithmeticException does. */
+static int product_apply(const mt_field *f, const char *name, const mt_cell *acc,
+                         const mt_cell *in, bool retract, mt_cell *out, paimon_error *err) {
   if (acc->null || in->null) {
     *out = (acc->null && !retract) ? *in : *acc;
     return 0;
@@ -853,25 +840,21 @@ static int product_apply(const mt_field *f, const mt_cell *acc, const mt_cell *i
   out->null = false;
   switch (f->vc) {
     case MT_VC_DEC:
-      if (retract) return dec_div(f->type, acc->v.dec, in->v.dec, out, err);
+      if (retract) return dec_div(f->type, name, acc->v.dec, in->v.dec, out, err);
       dec_mul(f->type, acc->v.dec, in->v.dec, out);
       return 0;
     case MT_VC_F32: out->v.f = retract ? acc->v.f / in->v.f : acc->v.f * in->v.f; return 0;
     case MT_VC_F64: out->v.d = retract ? acc->v.d / in->v.d : acc->v.d * in->v.d; return 0;
-    default: {
-      int64_t r;
-      if (retract) {
-        if (in->v.i == 0) return pm_fail(err, PAIMON_EINVAL, "aggregation: / by zero");
-        if (in->v.i == -1 && acc->v.i == INT_MIN_OF[f->vc] && f->vc >= MT_VC_I32)
-          return arith_err(f, "divide", err);
-        r = acc->v.i / in->v.i;
-      } else if (mul_ovf(acc->v.i, in->v.i, &r)) {
-        return arith_err(f, "multiply", err);
+    default:
+      if (!retract) {
+        out->v.i = int_mul(f->vc, acc->v.i, in->v.i);
+        return 0;
       }
-      PM_TRY(int_range_check(f, r, retract ? "divide" : "multiply", err));
-      out->v.i = r;
+      if (in->v.i == 0)
+        return pm_fail(err, PAIMON_EINVAL, "aggregation: / by zero retracting product field '%s' "
+                       "(the retracted record holds 0)", name);
+      out->v.i = int_div(f->vc, acc->v.i, in->v.i);
       return 0;
-    }
   }
 }
 
@@ -1097,13 +1080,15 @@ static void dec_mul(const pm_type *t, const uint8_t a[16], const uint8_t b[16], 
 }
 
 /* BigDecimal.divide (exact; non-terminating quotients and / 0 throw), then setScale(HALF_UP). */
-static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out,
-                   paimon_error *err) {
+static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], const uint8_t b[16],
+                   mt_cell *out, paimon_error *err) {
   u256 x, y, q, r;
   bool nx, ny;
   u256_from_i128(dec_load(a), &x, &nx);
   u256_from_i128(dec_load(b), &y, &ny);
-  if (u256_zero(&y)) return pm_fail(err, PAIMON_EINVAL, "aggregation: Division by zero");
+  if (u256_zero(&y))
+    return pm_fail(err, PAIMON_EINVAL, "aggregation: Division by zero retracting product field "
+                   "'%s' (the retracted record holds 0)", name);
   u256 n = x;
   for (int32_t i = 0; i < t->scale; i++) u256_mul_small(&n, 10);
   u256_divmod(&n, &y, &q, &r);
@@ -1127,7 +1112,7 @@ static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], m
     if (u256_cmp(&d, &one) != 0)
       return pm_fail(err, PAIMON_EINVAL,
                      "aggregation: Non-terminating decimal expansion; no exact representable "
-                     "decimal result.");
+                     "decimal result (retracting product field '%s')", name);
     u256 twice = r;
     u256_mul_small(&twice, 2);
     if (u256_cmp(&twice, &y) >= 0) u256_inc(&q);
@@ -2123,8 +2108,9 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
                      paimon_error *err) {
   const mt_field *f = &s->e->f[k];
   switch (f->agg) {
-    case MT_AGG_SUM: return sum_apply(f, acc, in, false, out, err);
-    case MT_AGG_PRODUCT: return product_apply(f, acc, in, false, out, err);
+    case MT_AGG_SUM: sum_apply(f, acc, in, false, out); return 0;
+    case MT_AGG_PRODUCT:
+      return product_apply(f, s->e->vt->fields[k].name, acc, in, false, out, err);
     case MT_AGG_MAX: case MT_AGG_MIN:
       if (acc->null || in->null) *out = acc->null ? *in : *acc;
       else {
@@ -2185,8 +2171,9 @@ static int retract_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     return 0;
   }
   switch (f->agg) {
-    case MT_AGG_SUM: return sum_apply(f, acc, in, true, out, err);
-    case MT_AGG_PRODUCT: return product_apply(f, acc, in, true, out, err);
+    case MT_AGG_SUM: sum_apply(f, acc, in, true, out); return 0;
+    case MT_AGG_PRODUCT:
+      return product_apply(f, s->e->vt->fields[k].name, acc, in, true, out, err);
     case MT_AGG_LAST_VALUE: out->null = true; return 0;
     case MT_AGG_LAST_NON_NULL:
       if (!in->null) out->null = true;
