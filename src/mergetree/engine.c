@@ -858,32 +858,6 @@ static int product_apply(const mt_field *f, const char *name, const mt_cell *acc
   }
 }
 
-/* Java StringUtils.isBlank: every code point is Character.isWhitespace (ASCII controls
- * 9-13 and 28-31, space, and the Unicode space/line/paragraph separators except the
- * non-breaking ones). */
-static bool is_ws(uint32_t c) {
-  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return true;
-  return c == 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a) ||
-         c == 0x2028 || c == 0x2029 || c == 0x205f || c == 0x3000;
-}
-
-static bool is_blank(const uint8_t *p, int32_t n) {
-  int32_t i = 0;
-  while (i < n) {
-    uint32_t c = p[i];
-    int32_t len = 1;
-    if (c >= 0xe0 && c < 0xf0 && i + 2 < n) {
-      c = ((c & 0x0f) << 12) | ((uint32_t)(p[i + 1] & 0x3f) << 6) | (p[i + 2] & 0x3f);
-      len = 3;
-    } else if (c >= 0x80) {
-      return false; /* no other multi-byte whitespace */
-    }
-    if (!is_ws(c)) return false;
-    i += len;
-  }
-  return true;
-}
-
 /* Next token of `s` split by the whole delimiter, preserving empty tokens
  * (BinaryStringUtils.splitByWholeSeparatorPreserveAllTokens; empty delimiter = " "). */
 static bool next_token(const uint8_t *s, int32_t n, const uint8_t *d, int32_t dl, int32_t *pos,
@@ -908,11 +882,18 @@ static bool next_token(const uint8_t *s, int32_t n, const uint8_t *d, int32_t dl
 static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, mt_cell *out,
                          paimon_error *err) {
   const mt_field *f = &s->e->f[k];
-  if (in->null || is_blank(in->p, in->len)) {
+  /* FieldListaggAgg.agg (1.4.1): a null side yields the other, then an empty (0-byte) side
+   * yields the other; blank values are concatenated like any other (skipping blank values,
+   * apache/paimon#8480, came after 1.4.1). */
+  if (acc->null || in->null) {
+    *out = acc->null ? *in : *acc;
+    return 0;
+  }
+  if (in->len == 0) {
     *out = *acc;
     return 0;
   }
-  if (acc->null || is_blank(acc->p, acc->len)) {
+  if (acc->len == 0) {
     *out = *in;
     return 0;
   }
@@ -934,7 +915,7 @@ static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     int32_t pos = 0, tl;
     const uint8_t *tok;
     while (next_token(in->p, in->len, d, dl, &pos, &tok, &tl)) {
-      if (is_blank(tok, tl)) continue;
+      if (tl == 0) continue; /* 1.4.1 skips only empty tokens */
       bool found = false;
       int32_t p2 = 0, l2;
       const uint8_t *t2;
