@@ -286,11 +286,6 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
         return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'NumericType'",
                        fn, name);
       break;
-    case MT_AGG_MAX: case MT_AGG_MIN:
-      if (!pm_mt_type_comparable(f->type))
-        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be comparable", fn,
-                       name);
-      break;
     case MT_AGG_BOOL_AND: case MT_AGG_BOOL_OR:
       if (f->type->id != PM_BOOLEAN)
         return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'BooleanType'",
@@ -2093,8 +2088,19 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     case MT_AGG_PRODUCT:
       return product_apply(f, s->e->vt->fields[k].name, acc, in, false, out, err);
     case MT_AGG_MAX: case MT_AGG_MIN:
+      /* FieldMaxAgg / FieldMinAgg: a null side yields the other; otherwise
+       * InternalRowUtils.compare, which throws for types it cannot order (BOOLEAN, nested)
+       * only once two non-null values meet, so such a table stays readable until then. */
       if (acc->null || in->null) *out = acc->null ? *in : *acc;
       else {
+        if (f->vc == MT_VC_BOOL || !pm_mt_type_comparable(f->type)) {
+          char *tn = pm_type_to_string(f->type);
+          pm_fail(err, PAIMON_EINVAL, "Incomparable type: %s (field '%s' uses aggregate function "
+                  "'%s'; Java Paimon cannot order it either)", tn ? tn : "?",
+                  s->e->vt->fields[k].name, f->agg == MT_AGG_MAX ? "max" : "min");
+          pm_free(tn);
+          return PAIMON_EINVAL;
+        }
         int c = pm_mt_cell_cmp(f, acc, in);
         *out = (f->agg == MT_AGG_MAX ? c < 0 : !(c < 0)) ? *in : *acc;
       }

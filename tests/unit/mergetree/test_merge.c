@@ -704,15 +704,21 @@ static void test_golden_aggregates(void **state) {
   /* testFieldMaxAgg / testFieldMinAgg */
   expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 10);
   expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "min"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 1);
-  /* testFieldMaxMinAggWithBooleanType */
-  static const int64_t bm[][3] = {{NN, 1, 1}, {0, NN, 0}, {0, 0, 0}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}};
-  static const int64_t bn[][3] = {{NN, 0, 0}, {1, NN, 1}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}};
+  /* max / min on BOOLEAN: 1.4.1's InternalRowUtils.compare cannot order BOOLEAN, so a null
+   * side yields the other and two values fail (ordering booleans, as in 2.0's
+   * testFieldMaxMinAggWithBooleanType, came after 1.4.1). */
+  static const int64_t bm[][3] = {{NN, 1, 1}, {0, NN, 0}, {NN, NN, NN}, {0, 1, -1}, {1, 0, -1}, {1, 1, -1}};
   for (int i = 0; i < 6; i++) {
     tv a = bm[i][0] == NN ? NUL() : I(bm[i][0]), b = bm[i][1] == NN ? NUL() : I(bm[i][1]);
-    expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "max"), (tv[]){a, b}, NULL, 2, NULL), bm[i][2]);
-    a = bn[i][0] == NN ? NUL() : I(bn[i][0]);
-    b = bn[i][1] == NN ? NUL() : I(bn[i][1]);
-    expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "min"), (tv[]){a, b}, NULL, 2, NULL), bn[i][2]);
+    for (int mx = 0; mx < 2; mx++) {
+      int rc = 0;
+      tv r = fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", mx ? "max" : "min"), (tv[]){a, b}, NULL, 2, &rc);
+      if (bm[i][2] == -1) assert_int_equal(rc, PAIMON_EINVAL);
+      else {
+        assert_int_equal(rc, 0);
+        expect_i(r, bm[i][2]);
+      }
+    }
   }
   /* testFieldSum{Byte,Short,Int,Long}Agg and testFieldProduct*Agg: agg(null,10)=10,
    * agg(1,10)=11 / 10, retract(10,5)=5 / 2, retract(null,5)=-5 / null */
