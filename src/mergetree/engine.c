@@ -2179,6 +2179,11 @@ static int retract_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
   }
 }
 
+int pm_mt_field_agg(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
+                    mt_cell *out, paimon_error *err) {
+  return retract ? retract_apply(s, k, acc, in, out, err) : agg_apply(s, k, acc, in, out, err);
+}
+
 /* -- partial-update -- */
 
 static int group_cmp(const mt_state *s, const mt_group *g, const mt_cell *in) {
