@@ -286,11 +286,6 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
         return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'NumericType'",
                        fn, name);
       break;
-    case MT_AGG_MAX: case MT_AGG_MIN:
-      if (!pm_mt_type_comparable(f->type))
-        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be comparable", fn,
-                       name);
-      break;
     case MT_AGG_BOOL_AND: case MT_AGG_BOOL_OR:
       if (f->type->id != PM_BOOLEAN)
         return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'BooleanType'",
@@ -694,32 +689,32 @@ static int init_row(mt_state *s, const mt_rec *r, paimon_error *err) {
 
 /* -- aggregate functions over cells -- */
 
-static const int64_t INT_MIN_OF[] = {0, 0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
-static const int64_t INT_MAX_OF[] = {0, 0, INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
-
-static bool add_ovf(int64_t a, int64_t b, int64_t *r) {
-  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
-  *r = a + b;
-  return false;
-}
-
-static bool sub_ovf(int64_t a, int64_t b, int64_t *r) {
-  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return true;
-  *r = a - b;
-  return false;
-}
-
-static bool mul_ovf(int64_t a, int64_t b, int64_t *r) {
-  if (a == 0 || b == 0) {
-    *r = 0;
-    return false;
+/* Java's primitive integer arithmetic: the exact result reduced to the column's width in
+ * two's complement (FieldSumAgg / FieldProductAgg cast back to byte / short, and int / long
+ * arithmetic wraps), so an overflowing sum or product never fails. Unsigned arithmetic gives
+ * the low 64 bits without undefined behaviour; the cast narrows them. */
+static int64_t wrap_int(int vc, uint64_t v) {
+  switch (vc) {
+    case MT_VC_I8: return (int8_t)(uint8_t)v;
+    case MT_VC_I16: return (int16_t)(uint16_t)v;
+    case MT_VC_I32: return (int32_t)(uint32_t)v;
+    default: return (int64_t)v;
   }
-  if ((a == -1 && b == INT64_MIN) || (b == -1 && a == INT64_MIN)) return true;
-  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-            : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b))
-    return true;
-  *r = a * b;
-  return false;
+}
+
+static int64_t int_add(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a + (uint64_t)b);
+}
+static int64_t int_sub(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a - (uint64_t)b);
+}
+static int64_t int_mul(int vc, int64_t a, int64_t b) {
+  return wrap_int(vc, (uint64_t)a * (uint64_t)b);
+}
+/* Java's `/` truncates toward zero and MIN / -1 wraps to MIN (JLS 15.17.2); b != 0. */
+static int64_t int_div(int vc, int64_t a, int64_t b) {
+  if (b == -1) return int_sub(vc, 0, a);
+  return wrap_int(vc, (uint64_t)(a / b));
 }
 
 /* 128-bit two's complement helpers on (hi, lo). */
@@ -790,62 +785,49 @@ static void dec_add(const pm_type *t, const uint8_t a[16], const uint8_t b[16], 
   dec_store(out->v.dec, r);
 }
 
-static int arith_err(const mt_field *f, const char *op, paimon_error *err) {
-  (void)f;
-  return pm_fail(err, PAIMON_EINVAL, "aggregation overflow in %s", op);
-}
-
-static int int_range_check(const mt_field *f, int64_t v, const char *op, paimon_error *err) {
-  if (f->vc >= MT_VC_I8 && f->vc <= MT_VC_I64 && (v < INT_MIN_OF[f->vc] || v > INT_MAX_OF[f->vc]))
-    return arith_err(f, op, err);
-  return 0;
-}
-
-static int sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
-                     mt_cell *out, paimon_error *err) {
+/* FieldSumAgg.agg / retract: a null side yields the other (retract into a null accumulator
+ * yields the negated input, FieldSumAgg.negative); integers wrap in the column's width,
+ * FLOAT / DOUBLE follow IEEE 754 in their own width, DECIMAL is DecimalUtils.add/subtract
+ * (null once the result exceeds the precision, see dec_add). */
+static void sum_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
+                      mt_cell *out) {
   if (acc->null || in->null) {
     if (!acc->null) {
       *out = *acc;
-      return 0;
+      return;
     }
     *out = *in;
-    if (!retract || in->null) return 0;
-    /* retract into a null accumulator: the negated input */
+    if (!retract || in->null) return;
     switch (f->vc) {
-      case MT_VC_F32: out->v.f = -in->v.f; return 0;
-      case MT_VC_F64: out->v.d = -in->v.d; return 0;
-      case MT_VC_DEC: dec_store(out->v.dec, i128_neg(dec_load(in->v.dec))); return 0;
-      default:
-        if (in->v.i == INT_MIN_OF[f->vc]) return arith_err(f, "negate", err);
-        out->v.i = -in->v.i;
-        return 0;
+      case MT_VC_F32: out->v.f = -in->v.f; return;
+      case MT_VC_F64: out->v.d = -in->v.d; return;
+      /* Decimal.fromBigDecimal(negate()): the same digits, so it always fits */
+      case MT_VC_DEC: dec_store(out->v.dec, i128_neg(dec_load(in->v.dec))); return;
+      default: out->v.i = int_sub(f->vc, 0, in->v.i); return; /* -MIN wraps to MIN */
     }
   }
   out->null = false;
   switch (f->vc) {
-    case MT_VC_F32: out->v.f = retract ? acc->v.f - in->v.f : acc->v.f + in->v.f; return 0;
-    case MT_VC_F64: out->v.d = retract ? acc->v.d - in->v.d : acc->v.d + in->v.d; return 0;
-    case MT_VC_DEC: dec_add(f->type, acc->v.dec, in->v.dec, retract, out); return 0;
-    default: {
-      int64_t r;
-      if (retract) {
-        if (sub_ovf(acc->v.i, in->v.i, &r)) return arith_err(f, "subtract", err);
-      } else if (add_ovf(acc->v.i, in->v.i, &r)) {
-        return arith_err(f, "add", err);
-      }
-      PM_TRY(int_range_check(f, r, retract ? "subtract" : "add", err));
-      out->v.i = r;
-      return 0;
-    }
+    case MT_VC_F32: out->v.f = retract ? acc->v.f - in->v.f : acc->v.f + in->v.f; return;
+    case MT_VC_F64: out->v.d = retract ? acc->v.d - in->v.d : acc->v.d + in->v.d; return;
+    case MT_VC_DEC: dec_add(f->type, acc->v.dec, in->v.dec, retract, out); return;
+    default:
+      out->v.i = retract ? int_sub(f->vc, acc->v.i, in->v.i) : int_add(f->vc, acc->v.i, in->v.i);
+      return;
   }
 }
 
 static void dec_mul(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out);
-static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out,
-                   paimon_error *err);
+static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], const uint8_t b[16],
+                   mt_cell *out, paimon_error *err);
 
-static int product_apply(const mt_field *f, const mt_cell *acc, const mt_cell *in, bool retract,
-                         mt_cell *out, paimon_error *err) {
+/* FieldProductAgg.agg / retract: agg yields the other side when one is null, retract keeps
+ * the accumulator; integers wrap in the column's width (multiplication and division, where
+ * MIN / -1 is MIN), FLOAT / DOUBLE are IEEE 754, DECIMAL is BigDecimal.multiply / divide then
+ * Decimal.fromBigDecimal (null past the precision). Only an integer or DECIMAL retraction by
+ * zero fails, as Java's ArithmeticException does. */
+static int product_apply(const mt_field *f, const char *name, const mt_cell *acc,
+                         const mt_cell *in, bool retract, mt_cell *out, paimon_error *err) {
   if (acc->null || in->null) {
     *out = (acc->null && !retract) ? *in : *acc;
     return 0;
@@ -853,52 +835,22 @@ static int product_apply(const mt_field *f, const mt_cell *acc, const mt_cell *i
   out->null = false;
   switch (f->vc) {
     case MT_VC_DEC:
-      if (retract) return dec_div(f->type, acc->v.dec, in->v.dec, out, err);
+      if (retract) return dec_div(f->type, name, acc->v.dec, in->v.dec, out, err);
       dec_mul(f->type, acc->v.dec, in->v.dec, out);
       return 0;
     case MT_VC_F32: out->v.f = retract ? acc->v.f / in->v.f : acc->v.f * in->v.f; return 0;
     case MT_VC_F64: out->v.d = retract ? acc->v.d / in->v.d : acc->v.d * in->v.d; return 0;
-    default: {
-      int64_t r;
-      if (retract) {
-        if (in->v.i == 0) return pm_fail(err, PAIMON_EINVAL, "aggregation: / by zero");
-        if (in->v.i == -1 && acc->v.i == INT_MIN_OF[f->vc] && f->vc >= MT_VC_I32)
-          return arith_err(f, "divide", err);
-        r = acc->v.i / in->v.i;
-      } else if (mul_ovf(acc->v.i, in->v.i, &r)) {
-        return arith_err(f, "multiply", err);
+    default:
+      if (!retract) {
+        out->v.i = int_mul(f->vc, acc->v.i, in->v.i);
+        return 0;
       }
-      PM_TRY(int_range_check(f, r, retract ? "divide" : "multiply", err));
-      out->v.i = r;
+      if (in->v.i == 0)
+        return pm_fail(err, PAIMON_EINVAL, "aggregation: / by zero retracting product field '%s' "
+                       "(the retracted record holds 0)", name);
+      out->v.i = int_div(f->vc, acc->v.i, in->v.i);
       return 0;
-    }
   }
-}
-
-/* Java StringUtils.isBlank: every code point is Character.isWhitespace (ASCII controls
- * 9-13 and 28-31, space, and the Unicode space/line/paragraph separators except the
- * non-breaking ones). */
-static bool is_ws(uint32_t c) {
-  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return true;
-  return c == 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a) ||
-         c == 0x2028 || c == 0x2029 || c == 0x205f || c == 0x3000;
-}
-
-static bool is_blank(const uint8_t *p, int32_t n) {
-  int32_t i = 0;
-  while (i < n) {
-    uint32_t c = p[i];
-    int32_t len = 1;
-    if (c >= 0xe0 && c < 0xf0 && i + 2 < n) {
-      c = ((c & 0x0f) << 12) | ((uint32_t)(p[i + 1] & 0x3f) << 6) | (p[i + 2] & 0x3f);
-      len = 3;
-    } else if (c >= 0x80) {
-      return false; /* no other multi-byte whitespace */
-    }
-    if (!is_ws(c)) return false;
-    i += len;
-  }
-  return true;
 }
 
 /* Next token of `s` split by the whole delimiter, preserving empty tokens
@@ -925,11 +877,18 @@ static bool next_token(const uint8_t *s, int32_t n, const uint8_t *d, int32_t dl
 static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, mt_cell *out,
                          paimon_error *err) {
   const mt_field *f = &s->e->f[k];
-  if (in->null || is_blank(in->p, in->len)) {
+  /* FieldListaggAgg.agg (1.4.1): a null side yields the other, then an empty (0-byte) side
+   * yields the other; blank values are concatenated like any other (skipping blank values,
+   * apache/paimon#8480, came after 1.4.1). */
+  if (acc->null || in->null) {
+    *out = acc->null ? *in : *acc;
+    return 0;
+  }
+  if (in->len == 0) {
     *out = *acc;
     return 0;
   }
-  if (acc->null || is_blank(acc->p, acc->len)) {
+  if (acc->len == 0) {
     *out = *in;
     return 0;
   }
@@ -951,7 +910,7 @@ static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     int32_t pos = 0, tl;
     const uint8_t *tok;
     while (next_token(in->p, in->len, d, dl, &pos, &tok, &tl)) {
-      if (is_blank(tok, tl)) continue;
+      if (tl == 0) continue; /* 1.4.1 skips only empty tokens */
       bool found = false;
       int32_t p2 = 0, l2;
       const uint8_t *t2;
@@ -1097,13 +1056,15 @@ static void dec_mul(const pm_type *t, const uint8_t a[16], const uint8_t b[16], 
 }
 
 /* BigDecimal.divide (exact; non-terminating quotients and / 0 throw), then setScale(HALF_UP). */
-static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], mt_cell *out,
-                   paimon_error *err) {
+static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], const uint8_t b[16],
+                   mt_cell *out, paimon_error *err) {
   u256 x, y, q, r;
   bool nx, ny;
   u256_from_i128(dec_load(a), &x, &nx);
   u256_from_i128(dec_load(b), &y, &ny);
-  if (u256_zero(&y)) return pm_fail(err, PAIMON_EINVAL, "aggregation: Division by zero");
+  if (u256_zero(&y))
+    return pm_fail(err, PAIMON_EINVAL, "aggregation: Division by zero retracting product field "
+                   "'%s' (the retracted record holds 0)", name);
   u256 n = x;
   for (int32_t i = 0; i < t->scale; i++) u256_mul_small(&n, 10);
   u256_divmod(&n, &y, &q, &r);
@@ -1127,7 +1088,7 @@ static int dec_div(const pm_type *t, const uint8_t a[16], const uint8_t b[16], m
     if (u256_cmp(&d, &one) != 0)
       return pm_fail(err, PAIMON_EINVAL,
                      "aggregation: Non-terminating decimal expansion; no exact representable "
-                     "decimal result.");
+                     "decimal result (retracting product field '%s')", name);
     u256 twice = r;
     u256_mul_small(&twice, 2);
     if (u256_cmp(&twice, &y) >= 0) u256_inc(&q);
@@ -2123,11 +2084,23 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
                      paimon_error *err) {
   const mt_field *f = &s->e->f[k];
   switch (f->agg) {
-    case MT_AGG_SUM: return sum_apply(f, acc, in, false, out, err);
-    case MT_AGG_PRODUCT: return product_apply(f, acc, in, false, out, err);
+    case MT_AGG_SUM: sum_apply(f, acc, in, false, out); return 0;
+    case MT_AGG_PRODUCT:
+      return product_apply(f, s->e->vt->fields[k].name, acc, in, false, out, err);
     case MT_AGG_MAX: case MT_AGG_MIN:
+      /* FieldMaxAgg / FieldMinAgg: a null side yields the other; otherwise
+       * InternalRowUtils.compare, which throws for types it cannot order (BOOLEAN, nested)
+       * only once two non-null values meet, so such a table stays readable until then. */
       if (acc->null || in->null) *out = acc->null ? *in : *acc;
       else {
+        if (f->vc == MT_VC_BOOL || !pm_mt_type_comparable(f->type)) {
+          char *tn = pm_type_to_string(f->type);
+          pm_fail(err, PAIMON_EINVAL, "Incomparable type: %s (field '%s' uses aggregate function "
+                  "'%s'; Java Paimon cannot order it either)", tn ? tn : "?",
+                  s->e->vt->fields[k].name, f->agg == MT_AGG_MAX ? "max" : "min");
+          pm_free(tn);
+          return PAIMON_EINVAL;
+        }
         int c = pm_mt_cell_cmp(f, acc, in);
         *out = (f->agg == MT_AGG_MAX ? c < 0 : !(c < 0)) ? *in : *acc;
       }
@@ -2185,8 +2158,9 @@ static int retract_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     return 0;
   }
   switch (f->agg) {
-    case MT_AGG_SUM: return sum_apply(f, acc, in, true, out, err);
-    case MT_AGG_PRODUCT: return product_apply(f, acc, in, true, out, err);
+    case MT_AGG_SUM: sum_apply(f, acc, in, true, out); return 0;
+    case MT_AGG_PRODUCT:
+      return product_apply(f, s->e->vt->fields[k].name, acc, in, true, out, err);
     case MT_AGG_LAST_VALUE: out->null = true; return 0;
     case MT_AGG_LAST_NON_NULL:
       if (!in->null) out->null = true;
@@ -2203,6 +2177,11 @@ static int retract_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
                      "'fields.${field_name}.ignore-retract'='true'.",
                      agg_name(f->agg));
   }
+}
+
+int pm_mt_field_agg(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
+                    mt_cell *out, paimon_error *err) {
+  return retract ? retract_apply(s, k, acc, in, out, err) : agg_apply(s, k, acc, in, out, err);
 }
 
 /* -- partial-update -- */

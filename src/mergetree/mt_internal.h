@@ -157,6 +157,11 @@ int pm_mt_state_add(mt_state *s, const mt_rec *r, paimon_error *err);
 /* After the adds: s->has_result, s->result_kind, and either s->has_ref/s->ref or s->row. */
 void pm_mt_state_finish(mt_state *s);
 
+/* One step of value field k's aggregate function (Java's FieldAggregator.agg, or .retract
+ * when `retract`): *out may borrow from acc, in or the state's buffers until the next step
+ * of field k. Aggregation engines only; pm_mt_state_add runs it for every field. */
+int pm_mt_field_agg(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
+                    mt_cell *out, paimon_error *err);
 /* Reads value column field k of record r into a cell. */
 void pm_mt_cell_read(const mt_field *f, const struct ArrowArray *col, int64_t row, mt_cell *c);
 /* Appends a cell to a builder of the field's type. */

@@ -59,3 +59,28 @@ pm_test_bytes pm_test_copy(const void *p, size_t n) {
   if (n) memcpy(b.p, p, n);
   return b;
 }
+
+int pm_test_read_batches(const paimon_table *t, int64_t snapshot_id,
+                         int (*on_batch)(const struct ArrowArray *batch, void *ctx), void *ctx,
+                         paimon_error *err) {
+  paimon_scan *sc = NULL;
+  int rc = paimon_scan_new(&sc, t, err);
+  if (rc == 0 && snapshot_id > 0) rc = paimon_scan_set_snapshot(sc, snapshot_id, err);
+  struct ArrowArrayStream st;
+  if (rc == 0) rc = paimon_read_scan(&st, sc, NULL, NULL, err);
+  paimon_scan_free(sc);
+  if (rc) return rc;
+  while (rc == 0) {
+    struct ArrowArray b;
+    if (st.get_next(&st, &b)) {
+      snprintf(err->message, sizeof err->message, "%s", st.get_last_error(&st));
+      rc = PAIMON_EIO;
+      break;
+    }
+    if (!b.release) break;
+    rc = on_batch(&b, ctx);
+    b.release(&b);
+  }
+  st.release(&st);
+  return rc;
+}

@@ -23,6 +23,12 @@ typedef struct pm_test_bytes {
 pm_test_bytes pm_test_unhex(const char *hex);
 /* A copy of [p, p + n). */
 pm_test_bytes pm_test_copy(const void *p, size_t n);
+/* Reads snapshot `snapshot_id` of `t` (0: the latest) through paimon_read_scan and calls
+ * on_batch for every batch (borrowed for the call). Returns the first non-zero status (of
+ * the read, or of on_batch) with the message in err. */
+int pm_test_read_batches(const paimon_table *t, int64_t snapshot_id,
+                         int (*on_batch)(const struct ArrowArray *batch, void *ctx), void *ctx,
+                         paimon_error *err);
 /* Asserts `rc == PAIMON_OK`, printing err->message on failure. */
 #define PM_ASSERT_OK(rc, err)                                                              \
   do {                                                                                     \
