@@ -214,7 +214,8 @@ static int validate(const pm_schema *s, paimon_error *err) {
         in |= strcmp(s->partition_keys[i], s->primary_keys[k]) == 0;
       if (!in)
         return pm_fail(err, PAIMON_EINVAL,
-                       "primary key must contain every partition key ('%s' is missing)",
+                       "primary key must contain every partition key ('%s' is missing): Java's "
+                       "cross-partition update (bucket=-1) is not supported",
                        s->partition_keys[i]);
     }
   }

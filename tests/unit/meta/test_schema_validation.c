@@ -267,6 +267,9 @@ static void test_create_fields(void **state) {
                                "[]", "[]", "{\"bucket\":\"2\",\"bucket-key\":\"a\"}", &err),
                    PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "bucket key 'a' cannot be a nested type"));
+  /* Java allows this with bucket=-1 (cross-partition update), which we cannot write */
+  assert_int_equal(create_with(F3, "[\"k\"]", "[\"v\"]", "{\"bucket\":\"-1\"}", &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "'v' is missing): Java's cross-partition update"));
   assert_int_equal(create_with(F3, "[\"k\"]", "[\"k\"]", "{}", &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "primaryKeys are all partition keys"));
 }
