@@ -164,52 +164,91 @@ static int add_option(pm_schema *s, const char *k, const char *v) {
  * RowType.currentHighestFieldId leaves out of the highest id. */
 #define SYSTEM_FIELD_ID_START (INT32_MAX / 2)
 
-typedef struct id_seen {
-  int32_t id;
-  char path[256]; /* dotted name of the field that holds it */
-} id_seen;
-
 typedef struct id_walk {
-  id_seen *v;
+  int32_t *ids; /* every field id, nested ones included, in walk order */
   size_t n, cap;
   int32_t max_user; /* highest id below SYSTEM_FIELD_ID_START, -1 when none */
+  int32_t find;     /* second walk: the duplicated id whose holders are named */
+  char first[256], second[256];
+  int found;
 } id_walk;
 
-/* Collects every field id, nested ones included, refusing duplicates and negative ids
- * (RowType.collectFieldIds: "Broken schema, field id %s is duplicated"). */
-static int walk_ids(const pm_type *t, const char *prefix, id_walk *w, const char *what,
+/* Walks every field depth first with its dotted path in `path` (len bytes used). The
+ * first walk collects ids, refusing negative ones; the second (w->find >= 0) records the
+ * paths of the first two fields holding w->find. */
+static int walk_ids(const pm_type *t, char *path, size_t len, id_walk *w, const char *what,
                     paimon_error *err) {
-  if (t->id == PM_ARRAY || t->id == PM_MULTISET) return walk_ids(t->elem, prefix, w, what, err);
+  if (t->id == PM_ARRAY || t->id == PM_MULTISET) return walk_ids(t->elem, path, len, w, what, err);
   if (t->id == PM_MAP) {
-    PM_TRY(walk_ids(t->elem, prefix, w, what, err));
-    return walk_ids(t->value, prefix, w, what, err);
+    PM_TRY(walk_ids(t->elem, path, len, w, what, err));
+    return walk_ids(t->value, path, len, w, what, err);
   }
   if (t->id != PM_ROW) return 0;
-  for (int32_t i = 0; i < t->nfields; i++) {
+  for (int32_t i = 0; i < t->nfields && w->found < 2; i++) {
     const pm_field *f = &t->fields[i];
-    char path[256];
-    snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", f->name);
-    if (f->id < 0)
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: field \"%s\" has negative id %d", what, path,
-                     (int)f->id);
-    for (size_t k = 0; k < w->n; k++)
-      if (w->v[k].id == f->id)
-        return pm_fail(err, PAIMON_ECORRUPT, "%s: field id %d is used by both \"%s\" and \"%s\"",
-                       what, (int)f->id, w->v[k].path, path);
-    if (w->n == w->cap) {
-      size_t nc = w->cap ? w->cap * 2 : 16;
-      id_seen *nv = pm_realloc(w->v, nc * sizeof *nv);
-      if (!nv) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", what);
-      w->v = nv;
-      w->cap = nc;
+    snprintf(path + len, 256 - len, "%s%s", len ? "." : "", f->name);
+    size_t nl = strlen(path);
+    if (w->find >= 0) {
+      if (f->id == w->find) snprintf(w->found++ ? w->second : w->first, 256, "%s", path);
+    } else {
+      if (f->id < 0)
+        return pm_fail(err, PAIMON_ECORRUPT, "%s: field \"%s\" has negative id %d", what, path,
+                       (int)f->id);
+      if (w->n == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 16;
+        int32_t *nv = pm_realloc(w->ids, nc * sizeof *nv);
+        if (!nv) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", what);
+        w->ids = nv;
+        w->cap = nc;
+      }
+      w->ids[w->n++] = f->id;
+      if (f->id < SYSTEM_FIELD_ID_START && f->id > w->max_user) w->max_user = f->id;
     }
-    w->v[w->n].id = f->id;
-    snprintf(w->v[w->n].path, sizeof w->v[w->n].path, "%s", path);
-    w->n++;
-    if (f->id < SYSTEM_FIELD_ID_START && f->id > w->max_user) w->max_user = f->id;
-    PM_TRY(walk_ids(f->type, path, w, what, err));
+    PM_TRY(walk_ids(f->type, path, nl, w, what, err));
+    path[len] = '\0';
   }
   return 0;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Field ids unique across nested fields (RowType.collectFieldIds: "Broken schema, field
+ * id %s is duplicated") and not negative; sorting keeps hostile schemas linear-ish. */
+static int check_ids(const pm_schema *s, int32_t *max_user, const char *what, paimon_error *err) {
+  id_walk w;
+  memset(&w, 0, sizeof w);
+  w.max_user = -1;
+  w.find = -1;
+  char path[256] = "";
+  int rc = walk_ids(s->row, path, 0, &w, what, err);
+  if (rc == 0 && w.n > 1) {
+    qsort(w.ids, w.n, sizeof *w.ids, cmp_i32);
+    for (size_t k = 1; k < w.n && w.find < 0; k++)
+      if (w.ids[k] == w.ids[k - 1]) w.find = w.ids[k];
+  }
+  if (rc == 0 && w.find >= 0) {
+    path[0] = '\0';
+    rc = walk_ids(s->row, path, 0, &w, what, err);
+    if (rc == 0)
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: field id %d is used by both \"%s\" and \"%s\"", what,
+                   (int)w.find, w.first, w.second);
+  }
+  pm_free(w.ids);
+  *max_user = w.max_user;
+  return rc;
+}
+
+/* Dotted path of the first field with `id` (for messages). */
+static void path_of(const pm_schema *s, int32_t id, char out[256]) {
+  id_walk w;
+  memset(&w, 0, sizeof w);
+  w.find = id;
+  char path[256] = "";
+  walk_ids(s->row, path, 0, &w, "", NULL);
+  snprintf(out, 256, "%s", w.found ? w.first : "?");
 }
 
 static bool in_list(char **v, int32_t n, const char *s) {
@@ -253,16 +292,14 @@ static int check_names(const pm_type *t, const char *what, paimon_error *err) {
  * id in use, make field-id based reads pick the wrong column. */
 static int validate_parsed(const pm_schema *s, const char *what, paimon_error *err) {
   PM_TRY(check_names(s->row, what, err));
-  id_walk w = {NULL, 0, 0, -1};
-  int rc = walk_ids(s->row, "", &w, what, err);
-  const char *top = NULL;
-  for (size_t k = 0; rc == 0 && k < w.n; k++)
-    if (w.v[k].id == w.max_user) top = w.v[k].path;
-  if (rc == 0 && w.max_user > s->highest_field_id)
-    rc = pm_fail(err, PAIMON_ECORRUPT, "%s: highestFieldId %d is below the id %d of field \"%s\"",
-                 what, (int)s->highest_field_id, (int)w.max_user, top ? top : "?");
-  pm_free(w.v);
-  PM_TRY(rc);
+  int32_t max_user;
+  PM_TRY(check_ids(s, &max_user, what, err));
+  if (max_user > s->highest_field_id) {
+    char top[256];
+    path_of(s, max_user, top);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: highestFieldId %d is below the id %d of field \"%s\"",
+                   what, (int)s->highest_field_id, (int)max_user, top);
+  }
   PM_TRY(check_keys(s, s->partition_keys, s->npartition_keys, "partition", what, err));
   PM_TRY(check_keys(s, s->primary_keys, s->nprimary_keys, "primary", what, err));
   /* TableSchema.trimmedPrimaryKeys: a key made only of partition fields leaves one row per
