@@ -180,6 +180,81 @@ static void test_open_names_file(void **state) {
   pm_free(dir);
 }
 
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char buf[65536];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* Every schema a read needs is validated, not only the latest: data files written under
+ * schema 0 make the read load schema-0, whose missing primaryKeys must fail the read
+ * naming that file (before, it read the rows as if nothing were wrong). */
+static void test_older_schema_checked(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  paimon_table *t = NULL;
+  char *dir = pm_asprintf("%s/evo", pm_test_tmpdir());
+  PM_ASSERT_OK(paimon_table_create_json(&t, dir, "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},"
+                                                 "{\"name\":\"v\",\"type\":\"INT\"}],\"primaryKeys\":[\"k\"],"
+                                                 "\"options\":{\"bucket\":\"1\"}}", &err), &err);
+  const char *line = "{\"k\":1,\"v\":2}";
+  size_t len = strlen(line);
+  int64_t no = 1;
+  struct ArrowArray a;
+  struct ArrowSchema sch;
+  PM_ASSERT_OK(paimon_jsonl_parse(&a, &sch, t, &line, &len, 1, &no, PAIMON_JSONL_VALUE_KIND, &err), &err);
+  paimon_writer *w = NULL;
+  PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
+  PM_ASSERT_OK(paimon_writer_write(w, &a, &sch, &err), &err);
+  a.release(&a);
+  sch.release(&sch);
+  paimon_commit_messages *m = NULL;
+  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
+  int64_t sid = 0;
+  PM_ASSERT_OK(paimon_commit(&sid, t, "u", 1, m, NULL, &err), &err);
+  paimon_commit_messages_free(m);
+  paimon_writer_close(w);
+  paimon_table_close(t);
+  /* schema-1: the same table, valid; schema-0 loses its primaryKeys */
+  char *s0 = pm_asprintf("%s/schema/schema-0", dir), *s1 = pm_asprintf("%s/schema/schema-1", dir);
+  json_t *root = json_loads(read_text(s0), 0, NULL);
+  assert_non_null(root);
+  json_object_set_new(root, "id", json_integer(1));
+  char *text = json_dumps(root, JSON_COMPACT);
+  write_file(s1, text);
+  free(text);
+  json_object_set_new(root, "id", json_integer(0));
+  json_object_del(root, "primaryKeys");
+  text = json_dumps(root, JSON_COMPACT);
+  write_file(s0, text);
+  free(text);
+  json_decref(root);
+  PM_ASSERT_OK(paimon_table_open(&t, dir, NULL, &err), &err);
+  paimon_scan *sc = NULL;
+  struct ArrowArrayStream st;
+  int rc = paimon_scan_new(&sc, t, &err);
+  if (rc == 0) rc = paimon_read_scan(&st, sc, NULL, NULL, &err);
+  if (rc == 0) {
+    struct ArrowArray b;
+    rc = st.get_next(&st, &b);
+    if (rc == 0 && b.release) b.release(&b);
+    if (rc) snprintf(err.message, sizeof err.message, "%s", st.get_last_error(&st));
+    st.release(&st);
+  }
+  if (rc == 0) fail_msg("read with a broken schema-0 succeeded");
+  if (!strstr(err.message, "schema/schema-0") || !strstr(err.message, "missing key \"primaryKeys\""))
+    fail_msg("message: %s", err.message);
+  paimon_scan_free(sc);
+  paimon_table_close(t);
+  pm_free(s0);
+  pm_free(s1);
+  pm_free(dir);
+}
+
 /* ---- create: SchemaValidation.validateTableSchema ------------------------------- */
 
 static int create_with(const char *fields, const char *pks, const char *parts, const char *opts,
@@ -278,7 +353,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_schema_accepted), cmocka_unit_test(test_missing_required_keys),
       cmocka_unit_test(test_field_ids),             cmocka_unit_test(test_keys),
-      cmocka_unit_test(test_open_names_file),       cmocka_unit_test(test_create_options),
+      cmocka_unit_test(test_open_names_file),       cmocka_unit_test(test_older_schema_checked),
+      cmocka_unit_test(test_create_options),
       cmocka_unit_test(test_create_fields),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
