@@ -1,6 +1,7 @@
 /* meta/schema.c: schema/schema-N JSON <-> pm_schema (format-metadata.md §3). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "io/io.h"
@@ -157,11 +158,193 @@ static int add_option(pm_schema *s, const char *k, const char *v) {
   return 0;
 }
 
+/* ---- validation (Java's TableSchema constructor and RowType rules) --------------- */
+
+/* Java SpecialFields.SYSTEM_FIELD_ID_START: ids from here on are system fields, which
+ * RowType.currentHighestFieldId leaves out of the highest id. */
+#define SYSTEM_FIELD_ID_START (INT32_MAX / 2)
+
+typedef struct id_walk {
+  int32_t *ids; /* every field id, nested ones included, in walk order */
+  size_t n, cap;
+  int32_t max_user; /* highest id below SYSTEM_FIELD_ID_START, -1 when none */
+  int32_t find;     /* second walk: the duplicated id whose holders are named */
+  char first[256], second[256];
+  int found;
+} id_walk;
+
+/* Walks every field depth first with its dotted path in `path` (len bytes used). The
+ * first walk collects ids, refusing negative ones; the second (w->find >= 0) records the
+ * paths of the first two fields holding w->find. */
+static int walk_ids(const pm_type *t, char *path, size_t len, id_walk *w, const char *what,
+                    paimon_error *err) {
+  if (t->id == PM_ARRAY || t->id == PM_MULTISET) return walk_ids(t->elem, path, len, w, what, err);
+  if (t->id == PM_MAP) {
+    PM_TRY(walk_ids(t->elem, path, len, w, what, err));
+    return walk_ids(t->value, path, len, w, what, err);
+  }
+  if (t->id != PM_ROW) return 0;
+  for (int32_t i = 0; i < t->nfields && w->found < 2; i++) {
+    const pm_field *f = &t->fields[i];
+    snprintf(path + len, 256 - len, "%s%s", len ? "." : "", f->name);
+    size_t nl = strlen(path);
+    if (w->find >= 0) {
+      if (f->id == w->find) snprintf(w->found++ ? w->second : w->first, 256, "%s", path);
+    } else {
+      if (f->id < 0)
+        return pm_fail(err, PAIMON_ECORRUPT, "%s: field \"%s\" has negative id %d", what, path,
+                       (int)f->id);
+      if (w->n == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 16;
+        int32_t *nv = pm_realloc(w->ids, nc * sizeof *nv);
+        if (!nv) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", what);
+        w->ids = nv;
+        w->cap = nc;
+      }
+      w->ids[w->n++] = f->id;
+      if (f->id < SYSTEM_FIELD_ID_START && f->id > w->max_user) w->max_user = f->id;
+    }
+    PM_TRY(walk_ids(f->type, path, nl, w, what, err));
+    path[len] = '\0';
+  }
+  return 0;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Field ids unique across nested fields (RowType.collectFieldIds: "Broken schema, field
+ * id %s is duplicated") and not negative; sorting keeps hostile schemas linear-ish. */
+static int check_ids(const pm_schema *s, int32_t *max_user, const char *what, paimon_error *err) {
+  id_walk w;
+  memset(&w, 0, sizeof w);
+  w.max_user = -1;
+  w.find = -1;
+  char path[256] = "";
+  int rc = walk_ids(s->row, path, 0, &w, what, err);
+  if (rc == 0 && w.n > 1) {
+    qsort(w.ids, w.n, sizeof *w.ids, cmp_i32);
+    for (size_t k = 1; k < w.n && w.find < 0; k++)
+      if (w.ids[k] == w.ids[k - 1]) w.find = w.ids[k];
+  }
+  if (rc == 0 && w.find >= 0) {
+    path[0] = '\0';
+    rc = walk_ids(s->row, path, 0, &w, what, err);
+    if (rc == 0)
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: field id %d is used by both \"%s\" and \"%s\"", what,
+                   (int)w.find, w.first, w.second);
+  }
+  pm_free(w.ids);
+  *max_user = w.max_user;
+  return rc;
+}
+
+/* Dotted path of the first field with `id` (for messages). */
+static void path_of(const pm_schema *s, int32_t id, char out[256]) {
+  id_walk w;
+  memset(&w, 0, sizeof w);
+  w.find = id;
+  char path[256] = "";
+  walk_ids(s->row, path, 0, &w, "", NULL);
+  snprintf(out, 256, "%s", w.found ? w.first : "?");
+}
+
+static bool in_list(char **v, int32_t n, const char *s) {
+  for (int32_t i = 0; i < n; i++)
+    if (strcmp(v[i], s) == 0) return true;
+  return false;
+}
+
+/* Keys of one kind: each a top-level field, none twice (Schema.normalizeFields). */
 static int check_keys(const pm_schema *s, char **keys, int32_t n, const char *kind,
                       const char *what, paimon_error *err) {
-  for (int32_t i = 0; i < n; i++)
+  for (int32_t i = 0; i < n; i++) {
     if (pm_row_find(s->row, keys[i]) < 0)
       return pm_fail(err, PAIMON_ECORRUPT, "%s: %s key \"%s\" is not a field", what, kind, keys[i]);
+    if (in_list(keys, i, keys[i]))
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: %s key \"%s\" is listed twice", what, kind, keys[i]);
+  }
+  return 0;
+}
+
+/* Field names are not blank (RowType.validateFields), at any depth. */
+static int check_names(const pm_type *t, const char *what, paimon_error *err) {
+  if (t->id == PM_ARRAY || t->id == PM_MULTISET) return check_names(t->elem, what, err);
+  if (t->id == PM_MAP) {
+    PM_TRY(check_names(t->elem, what, err));
+    return check_names(t->value, what, err);
+  }
+  if (t->id != PM_ROW) return 0;
+  for (int32_t i = 0; i < t->nfields; i++) {
+    const char *n = t->fields[i].name;
+    if (n[strspn(n, " \t\r\n")] == '\0')
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: field with id %d has a blank name", what,
+                     (int)t->fields[i].id);
+    PM_TRY(check_names(t->fields[i].type, what, err));
+  }
+  return 0;
+}
+
+/* The rules Java enforces on every schema it builds or reads (TableSchema's constructor,
+ * RowType) plus id consistency: duplicate or negative ids, or a highestFieldId below an
+ * id in use, make field-id based reads pick the wrong column. */
+static int validate_parsed(const pm_schema *s, const char *what, paimon_error *err) {
+  PM_TRY(check_names(s->row, what, err));
+  int32_t max_user;
+  PM_TRY(check_ids(s, &max_user, what, err));
+  if (max_user > s->highest_field_id) {
+    char top[256];
+    path_of(s, max_user, top);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: highestFieldId %d is below the id %d of field \"%s\"",
+                   what, (int)s->highest_field_id, (int)max_user, top);
+  }
+  PM_TRY(check_keys(s, s->partition_keys, s->npartition_keys, "partition", what, err));
+  PM_TRY(check_keys(s, s->primary_keys, s->nprimary_keys, "primary", what, err));
+  /* TableSchema.trimmedPrimaryKeys: a key made only of partition fields leaves one row per
+   * partition */
+  if (s->nprimary_keys > 0) {
+    bool beyond = false;
+    for (int32_t i = 0; i < s->nprimary_keys; i++)
+      beyond |= !in_list(s->partition_keys, s->npartition_keys, s->primary_keys[i]);
+    if (!beyond)
+      return pm_fail(err, PAIMON_ECORRUPT,
+                     "%s: primaryKeys are all partition keys (\"%s\"...): a table needs a primary "
+                     "key field beyond them", what, s->primary_keys[0]);
+  }
+  /* TableSchema.originalBucketKeys */
+  const char *bk = pm_schema_option(s, "bucket-key");
+  if (bk && bk[strspn(bk, " \t")] != '\0') {
+    const char *p = bk;
+    while (p) {
+      const char *c = strchr(p, ',');
+      size_t len = c ? (size_t)(c - p) : strlen(p);
+      char name[256];
+      if (len >= sizeof name) len = sizeof name - 1;
+      memcpy(name, p, len);
+      name[len] = '\0';
+      if (pm_row_find(s->row, name) < 0)
+        return pm_fail(err, PAIMON_ECORRUPT, "%s: option bucket-key names \"%s\", which is not a field",
+                       what, name);
+      if (in_list(s->partition_keys, s->npartition_keys, name))
+        return pm_fail(err, PAIMON_ECORRUPT, "%s: option bucket-key \"%s\" is a partition key",
+                       what, name);
+      if (s->nprimary_keys > 0 && !in_list(s->primary_keys, s->nprimary_keys, name))
+        return pm_fail(err, PAIMON_ECORRUPT,
+                       "%s: option bucket-key \"%s\" is not one of the primaryKeys", what, name);
+      p = c ? c + 1 : NULL;
+    }
+  }
+  return 0;
+}
+
+/* A key Java's SchemaSerializer reads without a null check: a file without it is not a
+ * schema Java could have written, so it is corrupt rather than defaulted. */
+static int require_key(const json_t *root, const char *key, const char *what, paimon_error *err) {
+  const json_t *v = json_object_get(root, key);
+  if (!v || json_is_null(v))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: missing key \"%s\"", what, key);
   return 0;
 }
 
@@ -184,30 +367,21 @@ int pm_schema_parse(pm_schema **out, const char *json, size_t len, paimon_error 
     rc = pm_fail(err, PAIMON_ECORRUPT, "schema: negative id %lld", (long long)s->id);
     goto fail;
   }
+  static const char *const required[] = {"fields", "highestFieldId", "partitionKeys",
+                                         "primaryKeys", "options"};
+  for (size_t k = 0; k < sizeof required / sizeof required[0]; k++)
+    PM_CHECK(require_key(root, required[k], what, err), fail);
   s->row = pm_type_new_row(false);
   if (!s->row) goto oom;
-  json_t *fields = json_object_get(root, "fields");
-  if (!fields) {
-    rc = pm_fail(err, PAIMON_ECORRUPT, "schema: missing key \"fields\"");
-    goto fail;
-  }
-  PM_CHECK(parse_fields(fields, 0, s->row, what, err), fail);
-  int32_t hid = INT32_MIN;
-  PM_CHECK(pm_json_get_i32(root, "highestFieldId", false, &hid, what, err), fail);
-  if (hid == INT32_MIN) { /* absent: the largest top-level id is the best we know */
-    hid = -1;
-    for (int32_t i = 0; i < s->row->nfields; i++)
-      if (s->row->fields[i].id > hid) hid = s->row->fields[i].id;
-  }
-  s->highest_field_id = hid;
-  PM_CHECK(pm_json_get_str_array(root, "partitionKeys", false, &s->npartition_keys,
+  PM_CHECK(parse_fields(json_object_get(root, "fields"), 0, s->row, what, err), fail);
+  PM_CHECK(pm_json_get_i32(root, "highestFieldId", true, &s->highest_field_id, what, err), fail);
+  PM_CHECK(pm_json_get_str_array(root, "partitionKeys", true, &s->npartition_keys,
                                  &s->partition_keys, what, err), fail);
-  PM_CHECK(pm_json_get_str_array(root, "primaryKeys", false, &s->nprimary_keys,
+  PM_CHECK(pm_json_get_str_array(root, "primaryKeys", true, &s->nprimary_keys,
                                  &s->primary_keys, what, err), fail);
-  PM_CHECK(check_keys(s, s->partition_keys, s->npartition_keys, "partition", what, err), fail);
-  PM_CHECK(check_keys(s, s->primary_keys, s->nprimary_keys, "primary", what, err), fail);
   PM_CHECK(pm_json_get_str_map(root, "options", &s->noptions, &s->option_keys,
                                &s->option_values, what, err), fail);
+  PM_CHECK(validate_parsed(s, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "comment", false, &s->comment, what, err), fail);
   s->time_millis = 0;
   PM_CHECK(pm_json_get_i64(root, "timeMillis", false, &s->time_millis, what, err), fail);

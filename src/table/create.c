@@ -1,13 +1,181 @@
 /* table/create.c: creating tables (schema/schema-0), with Paimon's validation rules. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "table/write_internal.h"
 
 static bool known_type_for_key(const pm_type *t) {
   return t->id != PM_ARRAY && t->id != PM_MAP && t->id != PM_MULTISET && t->id != PM_ROW &&
          t->id != PM_VARIANT && t->id != PM_BLOB;
+}
+
+/* Boolean option as Java reads it (case-insensitive "true"); absent = `def`. */
+static bool opt_true(const pm_schema *s, const char *key, bool def) {
+  const char *v = pm_schema_option(s, key);
+  return v ? strcasecmp(v, "true") == 0 : def;
+}
+
+/* Integer option; absent = `def`. A value that is no integer is refused. */
+static int opt_long(const pm_schema *s, const char *key, long def, long *out, paimon_error *err) {
+  const char *v = pm_schema_option(s, key);
+  *out = def;
+  if (!v) return 0;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || errno)
+    return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not an integer", key, v);
+  *out = x;
+  return 0;
+}
+
+/* Is `value` one of the NULL-terminated `allowed` (case-insensitive, as Java's enum
+ * options)? */
+static bool one_of(const char *value, const char *const *allowed) {
+  for (size_t i = 0; allowed[i]; i++)
+    if (strcasecmp(value, allowed[i]) == 0) return true;
+  return false;
+}
+
+/* Next trimmed name of a comma-separated list (as Java's split(",") + trim); *p becomes
+ * NULL after the last one. */
+static void next_name(const char **p, char *name, size_t cap) {
+  const char *c = strchr(*p, ',');
+  size_t len = c ? (size_t)(c - *p) : strlen(*p);
+  const char *b = *p;
+  while (len && *b == ' ') b++, len--;
+  while (len && b[len - 1] == ' ') len--;
+  snprintf(name, cap, "%.*s", (int)len, b);
+  *p = c ? c + 1 : NULL;
+}
+
+/* Every comma-separated name of option `key` must be a column. */
+static int check_field_list(const pm_schema *s, const char *key, const char *list,
+                            const char *what, paimon_error *err) {
+  char name[256];
+  for (const char *p = list; p;) {
+    next_name(&p, name, sizeof name);
+    if (pm_row_find(s->row, name) < 0)
+      return pm_fail(err, PAIMON_EINVAL, "option %s: %s '%s' is not a column", key, what, name);
+  }
+  return 0;
+}
+
+/* The option combinations Java's SchemaValidation.validateTableSchema (1.4.1) refuses
+ * that would make our reads or writes mean something else than the creator asked. Not
+ * checked here (our reader and writer do not act on them, or Java checks them in code we
+ * do not have): scan.* startup-mode combinations, aggregate function names against field
+ * types (validateMergeFunctionFactory), blob/vector fields, row tracking, clustering,
+ * chain tables, format-specific field checks, fallback branches. */
+static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
+  bool pk = s->nprimary_keys > 0;
+  const char *me = pm_schema_option(s, "merge-engine");
+  static const char *const engines[] = {"deduplicate", "partial-update", "aggregation",
+                                        "first-row", NULL};
+  if (me && !one_of(me, engines))
+    return pm_fail(err, PAIMON_EINVAL, "option merge-engine: unknown value '%s' (deduplicate, "
+                                       "partial-update, aggregation or first-row)", me);
+  bool first_row = me && strcasecmp(me, "first-row") == 0;
+  const char *cp = pm_schema_option(s, "changelog-producer");
+  static const char *const producers[] = {"none", "input", "full-compaction", "lookup", NULL};
+  if (cp && !one_of(cp, producers))
+    return pm_fail(err, PAIMON_EINVAL, "option changelog-producer: unknown value '%s' (none, "
+                                       "input, full-compaction or lookup)", cp);
+  bool cp_none = !cp || strcasecmp(cp, "none") == 0;
+  if (!pk && !cp_none)
+    return pm_fail(err, PAIMON_EINVAL, "option changelog-producer=%s needs a primary key", cp);
+  if (first_row && !cp_none && strcasecmp(cp, "lookup") != 0)
+    return pm_fail(err, PAIMON_EINVAL, "merge-engine=first-row supports only changelog-producer "
+                                       "none or lookup, not '%s'", cp);
+  const char *uk = pm_schema_option(s, "upsert-key");
+  if (uk && *uk) {
+    if (pk) return pm_fail(err, PAIMON_EINVAL, "option upsert-key cannot be set on a table with a primary key");
+    PM_TRY(check_field_list(s, "upsert-key", uk, "upsert key", err));
+  }
+  if (nb == -1 && !pk && pm_schema_option(s, "full-compaction.delta-commits"))
+    return pm_fail(err, PAIMON_EINVAL, "option full-compaction.delta-commits is not supported on "
+                                       "append tables with bucket=-1");
+  /* validateSequenceField */
+  const char *sf = pm_schema_option(s, "sequence.field");
+  if (sf && *sf) {
+    PM_TRY(check_field_list(s, "sequence.field", sf, "sequence field", err));
+    char name[256], other[256], key[300];
+    for (const char *p = sf; p;) {
+      next_name(&p, name, sizeof name);
+      snprintf(key, sizeof key, "fields.%s.aggregate-function", name);
+      if (pm_schema_option(s, key))
+        return pm_fail(err, PAIMON_EINVAL, "option %s: sequence field '%s' cannot be aggregated",
+                       key, name);
+      for (const char *q = p; q;) {
+        next_name(&q, other, sizeof other);
+        if (strcmp(other, name) == 0)
+          return pm_fail(err, PAIMON_EINVAL, "option sequence.field lists '%s' twice", name);
+      }
+    }
+    if (first_row)
+      return pm_fail(err, PAIMON_EINVAL, "option sequence.field cannot be used with merge-engine=first-row");
+  }
+  /* validateFieldsPrefix: fields.<a,b>.<option> names columns */
+  for (int32_t i = 0; i < s->noptions; i++) {
+    const char *k = s->option_keys[i];
+    if (strncmp(k, "fields.", 7) != 0) continue;
+    const char *dot = strchr(k + 7, '.');
+    size_t len = dot ? (size_t)(dot - (k + 7)) : strlen(k + 7);
+    char list[512];
+    snprintf(list, sizeof list, "%.*s", (int)len, k + 7);
+    if (strcmp(list, "default-aggregate-function") == 0) continue;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+      if (pm_row_find(s->row, tok) < 0)
+        return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not a column", k, tok);
+  }
+  const char *rk = pm_schema_option(s, "rowkind.field");
+  if (rk && pm_row_find(s->row, rk) < 0)
+    return pm_fail(err, PAIMON_EINVAL, "option rowkind.field: '%s' is not a column", rk);
+  if (pm_schema_option(s, "partition.expiration-time") && s->npartition_keys == 0)
+    return pm_fail(err, PAIMON_EINVAL, "option partition.expiration-time needs a partitioned table");
+  const char *rt = pm_schema_option(s, "record-level.time-field");
+  if (rt) {
+    int f = pm_row_find(s->row, rt);
+    if (f < 0) return pm_fail(err, PAIMON_EINVAL, "option record-level.time-field: '%s' is not a column", rt);
+    pm_type_id id = s->row->fields[f].type->id;
+    if (id != PM_INT && id != PM_BIGINT && id != PM_TIMESTAMP && id != PM_TIMESTAMP_LTZ)
+      return pm_fail(err, PAIMON_EINVAL, "option record-level.time-field: column '%s' must be INT, "
+                                         "BIGINT or TIMESTAMP", rt);
+  }
+  if (opt_true(s, "streaming-read-overwrite", false)) {
+    if (!pk)
+      return pm_fail(err, PAIMON_EINVAL, "option streaming-read-overwrite needs a primary key "
+                                         "(append tables use streaming-read-append-overwrite)");
+    if (cp && (strcasecmp(cp, "full-compaction") == 0 || strcasecmp(cp, "lookup") == 0))
+      return pm_fail(err, PAIMON_EINVAL, "option streaming-read-overwrite cannot be used with "
+                                         "changelog-producer=%s (duplicated changes)", cp);
+  }
+  long smin, smax, cmin, cmax;
+  PM_TRY(opt_long(s, "snapshot.num-retained.min", 10, &smin, err));
+  PM_TRY(opt_long(s, "snapshot.num-retained.max", INT32_MAX, &smax, err));
+  PM_TRY(opt_long(s, "changelog.num-retained.min", smin, &cmin, err));
+  PM_TRY(opt_long(s, "changelog.num-retained.max", smax, &cmax, err));
+  if (smin < 1) return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min must be at least 1");
+  if (smin > smax)
+    return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min (%ld) is larger than "
+                                       "snapshot.num-retained.max (%ld)", smin, smax);
+  if (cmin < 1) return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min must be at least 1");
+  if (cmin > cmax)
+    return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min (%ld) is larger than "
+                                       "changelog.num-retained.max (%ld)", cmin, cmax);
+  if (opt_true(s, "deletion-vectors.enabled", false)) {
+    if (!cp_none && strcasecmp(cp, "input") != 0 && strcasecmp(cp, "lookup") != 0)
+      return pm_fail(err, PAIMON_EINVAL, "option deletion-vectors.enabled supports only "
+                                         "changelog-producer none, input or lookup, not '%s'", cp);
+    if (first_row && !opt_true(s, "pk-clustering-override", false))
+      return pm_fail(err, PAIMON_EINVAL, "option deletion-vectors.enabled is not for "
+                                         "merge-engine=first-row (it never deletes old rows)");
+  }
+  return 0;
 }
 
 /* Paimon's schema validation (SchemaValidation), the subset that decides whether a
@@ -21,8 +189,10 @@ static int validate(const pm_schema *s, paimon_error *err) {
     for (int32_t j = 0; j < i; j++)
       if (strcmp(row->fields[j].name, n) == 0)
         return pm_fail(err, PAIMON_EINVAL, "column '%s' appears twice", n);
+    /* SpecialFields.SYSTEM_FIELD_NAMES and KEY_FIELD_PREFIX, plus our real-time column */
     if (strncmp(n, "_KEY_", 5) == 0 || strcmp(n, "_SEQUENCE_NUMBER") == 0 ||
-        strcmp(n, "_VALUE_KIND") == 0 || strcmp(n, "_REALTIME_OFFSET") == 0)
+        strcmp(n, "_VALUE_KIND") == 0 || strcmp(n, "_LEVEL") == 0 || strcmp(n, "rowkind") == 0 ||
+        strcmp(n, "_ROW_ID") == 0 || strcmp(n, "_REALTIME_OFFSET") == 0)
       return pm_fail(err, PAIMON_EINVAL, "column name '%s' is reserved by Paimon", n);
   }
   for (int32_t i = 0; i < s->npartition_keys; i++) {
@@ -44,7 +214,8 @@ static int validate(const pm_schema *s, paimon_error *err) {
         in |= strcmp(s->partition_keys[i], s->primary_keys[k]) == 0;
       if (!in)
         return pm_fail(err, PAIMON_EINVAL,
-                       "primary key must contain every partition key ('%s' is missing)",
+                       "primary key must contain every partition key ('%s' is missing): Java's "
+                       "cross-partition update (bucket=-1) is not supported",
                        s->partition_keys[i]);
     }
   }
@@ -54,8 +225,14 @@ static int validate(const pm_schema *s, paimon_error *err) {
     char *end;
     nb = strtol(bucket, &end, 10);
     if (*end || nb == 0 || nb < -2) return pm_fail(err, PAIMON_EINVAL, "invalid bucket '%s'", bucket);
+    /* SchemaValidation.validateBucket: -2 (postpone) only with a primary key */
+    if (nb == -2 && s->nprimary_keys == 0)
+      return pm_fail(err, PAIMON_EINVAL, "bucket=-2 (postpone) needs a primary key");
   }
   const char *bk = pm_schema_option(s, "bucket-key");
+  if (bk && *bk && nb == -1)
+    return pm_fail(err, PAIMON_EINVAL, "option bucket-key cannot be set with bucket=-1: remove "
+                                       "bucket-key or set a bucket number");
   if (bk && *bk) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", bk);
@@ -63,6 +240,8 @@ static int validate(const pm_schema *s, paimon_error *err) {
       while (*tok == ' ') tok++;
       int f = pm_row_find(row, tok);
       if (f < 0) return pm_fail(err, PAIMON_EINVAL, "bucket key '%s' is not a column", tok);
+      if (!known_type_for_key(row->fields[f].type))
+        return pm_fail(err, PAIMON_EINVAL, "bucket key '%s' cannot be a nested type", tok);
       for (int32_t i = 0; i < s->npartition_keys; i++)
         if (strcmp(s->partition_keys[i], tok) == 0)
           return pm_fail(err, PAIMON_EINVAL, "bucket key '%s' cannot be a partition key", tok);
@@ -80,7 +259,7 @@ static int validate(const pm_schema *s, paimon_error *err) {
     pm_format_kind k;
     PM_TRY(pm_format_from_name(ff, &k, err));
   }
-  return 0;
+  return validate_options(s, nb, err);
 }
 
 /* Fills defaults in a user-supplied schema document (ids, version, time). */

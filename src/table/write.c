@@ -482,6 +482,7 @@ int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
     }
   }
   pm_schema_release(&expect);
+  if (rc == 0) rc = pm_write_validate(row, cols, len, err);
   return rc;
 }
 

@@ -91,6 +91,10 @@ typedef struct pm_route {
 int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
                    const struct ArrowSchema *schema, int64_t first_child, struct ArrowArray **cols,
                    struct ArrowArray *owned, paimon_error *err);
+/* Refuses values no Java engine would write (write_validate.c): CHAR(n)/VARCHAR(n)
+ * longer than n code points, duplicate map keys. PAIMON_EINVAL names column, row, limit. */
+int pm_write_validate(const pm_type *row, struct ArrowArray *const *cols, int64_t len,
+                      paimon_error *err);
 int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_route *r,
                     paimon_error *err);
 void pm_route_clear(pm_route *r);

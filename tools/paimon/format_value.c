@@ -526,6 +526,21 @@ static size_t utf8_seq(const uint8_t *p, size_t n) {
   return len;
 }
 
+size_t fv_utf8_invalid_at(const void *p, size_t n) {
+  const uint8_t *u = p;
+  size_t i = 0;
+  while (i < n) {
+    if (u[i] < 0x80) {
+      i++;
+      continue;
+    }
+    size_t l = utf8_seq(u + i, n - i);
+    if (l == 0) return i;
+    i += l;
+  }
+  return n;
+}
+
 /* JSON string; invalid UTF-8 bytes become U+FFFD. `quote` adds the quotes. */
 static int put_json_str(fv_out *o, const uint8_t *p, size_t n, bool quote) {
   static const char hex[] = "0123456789abcdef";

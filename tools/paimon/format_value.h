@@ -22,6 +22,9 @@ typedef struct fv_out {
 int fv_reserve(fv_out *o, size_t extra);
 int fv_write(fv_out *o, const void *p, size_t n);
 int fv_puts(fv_out *o, const char *s);
+/* Offset of the first byte of p[0..n) that does not start a valid UTF-8 sequence (overlong
+ * forms, surrogates and code points above U+10FFFF are invalid), or n when all is valid. */
+size_t fv_utf8_invalid_at(const void *p, size_t n);
 void fv_out_free(fv_out *o);
 
 typedef enum fv_kind {

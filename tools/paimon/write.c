@@ -47,7 +47,8 @@ const char *const USAGE_WRITE =
     "                   tables accept a \"_VALUE_KIND\" key: 0..3 or \"+I\", \"-U\", \"+U\",\n"
     "                   \"-D\" (default +I).\n"
     "  --format csv     the `paimon cat --format csv` encoding: a header line naming the\n"
-    "                   columns, an empty unquoted field is null, \"\" the empty string\n"
+    "                   columns, an empty unquoted field is null, \"\" the empty string;\n"
+    "                   invalid UTF-8 fails with the line and column, as in jsonl\n"
     "  --commit-user U  commit user (default: a random one); the commit identifier is\n"
     "                   1 + the newest one U committed\n"
     "  -o key=value     writer option overriding the table's (e.g. target-file-size);\n"
@@ -345,8 +346,10 @@ typedef struct csv_conv {
   int *kinds;
   fv_out cells; /* decoded cells of one record */
   size_t *cb, *ce;
+  size_t *rb; /* where each cell starts in the raw record */
   bool *quoted;
   size_t cap;
+  char msg[512]; /* the last record error */
 } csv_conv;
 
 /* Splits a CSV record into cells (RFC 4180). Returns the cell count or -1. */
@@ -360,12 +363,15 @@ static long csv_split(csv_conv *cv, const char *p, size_t n) {
       size_t *b = realloc(cv->cb, c2 * sizeof *b), *e = b ? realloc(cv->ce, c2 * sizeof *e) : NULL;
       if (b) cv->cb = b;
       if (e) cv->ce = e;
+      size_t *r = realloc(cv->rb, c2 * sizeof *r);
+      if (r) cv->rb = r;
       bool *q = realloc(cv->quoted, c2 * sizeof *q);
-      if (!b || !e || !q) die("out of memory%s", "");
+      if (!b || !e || !r || !q) die("out of memory%s", "");
       cv->quoted = q;
       cv->cap = c2;
     }
     cv->cb[nc] = cv->cells.len;
+    cv->rb[nc] = i;
     cv->quoted[nc] = false;
     if (i < n && p[i] == '"') {
       cv->quoted[nc] = true;
@@ -430,9 +436,31 @@ static bool num_chars(const char *p, size_t n) {
   return true;
 }
 
-static void csv_header(csv_conv *cv, const paimon_table *t, const char *p, size_t n) {
+/* Invalid UTF-8 in a raw record: NULL when valid, else a message naming the byte, the
+ * field and its header name. JSON lines refuse invalid UTF-8 (paimon_jsonl_parse), so CSV
+ * refuses it too rather than storing U+FFFD in place of the bytes. */
+static const char *csv_utf8_error(csv_conv *cv, const char *p, size_t n, long nc) {
+  size_t at = fv_utf8_invalid_at(p, n);
+  if (at == n) return NULL;
+  long c = 0;
+  while (c + 1 < nc && cv->rb[c + 1] <= at) c++;
+  const char *name = cv->names && (size_t)c < cv->ncols ? cv->names[c] : NULL;
+  char field[300];
+  if (name) snprintf(field, sizeof field, "column '%s' (field %ld)", name, c + 1);
+  else snprintf(field, sizeof field, "field %ld", c + 1);
+  snprintf(cv->msg, sizeof cv->msg, "%s: invalid UTF-8 at byte %zu of the line (0x%02x)", field,
+           at + 1, (unsigned)(unsigned char)p[at]);
+  return cv->msg;
+}
+
+static void csv_header(csv_conv *cv, const paimon_table *t, const char *p, size_t n, int64_t line) {
   long nc = csv_split(cv, p, n);
   if (nc < 0) die("standard input: malformed CSV header%s", "");
+  const char *bad = csv_utf8_error(cv, p, n, nc);
+  if (bad) {
+    fprintf(stderr, "paimon: standard input: line %lld: CSV header: %s\n", (long long)line, bad);
+    exit(1);
+  }
   struct ArrowSchema sch;
   paimon_error err = {0, ""};
   int rc = paimon_table_schema(t, &sch, &err);
@@ -465,6 +493,8 @@ static const char *csv_record_json(csv_conv *cv, const char *p, size_t n, fv_out
   long nc = csv_split(cv, p, n);
   if (nc < 0) return "malformed CSV (unbalanced quotes)";
   if ((size_t)nc != cv->ncols) return "the record's field count differs from the header's";
+  const char *bad = csv_utf8_error(cv, p, n, nc);
+  if (bad) return bad;
   if (fv_write(o, "{", 1)) die("out of memory%s", "");
   for (size_t c = 0; c < cv->ncols; c++) {
     const char *v = cv->cells.data + cv->cb[c];
@@ -507,6 +537,7 @@ static void csv_conv_free(csv_conv *cv) {
   free(cv->kinds);
   free(cv->cb);
   free(cv->ce);
+  free(cv->rb);
   free(cv->quoted);
   fv_out_free(&cv->cells);
 }
@@ -571,7 +602,7 @@ int cmd_write(int argc, char **argv) {
     if (csv && n) {
       size_t first = 0;
       if (!have_header) {
-        csv_header(&cv, t, b.ptr[0], b.len[0]);
+        csv_header(&cv, t, b.ptr[0], b.len[0], b.no[0] + 1);
         have_header = true;
         first = 1;
       }
