@@ -1911,14 +1911,18 @@ static bool sys_ok(const struct ArrowSchema *c, const char *name, const char *fo
   return c && c->name && c->format && strcmp(c->name, name) == 0 && strcmp(c->format, format) == 0;
 }
 
+static size_t store_size(uint32_t version);
+
 static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_store_request *req,
                      paimon_realtime_store *out, paimon_error *err) {
   (void)f;
-  memset(out, 0, sizeof *out);
   /* every request version so far has the same layout */
   if (!req || req->version < 1 || req->version > PAIMON_REALTIME_STORE_VERSION)
     return pm_fail(err, PAIMON_EUNSUPPORTED, "realtime store: request version %u, expected 1..%d",
                    req ? req->version : 0u, PAIMON_REALTIME_STORE_VERSION);
+  /* The caller's struct is only as large as the version it speaks (a plugin built against
+   * an older header wrapping this store): never write past that layout. */
+  memset(out, 0, store_size(req->version));
   if (req->mode != PAIMON_REALTIME_APPEND && req->mode != PAIMON_REALTIME_PRIMARY_KEY)
     return pm_fail(err, PAIMON_EINVAL, "realtime store: unknown mode %d", req->mode);
   rt_shared *sh = pm_calloc(1, sizeof *sh);
@@ -2030,24 +2034,26 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
       }
     }
   }
-  PM_CHECK(paimon_realtime_store_init(out, PAIMON_REALTIME_STORE_VERSION, err), fail);
+  PM_CHECK(paimon_realtime_store_init(out, req->version, err), fail);
   st->building = seg_new(sh);
   if (!st->building) {
     rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
     goto fail;
   }
   out->write = rt_write;
-  out->reserve = rt_reserve;
-  out->cancel_reservation = rt_cancel_reservation;
   out->seal_for_commit = rt_seal;
   out->create_commit_readers = rt_commit_readers;
   out->acquire_read_view = rt_acquire;
   out->create_query_readers = rt_query_readers;
-  out->create_lookup_readers = rt_lookup;
   out->advance_committed_offset = rt_advance;
   out->memory_usage = rt_memory;
   out->release = rt_release;
   out->private_data = st;
+  if (req->version >= 2) {
+    out->reserve = rt_reserve;
+    out->cancel_reservation = rt_cancel_reservation;
+  }
+  if (req->version >= 3) out->create_lookup_readers = rt_lookup;
   return PAIMON_OK;
 fail:
   pthread_mutex_destroy(&st->mu);

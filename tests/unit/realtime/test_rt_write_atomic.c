@@ -328,7 +328,11 @@ static int ws_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   wrap_store *ws = calloc(1, sizeof *ws);
   ws->cfg = cfg;
   ws->bucket = req->bucket;
-  int rc = cfg->inner.create(&cfg->inner, req, &ws->inner, err);
+  /* ws->inner is this file's (current) struct: speak the current version to the inner
+   * store, whatever version the library speaks to this factory */
+  paimon_realtime_store_request inner_req = *req;
+  inner_req.version = PAIMON_REALTIME_STORE_VERSION;
+  int rc = cfg->inner.create(&cfg->inner, &inner_req, &ws->inner, err);
   if (rc) {
     free(ws);
     return rc;
