@@ -4,6 +4,7 @@
  * through manifests, never by listing directories. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "table/predicate_internal.h"
 #include "table/ext.h"
@@ -671,8 +672,8 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
    * batchScanSkipLevel0): their higher levels are complete on their own. */
   const char *engine = pm_schema_option(schema, "merge-engine");
   const char *dvopt = pm_schema_option(schema, "deletion-vectors.enabled");
-  bool first_row = engine && strcmp(engine, "first-row") == 0;
-  bool dv_on = dvopt && strcmp(dvopt, "true") == 0;
+  bool first_row = engine && strcasecmp(engine, "first-row") == 0;
+  bool dv_on = dvopt && strcasecmp(dvopt, "true") == 0;
   /* Real-time plans merge level 0 too: rows committed there may already be reclaimed
    * from memory. */
   bool skip_level0 = pk && (first_row || dv_on) && !realtime;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "table/layout_options.h"
 #include "table/pk_internal.h"
@@ -176,14 +177,14 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
     goto fail;
   }
   const char *bf = wopt(w, opts, "bucket-function.type", "default");
-  if (strcmp(bf, "default") != 0) {
+  if (strcasecmp(bf, "default") != 0) {
     rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path, bf);
     goto fail;
   }
   static const char *const refused[] = {"row-tracking.enabled", "data-evolution.enabled",
                                         "deletion-vectors.enabled"};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (strcmp(wopt(w, opts, refused[i], "false"), "true") == 0) {
+    if (strcasecmp(wopt(w, opts, refused[i], "false"), "true") == 0) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: writing tables with %s=true is not supported yet",
                    t->path, refused[i]);
       goto fail;

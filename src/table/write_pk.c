@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mergetree/compact.h"
 #include "table/layout_options.h"
@@ -471,17 +472,17 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     const char *bf = wopt(w, opts, "bucket-function.type", "default");
     const char *engine = wopt(w, opts, "merge-engine", "deduplicate");
     const char *cp = wopt(w, opts, "changelog-producer", "none");
-    if (strcmp(bf, "default") != 0) {
+    if (strcasecmp(bf, "default") != 0) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path, bf);
       goto fail;
     }
-    if (strcmp(engine, "first-row") == 0) {
+    if (strcasecmp(engine, "first-row") == 0) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED,
                    "%s: merge-engine=first-row needs lookup compaction, which is not supported yet",
                    t->path);
       goto fail;
     }
-    if (strcmp(cp, "none") != 0) {
+    if (strcasecmp(cp, "none") != 0) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED,
                    "%s: changelog-producer=%s is not supported yet (only 'none')", t->path, cp);
       goto fail;

@@ -702,6 +702,11 @@ static void test_refused(void **state) {
   expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"lookup\"", "changelog-producer=lookup");
   expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"input\"", "changelog-producer=input");
   expect_refused("\"bucket\":\"2\",\"full-compaction.delta-commits\":\"1\"", "full-compaction.delta-commits");
+  /* Java parses enum and boolean options ignoring case (CoreOptions via
+   * OptionsUtils.convertToEnum / convertToBoolean): so must the refusals. */
+  expect_refused("\"bucket\":\"2\",\"merge-engine\":\"FIRST-ROW\"", "first-row");
+  expect_refused("\"bucket\":\"2\",\"deletion-vectors.enabled\":\"TRUE\"", "deletion-vectors.enabled");
+  expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"Lookup\"", "changelog-producer");
 }
 
 /* A merge-function error is terminal and reported as such. */
