@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mergetree/mergetree.h"
 #include "table/write_internal.h"
 
 static bool known_type_for_key(const pm_type *t) {
@@ -131,6 +132,30 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
       if (pm_row_find(s->row, tok) < 0)
         return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not a column", k, tok);
+  }
+  /* max/min over a type Java 1.4.1 cannot order (InternalRowUtils.compare throws for
+   * BOOLEAN and nested types) is accepted by Java's create but fails at the first merge
+   * of two non-null values, leaving that key unreadable: refuse it up front instead. */
+  if (pk && me && strcasecmp(me, "aggregation") == 0) {
+    const char *dflt = pm_schema_option(s, "fields.default-aggregate-function");
+    for (int32_t f = 0; f < s->row->nfields; f++) {
+      char key[300];
+      snprintf(key, sizeof key, "fields.%s.aggregate-function", s->row->fields[f].name);
+      const char *fn = pm_schema_option(s, key);
+      if (!fn) fn = dflt;
+      if (!fn || (strcasecmp(fn, "max") != 0 && strcasecmp(fn, "min") != 0)) continue;
+      bool is_key = false;
+      for (int32_t i = 0; i < s->nprimary_keys; i++)
+        if (strcmp(s->primary_keys[i], s->row->fields[f].name) == 0) is_key = true;
+      if (is_key) continue;
+      const pm_type *ty = s->row->fields[f].type;
+      if (ty->id == PM_BOOLEAN || !pm_mt_type_comparable(ty))
+        return pm_fail(err, PAIMON_EINVAL,
+                       "option %s=%s: column '%s' has a type Java Paimon cannot order, so the "
+                       "first merge of two values would fail",
+                       fn == dflt ? "fields.default-aggregate-function" : key, fn,
+                       s->row->fields[f].name);
+    }
   }
   const char *rk = pm_schema_option(s, "rowkind.field");
   if (rk && pm_row_find(s->row, rk) < 0)

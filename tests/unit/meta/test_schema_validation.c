@@ -325,6 +325,18 @@ static void test_create_options(void **state) {
                                          "\"fields.default-aggregate-function\":\"last_value\"}", &err), &err);
   PM_ASSERT_OK(create_with(F3, pk, none, "{\"bucket\":\"-2\",\"deletion-vectors.enabled\":\"true\"}", &err), &err);
   PM_ASSERT_OK(create_with(F3, none, none, "{\"snapshot.num-retained.min\":\"3\",\"snapshot.num-retained.max\":\"3\"}", &err), &err);
+  /* max/min of a BOOLEAN or nested column: Java creates it, then fails at the first merge */
+  const char *fb = "[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"b\",\"type\":\"BOOLEAN\"},"
+                   "{\"name\":\"a\",\"type\":\"ARRAY<INT>\"}]";
+  assert_int_equal(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"max\"}", &err),
+                   PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "column 'b' has a type Java Paimon cannot order"));
+  assert_int_equal(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.default-aggregate-function\":\"MIN\","
+                                             "\"fields.b.aggregate-function\":\"bool_or\"}", &err),
+                   PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "fields.default-aggregate-function=MIN: column 'a'"));
+  PM_ASSERT_OK(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"bool_and\"}", &err),
+               &err);
 }
 
 static void test_create_fields(void **state) {
