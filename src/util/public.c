@@ -6,6 +6,8 @@
 
 PAIMON_API const char *paimon_version(void) { return PAIMON_VERSION_STRING; }
 
+PAIMON_API int paimon_version_number(void) { return PAIMON_VERSION_NUMBER; }
+
 PAIMON_API void paimon_free(void *p) { pm_free(p); }
 
 PAIMON_API const char *paimon_strerror(int code) {

@@ -40,6 +40,12 @@ static void test_errors(void **state) {
   assert_true(paimon_error_is_retryable(PAIMON_EFULL));
   assert_false(paimon_error_is_retryable(PAIMON_ECORRUPT));
   assert_string_equal(paimon_version(), PAIMON_VERSION_STRING);
+  // the number agrees with the header's and with the string's three parts
+  assert_int_equal(paimon_version_number(), PAIMON_VERSION_NUMBER);
+  char vs[32];
+  snprintf(vs, sizeof vs, "%d.%d.%d", paimon_version_number() / 10000,
+           paimon_version_number() / 100 % 100, paimon_version_number() % 100);
+  assert_string_equal(vs, PAIMON_VERSION_STRING);
 
   char *s = pm_asprintf("%s-%05d", "x", 42);
   assert_string_equal(s, "x-00042");
