@@ -110,8 +110,8 @@ static void test_allocator_ctx(void **state) {
   /* library code reaches the hooks too (a public call that allocates and frees) */
   size_t before = c1.mallocs, frees_before = c1.frees;
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), PAIMON_OK);
-  assert_int_equal(paimon_options_set(o, "bucket", "4"), PAIMON_OK);
+  assert_int_equal(paimon_options_new(&o, NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(o, "bucket", "4", NULL), PAIMON_OK);
   paimon_options_free(o);
   assert_true(c1.mallocs > before);
   assert_true(c1.frees > frees_before);
@@ -486,22 +486,22 @@ static void test_decompress_bounded(void **state) {
 static void test_options(void **state) {
   (void)state;
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
   assert_null(paimon_options_get(o, "bucket"));
-  assert_int_equal(paimon_options_set(o, "bucket", "2"), 0);
-  assert_int_equal(paimon_options_set(o, "file.format", "orc"), 0);
-  assert_int_equal(paimon_options_set(o, "bucket", "4"), 0);
+  assert_int_equal(paimon_options_set(o, "bucket", "2", NULL), 0);
+  assert_int_equal(paimon_options_set(o, "file.format", "orc", NULL), 0);
+  assert_int_equal(paimon_options_set(o, "bucket", "4", NULL), 0);
   assert_string_equal(paimon_options_get(o, "bucket"), "4");
   assert_int_equal(paimon_options_count(o), 2);
   const char *k, *v;
-  assert_int_equal(paimon_options_entry(o, 1, &k, &v), 0);
+  assert_int_equal(paimon_options_entry(&k, &v, o, 1), 0);
   assert_string_equal(k, "file.format");
   assert_string_equal(v, "orc");
-  assert_int_equal(paimon_options_entry(o, 2, &k, &v), PAIMON_EINVAL);
+  assert_int_equal(paimon_options_entry(&k, &v, o, 2), PAIMON_EINVAL);
   for (int i = 0; i < 100; i++) {
     char key[16];
     snprintf(key, sizeof key, "k%d", i);
-    assert_int_equal(paimon_options_set(o, key, key), 0);
+    assert_int_equal(paimon_options_set(o, key, key, NULL), 0);
   }
   assert_string_equal(paimon_options_get(o, "k77"), "k77");
   paimon_options_free(o);
