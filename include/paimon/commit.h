@@ -112,8 +112,8 @@ PAIMON_API int paimon_table_abort_commit(const paimon_table *t,
  * @param opts              nullable options.
  * @param err               nullable error details.
  * @return as paimon_table_commit(). */
-PAIMON_DEPRECATED("use paimon_table_commit")
 PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_commit")
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
                              const paimon_commit_messages *msgs,
@@ -123,8 +123,8 @@ PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
  * @param m   the messages.
  * @param err nullable error details.
  * @return as paimon_table_abort_commit(). */
-PAIMON_DEPRECATED("use paimon_table_abort_commit")
 PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_abort_commit")
 PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
                                             const paimon_commit_messages *m,
                                             paimon_error *err);

@@ -125,8 +125,8 @@ PAIMON_API int paimon_table_compact_append(paimon_commit_messages **out,
  * @param expired_out nullable; receives the number of snapshot files expired.
  * @param err         nullable error details.
  * @return as paimon_table_expire_snapshots(). */
-PAIMON_DEPRECATED("use paimon_table_expire_snapshots (out-parameter first)")
 PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_expire_snapshots (out-parameter first)")
 PAIMON_API int paimon_expire_snapshots(const paimon_table *t,
                                        const paimon_options *opts,
                                        int64_t *expired_out, paimon_error *err);
@@ -138,8 +138,8 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t,
  * @param removed_out       nullable; receives the number of files (to be) deleted.
  * @param err               nullable error details.
  * @return as paimon_table_remove_orphan_files(). */
-PAIMON_DEPRECATED("use paimon_table_remove_orphan_files (out-parameter first)")
 PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_remove_orphan_files (out-parameter first)")
 PAIMON_API int paimon_remove_orphan_files(const paimon_table *t,
                                           int64_t older_than_millis, int dry_run,
                                           int64_t *removed_out,
@@ -152,8 +152,8 @@ PAIMON_API int paimon_remove_orphan_files(const paimon_table *t,
  * @param out         receives the commit messages (paimon_commit_messages_free()).
  * @param err         nullable error details.
  * @return as paimon_table_compact_append(). */
-PAIMON_DEPRECATED("use paimon_table_compact_append (out-parameter first)")
 PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_compact_append (out-parameter first)")
 PAIMON_API int paimon_compact_append(const paimon_table *t,
                                      const char *commit_user, int full,
                                      paimon_commit_messages **out,
