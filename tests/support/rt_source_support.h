@@ -104,7 +104,9 @@ static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char 
   paimon_error err = {0};
   paimon_options *o = NULL;
   assert_int_equal(paimon_options_new(&o, NULL), 0);
-  if (replay) assert_int_equal(paimon_options_set(o, "realtime.write.skip-committed", "true", NULL), PAIMON_OK);
+  if (replay)
+    assert_int_equal(paimon_options_set(o, "realtime.write.skip-committed", "true", NULL),
+                     PAIMON_OK);
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, user, o, &err), &err);
   paimon_options_free(o);

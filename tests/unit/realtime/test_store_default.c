@@ -74,7 +74,8 @@ static int fx_open(fx *f, bool pk, pm_type *row, const char *const *opts, paimon
   PM_ASSERT_OK(paimon_realtime_default_store_factory(&f->fac, &e2), &e2);
   paimon_options *o = NULL;
   PM_ASSERT_OK(paimon_options_new(&o, NULL), &e2);
-  for (size_t i = 0; opts && opts[i]; i += 2) assert_int_equal(paimon_options_set(o, opts[i], opts[i + 1], NULL), PAIMON_OK);
+  for (size_t i = 0; opts && opts[i]; i += 2)
+    assert_int_equal(paimon_options_set(o, opts[i], opts[i + 1], NULL), PAIMON_OK);
   int32_t key = f->nsys; /* first table column */
   paimon_realtime_store_request req = {PAIMON_REALTIME_STORE_VERSION,
                                        pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,

@@ -245,10 +245,14 @@ static paimon_options *expire_opts(const char *min, const char *max, const char 
                                    const char *limit) {
   paimon_options *o;
   assert_int_equal(paimon_options_new(&o, NULL), 0);
-  if (min) assert_int_equal(paimon_options_set(o, "snapshot.num-retained.min", min, NULL), PAIMON_OK);
-  if (max) assert_int_equal(paimon_options_set(o, "snapshot.num-retained.max", max, NULL), PAIMON_OK);
-  if (time) assert_int_equal(paimon_options_set(o, "snapshot.time-retained", time, NULL), PAIMON_OK);
-  if (limit) assert_int_equal(paimon_options_set(o, "snapshot.expire.limit", limit, NULL), PAIMON_OK);
+  if (min)
+    assert_int_equal(paimon_options_set(o, "snapshot.num-retained.min", min, NULL), PAIMON_OK);
+  if (max)
+    assert_int_equal(paimon_options_set(o, "snapshot.num-retained.max", max, NULL), PAIMON_OK);
+  if (time)
+    assert_int_equal(paimon_options_set(o, "snapshot.time-retained", time, NULL), PAIMON_OK);
+  if (limit)
+    assert_int_equal(paimon_options_set(o, "snapshot.expire.limit", limit, NULL), PAIMON_OK);
   return o;
 }
 

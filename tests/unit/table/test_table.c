@@ -224,7 +224,8 @@ static void test_path_safety(void **state) {
   /* a remap target is an allowed root; the stored prefix is replaced */
   paimon_options *o;
   assert_int_equal(paimon_options_new(&o, NULL), PAIMON_OK);
-  assert_int_equal(paimon_options_set(o, "read.remap-path", "FILE:/tmp/external=/srv/ext", NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(o, "read.remap-path", "FILE:/tmp/external=/srv/ext", NULL),
+                   PAIMON_OK);
   paimon_table *t2;
   PM_ASSERT_OK(paimon_table_open(&t2, pm_test_shared(TBL("parquet", "append_complex_data")), o, &err), &err);
   PM_ASSERT_OK(pm_table_data_path(t2, "", 0, "d.parquet", "FILE:/tmp/external/a/d.parquet", &p, &err),
