@@ -337,9 +337,11 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
     if (part) continue;
     ctx->key_cols[ctx->nkeys++] = ctx->nsys + pm_row_find(row, t->schema->primary_keys[k]);
   }
-  PM_CHECK(paimon_options_new(&ctx->store_opts), fail);
+  PM_CHECK(paimon_options_new(&ctx->store_opts, err), fail);
   for (int32_t i = 0; i < t->schema->noptions; i++)
-    paimon_options_set(ctx->store_opts, t->schema->option_keys[i], t->schema->option_values[i]);
+    PM_CHECK(paimon_options_set(ctx->store_opts, t->schema->option_keys[i],
+                                t->schema->option_values[i], err),
+             fail);
   PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
   ctx->schema_id = t->schema->id;
   PM_CHECK(load_progress(t, ctx->snapshot_id, ctx->offsets_key, ctx->source_key, &ctx->committed,
@@ -361,7 +363,8 @@ int64_t paimon_realtime_committed_offset(const paimon_realtime_context *cctx, co
   return v;
 }
 
-int paimon_realtime_committed_source(const paimon_realtime_context *cctx, char **out, paimon_error *err) {
+int paimon_realtime_committed_source(char **out, const paimon_realtime_context *cctx,
+                                     paimon_error *err) {
   paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
   *out = NULL;
   pthread_mutex_lock(&ctx->progress_lock);
@@ -911,17 +914,17 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
   paimon_options *wo = NULL;
-  int orc = paimon_options_new(&wo);
+  int orc = paimon_options_new(&wo, err);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
-    const char *k, *v;
-    paimon_options_entry(opts, i, &k, &v);
-    orc = paimon_options_set(wo, k, v);
+    const char *k = NULL, *v = NULL;
+    orc = paimon_options_entry(&k, &v, opts, i);
+    if (orc == 0) orc = paimon_options_set(wo, k, v, err);
   }
   if (orc == 0 && !paimon_options_get(wo, ck) && !pm_table_opt(ctx->t, ck, NULL))
-    orc = paimon_options_set(wo, ck, "0");
+    orc = paimon_options_set(wo, ck, "0", err);
   if (orc) {
     paimon_options_free(wo);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    return orc;
   }
   paimon_writer *w = NULL;
   int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
@@ -1232,7 +1235,7 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   }
   if (rc) {
     /* documented: terminal; the files written are deleted, the context must be rebuilt */
-    if (pg && pg->msgs) paimon_commit_messages_abort(rw->ctx->t, pg->msgs, NULL);
+    if (pg && pg->msgs) PM_IGNORE(paimon_table_abort_commit(rw->ctx->t, pg->msgs, NULL));
     paimon_realtime_progress_free(pg);
     rw->failed = true;
     return rc;
@@ -1413,7 +1416,9 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
 int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, paimon_error *err) {
   paimon_table *t = ctx->t;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  if (snapshot_id <= 0) PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
+  PM_TRY(pm_check_snapshot_arg("paimon_realtime_refresh", snapshot_id, err));
+  if (snapshot_id == PAIMON_SNAPSHOT_LATEST)
+    PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
   pthread_mutex_lock(&ctx->progress_lock);
   int64_t cur = ctx->snapshot_id;
   pthread_mutex_unlock(&ctx->progress_lock);
@@ -1498,11 +1503,11 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
 
 /* ---- progress serialization ------------------------------------------------------ */
 
-int paimon_realtime_progress_serialize(const paimon_realtime_progress *p, uint8_t **bytes,
-                                       size_t *len, paimon_error *err) {
+int paimon_realtime_progress_serialize(uint8_t **bytes, size_t *len,
+                                       const paimon_realtime_progress *p, paimon_error *err) {
   uint8_t *mb = NULL;
   size_t ml = 0;
-  PM_TRY(paimon_commit_messages_serialize(p->msgs, &mb, &ml, err));
+  PM_TRY(paimon_commit_messages_serialize(&mb, &ml, p->msgs, err));
   pm_buf b = PM_BUF_INIT;
   int rc = pm_buf_append(&b, "PMRP\1", 5);
   uint8_t tmp[8];
