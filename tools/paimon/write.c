@@ -61,9 +61,13 @@ const char *const USAGE_WRITE =
 const char *const USAGE_COMPACT =
     "usage: paimon compact TABLE [--full] [--commit-user U]\n"
     "\n"
-    "Compacts the small data files of an append table (Java Paimon's picking rules;\n"
-    "--full: everything worth compacting) and commits a COMPACT snapshot. Prints what was\n"
-    "rewritten. Primary-key tables are not supported yet.\n";
+    "Compacts a table and commits a COMPACT snapshot; prints what was rewritten.\n"
+    "Append tables: Java Paimon's picking rules for small files. With --full, a fixed\n"
+    "bucket is rewritten when small files outnumber large ones and at least 3 files\n"
+    "remain after its leading large ones (Java's BucketedAppendCompactManager), so two\n"
+    "small files stay as they are; bucket-unaware tables pack every small file.\n"
+    "Primary-key tables: universal compaction (Java's rules), or with --full every\n"
+    "bucket's files merged into one sorted run at the highest level.\n";
 
 const char *const USAGE_EXPIRE =
     "usage: paimon expire TABLE [-o key=value]...\n"
