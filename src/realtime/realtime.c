@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "meta/offsets.h"
+#include "realtime/union_merge.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
 #include "table/pk_internal.h"
@@ -35,6 +36,13 @@ typedef struct rt_store {
   int64_t max_seq;      /* highest sequence number used (primary key) */
   int64_t advanced;     /* last end passed to advance_committed_offset */
   int64_t floor;        /* committed end known to writes (replay skips below); under wlock */
+  /* Ends of the sealed segments not yet known committed, ascending: each is one flush of
+   * prepare, so a union read reduces the memory rows segment by segment (union_merge.c).
+   * Appended under wlock at the seal, dropped at refresh; guarded by bound_lock, which
+   * readers take without waiting for writes. */
+  pthread_mutex_t bound_lock;
+  int64_t *bounds;
+  int32_t nbounds, capbounds;
 } rt_store;
 
 struct paimon_realtime_context {
@@ -64,6 +72,8 @@ static void store_unref(rt_store *s) {
   if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
   if (s->store.release) s->store.release(&s->store);
   pthread_mutex_destroy(&s->wlock);
+  pthread_mutex_destroy(&s->bound_lock);
+  pm_free(s->bounds);
   pm_free(s->partition);
   pm_free(s->part_str);
   pm_free(s);
@@ -398,6 +408,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   if (!s) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&s->refs, 1);
   pthread_mutex_init(&s->wlock, NULL);
+  pthread_mutex_init(&s->bound_lock, NULL);
   s->bucket = bucket;
   s->plen = plen;
   s->partition = pm_malloc(plen ? plen : 1);
@@ -969,6 +980,25 @@ static void streams_free(stream_vec *sv) {
   memset(sv, 0, sizeof *sv);
 }
 
+/* Records a seal at `end` (under the store's wlock, so that no view sees the sealed
+ * segment without its end). */
+static int add_bound(rt_store *s, int64_t end, paimon_error *err) {
+  int rc = 0;
+  pthread_mutex_lock(&s->bound_lock);
+  if (s->nbounds == s->capbounds) {
+    int32_t nc = s->capbounds ? s->capbounds * 2 : 8;
+    int64_t *nv = pm_realloc(s->bounds, (size_t)nc * sizeof *nv);
+    if (nv) {
+      s->bounds = nv;
+      s->capbounds = nc;
+    }
+  }
+  if (s->nbounds < s->capbounds) s->bounds[s->nbounds++] = end;
+  else rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pthread_mutex_unlock(&s->bound_lock);
+  return rc;
+}
+
 /* Append mode: writes every row of the sealed segment through the ordinary writer. */
 static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
   const pm_type *row = pm_writer_row(rw->w);
@@ -1142,9 +1172,16 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
     pthread_mutex_lock(&s->wlock);
     rc = s->store.seal_for_commit(&s->store, &seg, err);
     int64_t begin = s->seg_begin, end = s->next_offset;
-    if (rc == 0 && seg.release) s->seg_begin = end;
+    if (rc == 0 && seg.release) {
+      s->seg_begin = end;
+      rc = add_bound(s, end, err);
+    }
     pthread_mutex_unlock(&s->wlock);
-    if (rc || !seg.release) continue;
+    if (rc) {
+      if (seg.release) seg.release(&seg);
+      continue;
+    }
+    if (!seg.release) continue;
     stream_vec sv = {0};
     int64_t rows = 0;
     rc = s->store.create_commit_readers(&s->store, &seg, collect_stream, &sv, err);
@@ -1453,6 +1490,14 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
       if (rc == 0) s->advanced = end;
     }
     pthread_mutex_unlock(&s->wlock);
+    /* rows below the published committed end are never read from memory again (a pin
+     * reads its bounds before the committed end it checks the snapshot against) */
+    pthread_mutex_lock(&s->bound_lock);
+    int32_t keep = 0;
+    for (int32_t b = 0; b < s->nbounds; b++)
+      if (s->bounds[b] > end) s->bounds[keep++] = s->bounds[b];
+    s->nbounds = keep;
+    pthread_mutex_unlock(&s->bound_lock);
     store_unref(s);
   }
   pm_free(copy);
@@ -1571,6 +1616,8 @@ typedef struct pin_item {
   rt_store *store;
   paimon_realtime_view view;
   int64_t ctx_end; /* committed end read after the view was taken: bounds what it lacks */
+  int64_t *bounds; /* the store's segment ends, read after the view */
+  int32_t nbounds;
 } pin_item;
 
 typedef struct pin_set {
@@ -1603,6 +1650,20 @@ static int rt_pin(void *c, void **out, paimon_error *err) {
   /* views are taken without any context-wide lock held */
   for (size_t i = 0; i < n && rc == 0; i++)
     rc = items[i].store->store.acquire_read_view(&items[i].store->store, &items[i].view, err);
+  /* Segment ends after the view: a seal after it only splits the view's building rows
+   * off as they will be flushed; ends dropped before this read are below the committed
+   * end read next, which the snapshot must reach. */
+  for (size_t i = 0; i < n && rc == 0 && ctx->pk; i++) {
+    rt_store *s = items[i].store;
+    pthread_mutex_lock(&s->bound_lock);
+    items[i].bounds = pm_malloc((size_t)(s->nbounds + 1) * sizeof(int64_t));
+    if (items[i].bounds) {
+      if (s->nbounds) memcpy(items[i].bounds, s->bounds, (size_t)s->nbounds * sizeof(int64_t));
+      items[i].nbounds = s->nbounds;
+    }
+    pthread_mutex_unlock(&s->bound_lock);
+    if (!items[i].bounds) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
   /* A store reclaims only below the context's committed end, which refresh raises
    * before advancing stores; read after the views, it bounds every row they lack.
    * The snapshot chosen later is at least as new, so a refresh racing with the plan
@@ -1618,6 +1679,7 @@ static void rt_unpin(void *p) {
   if (!ps) return;
   for (size_t i = 0; i < ps->n; i++) {
     if (ps->v[i].view.release) ps->v[i].view.release(&ps->v[i].view);
+    pm_free(ps->v[i].bounds);
     store_unref(ps->v[i].store);
   }
   pm_free(ps->v);
@@ -1626,13 +1688,20 @@ static void rt_unpin(void *p) {
 
 typedef struct mem_part_impl {
   pm_mem_part base;
+  paimon_realtime_context *ctx;
   rt_store *store;
   paimon_realtime_view view;
+  int64_t *bounds; /* primary key: segment ends (owned) */
+  int32_t nbounds;
 } mem_part_impl;
 
 static int part_open(pm_mem_part *m, const char *const *columns, const paimon_predicate *filter,
                      paimon_stream_sink sink, void *payload, paimon_error *err) {
   mem_part_impl *mp = (mem_part_impl *)m;
+  paimon_realtime_context *ctx = mp->ctx;
+  if (ctx->pk) /* rows merge as prepare will write them (union_merge.c) */
+    return pm_rt_union_streams(ctx->t, ctx->store_type, ctx->nsys, ctx->key_cols, ctx->nkeys, &mp->store->store,
+                               &mp->view, m->from_offset, mp->bounds, mp->nbounds, columns, sink, payload, err);
   return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset, columns,
                                                filter, sink, payload, err);
 }
@@ -1641,6 +1710,8 @@ static void part_destroy(pm_mem_part *m) {
   mem_part_impl *mp = (mem_part_impl *)m;
   if (mp->view.release) mp->view.release(&mp->view);
   store_unref(mp->store);
+  pm_free(mp->bounds);
+  paimon_realtime_context_free(mp->ctx);
   pm_free(mp);
 }
 
@@ -1680,8 +1751,13 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     mp->base.destroy = part_destroy;
     mp->store = s;
     atomic_fetch_add(&s->refs, 1);
+    mp->ctx = ctx;
+    ctx_ref(ctx);
     mp->view = it->view; /* the part takes the pin's view */
     it->view.release = NULL;
+    mp->bounds = it->bounds; /* and its segment ends */
+    mp->nbounds = it->nbounds;
+    it->bounds = NULL;
     paimon_split *sp = NULL;
     rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket, (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1),
                            true, &sp, err);
