@@ -501,8 +501,7 @@ typedef struct rt_writer {
   size_t ntouched;
   atomic_bool failed;
   bool replay; /* realtime.write.skip-committed: drop rows already committed */
-  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows (created on first prepare) */
-  char *commit_user;
+  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */
   paimon_options *opts;
 } rt_writer;
 
@@ -510,7 +509,6 @@ static void rt_writer_free(void *p) {
   rt_writer *rw = p;
   pthread_mutex_destroy(&rw->lock);
   pm_pk_writer_free(rw->pk);
-  pm_free(rw->commit_user);
   paimon_options_free(rw->opts);
   for (size_t i = 0; i < rw->ntouched; i++) store_unref(rw->touched[i]);
   pm_free(rw->touched);
@@ -885,6 +883,16 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                                const char *commit_user, const paimon_options *opts, paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  /* Refuse early what prepare could never commit. first-row keeps the first record of a
+   * key by looking it up on disk at write time (Java 1.4.1 FirstRowMergeFunction with
+   * lookup compaction), which the level-0 writer behind prepare does not do. */
+  const char *engine = opts ? paimon_options_get(opts, "merge-engine") : NULL;
+  if (!engine) engine = pm_table_opt(ctx->t, "merge-engine", "deduplicate");
+  if (ctx->pk && strcmp(engine, "first-row") == 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
+                   "(prepare could not commit them); write it with paimon_writer_new instead",
+                   ctx->t->path);
   /* The writer's options, kept for the primary-key writer made at the first prepare. A
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
@@ -904,21 +912,27 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   }
   paimon_writer *w = NULL;
   int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  /* primary key: the level-0 writer now, so that every option it refuses is refused here
+   * rather than at the first prepare, after rows were accepted */
+  pm_pk_writer *pk = NULL;
+  if (wrc == 0 && ctx->pk) wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
   if (wrc) {
+    if (w) paimon_writer_close(w);
     paimon_options_free(wo);
     return wrc;
   }
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
+    pm_pk_writer_free(pk);
     paimon_options_free(wo);
     paimon_writer_close(w);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
+  rw->pk = pk;
   rw->ctx = ctx;
   ctx_ref(ctx);
   rw->w = w;
   pthread_mutex_init(&rw->lock, NULL);
-  rw->commit_user = pm_strdup(paimon_writer_commit_user(w));
   rw->opts = wo;
   const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
   rw->replay = rp && strcmp(rp, "true") == 0;
@@ -1059,7 +1073,6 @@ static int cmp_seq_ref(const void *a, const void *b) {
 
 static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *err) {
   paimon_realtime_context *ctx = rw->ctx;
-  if (!rw->pk) PM_TRY(pm_pk_writer_new(&rw->pk, ctx->t, rw->commit_user, rw->opts, err));
   const pm_type *st = ctx->store_type;
   int32_t nc = st->nfields;
   struct ArrowArray *batches = NULL;
@@ -1360,6 +1373,18 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
     if (!progress[i]) continue;
     nr += progress[i]->nranges;
     nm += progress[i]->msgs->n;
+  }
+  /* Nothing written and no new state: no snapshot, as paimon_commit and Java 1.4.1
+   * FileStoreCommitImpl.commit (ignoreEmptyCommit) skip empty commits. Ranges without
+   * files (every row of a segment dropped by ignore-delete, or reduced away) are still
+   * committed: the offsets live in the snapshot, and a skipped range would leave the next
+   * one non-contiguous and make a new context replay rows already consumed. */
+  if (nr == 0 && nm == 0 && !source_state) {
+    if (err) {
+      err->code = PAIMON_OK;
+      err->message[0] = '\0';
+    }
+    return 0;
   }
   rt_range *all = pm_calloc(nr + 1, sizeof *all);
   struct paimon_commit_messages view = {0, pm_calloc(nm + 1, sizeof(pm_commit_message))};
