@@ -893,7 +893,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                    "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                    "(prepare could not commit them); write it with paimon_writer_new instead",
                    ctx->t->path);
-  /* The writer's options, kept for the primary-key writer made at the first prepare. A
+  /* The writer's options, kept for the primary-key writer behind prepare. A
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
