@@ -883,16 +883,6 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                                const char *commit_user, const paimon_options *opts, paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  /* Refuse early what prepare could never commit. first-row keeps the first record of a
-   * key by looking it up on disk at write time (Java 1.4.1 FirstRowMergeFunction with
-   * lookup compaction), which the level-0 writer behind prepare does not do. */
-  const char *engine = opts ? paimon_options_get(opts, "merge-engine") : NULL;
-  if (!engine) engine = pm_table_opt(ctx->t, "merge-engine", "deduplicate");
-  if (ctx->pk && strcmp(engine, "first-row") == 0)
-    return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
-                   "(prepare could not commit them); write it with paimon_writer_new instead",
-                   ctx->t->path);
   /* The writer's options, kept for the primary-key writer behind prepare. A
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
@@ -912,6 +902,16 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   }
   paimon_writer *w = NULL;
   int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  /* Refuse early what prepare could never commit (a writer option cannot change the
+   * engine: pm_writer_new refuses it as a layout option). first-row keeps the first
+   * record of a key by looking it up on disk at write time (Java 1.4.1
+   * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
+   * prepare does not do. */
+  if (wrc == 0 && ctx->pk && strcmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+    wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                  "%s: real-time writes to a merge-engine=first-row table are not supported yet "
+                  "(prepare could not commit them); write it with paimon_writer_new instead",
+                  ctx->t->path);
   /* primary key: the level-0 writer now, so that every option it refuses is refused here
    * rather than at the first prepare, after rows were accepted */
   pm_pk_writer *pk = NULL;

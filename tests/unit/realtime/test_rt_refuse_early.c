@@ -72,15 +72,15 @@ static void test_first_row_writer_refused(void **state) {
   assert_non_null(strstr(err.message, "first-row"));
   assert_non_null(strstr(err.message, "real-time writes"));
   assert_non_null(strstr(err.message, "not supported yet"));
-  /* a writer option cannot slip it past either */
+  /* a writer option cannot make a table first-row: a layout option, refused */
   paimon_options *o;
   paimon_options_new(&o);
   paimon_options_set(o, "merge-engine", "first-row");
   paimon_table *t2 = create("", 1);
   paimon_realtime_context *ctx2;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx2, t2, NULL, &err), &err);
-  assert_int_equal(paimon_realtime_writer_new(&w, ctx2, "u", o, &err), PAIMON_EUNSUPPORTED);
-  assert_non_null(strstr(err.message, "first-row"));
+  assert_int_equal(paimon_realtime_writer_new(&w, ctx2, "u", o, &err), PAIMON_EINVAL);
+  assert_non_null(strstr(err.message, "merge-engine"));
   /* everything else the level-0 writer refuses is refused here too, not at prepare */
   paimon_table *t3 = create(",\"changelog-producer\":\"input\"", 2);
   paimon_realtime_context *ctx3;
