@@ -165,7 +165,9 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * @param opts        nullable writer options, copied; table layout options are refused
  *                    with #PAIMON_EINVAL as by paimon_writer_new().
  * @param err         nullable error details.
- * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
+ * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED (what prepare could not write,
+ *         refused here rather than after rows were accepted: merge-engine=first-row, and
+ *         every option paimon_writer_new() refuses for primary-key tables), #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
                                           const char *commit_user, const paimon_options *opts,
@@ -190,11 +192,15 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
  * "realtime.offsets", or the context's named source's) and the source state carried
  * forward. A retry of the same commit user + identifier with the same ranges returns the
  * existing snapshot id. The context's committed offsets and source state move on at the
- * next paimon_realtime_refresh(), not here.
- * @param snapshot_id_out   receives the snapshot id.
+ * next paimon_realtime_refresh(), not here. When every progress object is NULL (an
+ * empty prepare) or holds no offsets, nothing is published and *snapshot_id_out is 0, as
+ * paimon_commit() skips empty commits; progress whose offsets advanced without data
+ * files (every row dropped by ignore-delete, say) is committed, since the offsets live
+ * in the snapshot.
+ * @param snapshot_id_out   receives the snapshot id (0: nothing to commit).
  * @param ctx               the context.
  * @param commit_user       the writers' commit user.
- * @param progress          `n` prepared progress objects, borrowed.
+ * @param progress          `n` prepared progress objects (NULL entries allowed), borrowed.
  * @param n                 number of progress objects.
  * @param commit_identifier the transaction's identifier.
  * @param err               nullable error details.
