@@ -40,21 +40,12 @@ static void make_batch(int base, int n, struct ArrowArray *arr, struct ArrowSche
 }
 
 static void write_commit(paimon_table *t, int64_t ident, int base, int n) {
-  paimon_error err = {0};
-  paimon_writer *w;
-  PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
   make_batch(base, n, &a, &s);
-  PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
+  pm_test_write_commit(t, ident, &a, &s);
   a.release(&a);
   s.release(&s);
-  paimon_commit_messages *m;
-  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
-  int64_t id = 0;
-  PM_ASSERT_OK(paimon_commit(&id, t, "u", ident, m, NULL, &err), &err);
-  paimon_commit_messages_free(m);
-  paimon_writer_close(w);
 }
 
 /* A local table of 100 rows in one data file; *file receives that file's path. */
@@ -284,12 +275,7 @@ static void test_union_read_eio(void **state) {
     a.release(&a);
     s.release(&s);
     if (round == 0) {
-      paimon_realtime_progress *pg;
-      PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 1, &err), &err);
-      const paimon_realtime_progress *pgs[1] = {pg};
-      int64_t id;
-      PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "u", pgs, 1, 1, &err), &err);
-      paimon_realtime_progress_free(pg);
+      pm_test_realtime_commit(ctx, w, 1);
     }
   }
   /* 60 rows: the newer memory versions replace the disk rows */
