@@ -26,6 +26,13 @@
  * (never a silent end of stream); read the splits again with a new stream to retry.
  * The same table applies to the streams of the default real-time store
  * (paimon/sys/realtime_store.h).
+ *
+ * Filters. Following Java Paimon's ReadBuilder, the filter belongs to the read, not to
+ * the split: paimon_read_scan() applies the scan's filter (paimon_scan_set_filter()) to
+ * rows, while paimon_read_splits() applies only the filter passed to it, also to splits
+ * deserialized in another process. Primary-key tables are filtered after merging, so a
+ * predicate never matches an older version of a row: as Java's MergeFileSplitRead only
+ * key and partition predicates may act before the merge, value predicates after it.
  */
 #ifndef PAIMON_READ_H
 #define PAIMON_READ_H
@@ -44,7 +51,9 @@ extern "C" {
  * @param splits  `n` splits of a plan, or deserialized splits; borrowed during the call.
  * @param n       number of splits.
  * @param columns NULL-terminated column names to project, in that order; NULL for all.
- * @param filter  nullable predicate, applied exactly to rows (copied).
+ * @param filter  nullable predicate, applied exactly to rows (copied). The filter the
+ *                splits were planned with does not travel with them: pass it here
+ *                for exact rows (the plan only pruned partitions and files with it).
  * @param err     nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL (unknown column, bad literal), #PAIMON_ENOTFOUND,
  *         #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. Errors while reading are reported by
@@ -54,12 +63,15 @@ PAIMON_API int paimon_read_splits(struct ArrowArrayStream *out, const paimon_tab
                                   const char *const *columns, const paimon_predicate *filter,
                                   paimon_error *err);
 
-/** Convenience: plans `scan` and reads every split.
+/** Convenience: plans `scan` and reads every split. Rows are filtered exactly by the
+ * scan's filter (paimon_scan_set_filter()) AND `filter`: set a filter once, on the scan
+ * (which also prunes partitions and files with it) or here; both may be given.
  * @param out     receives the stream; the caller releases it. On failure it is left
  *                released (release NULL).
  * @param scan    the scan (it may be freed once this returns).
  * @param columns NULL-terminated column names to project, in that order; NULL for all.
- * @param filter  nullable predicate, applied exactly to rows (copied).
+ * @param filter  nullable predicate, applied exactly to rows together with the scan's
+ *                (copied).
  * @param err     nullable error details.
  * @return as paimon_scan_plan() and paimon_read_splits(). */
 PAIMON_API int paimon_read_scan(struct ArrowArrayStream *out, paimon_scan *scan,

@@ -717,18 +717,53 @@ fail:
   return rc;
 }
 
+/* The scan's filter AND the read's (Java's ReadBuilder.withFilter conjoins the same
+ * way); *owned receives what the caller frees. */
+static int read_filter(const paimon_predicate *scan_f, const paimon_predicate *read_f,
+                       const paimon_predicate **out, paimon_predicate **owned, paimon_error *err) {
+  *owned = NULL;
+  *out = scan_f ? scan_f : read_f;
+  if (!scan_f || !read_f) return 0;
+  /* the same predicate passed to both (the documented usage before the scan's filter
+   * applied to rows) is evaluated once */
+  char *a = NULL, *b = NULL;
+  bool same = paimon_predicate_to_string(&a, scan_f, NULL) == 0 &&
+              paimon_predicate_to_string(&b, read_f, NULL) == 0 && strcmp(a, b) == 0;
+  paimon_free(a);
+  paimon_free(b);
+  if (same) return 0;
+  paimon_predicate *x = pm_pred_clone(scan_f), *y = pm_pred_clone(read_f);
+  if (!x || !y) {
+    paimon_predicate_free(x);
+    paimon_predicate_free(y);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  PM_TRY(paimon_predicate_and(owned, x, y, err));
+  *out = *owned;
+  return 0;
+}
+
 int paimon_read_scan(struct ArrowArrayStream *out, paimon_scan *scan, const char *const *columns,
                      const paimon_predicate *filter, paimon_error *err) {
   memset(out, 0, sizeof *out); /* released, also when planning fails */
+  const paimon_predicate *rows_f = NULL;
+  paimon_predicate *owned = NULL;
+  PM_TRY(read_filter(pm_scan_filter(scan), filter, &rows_f, &owned, err));
   paimon_plan *plan = NULL;
-  PM_TRY(paimon_scan_plan(&plan, scan, err));
+  int rc = paimon_scan_plan(&plan, scan, err);
+  if (rc) {
+    paimon_predicate_free(owned);
+    return rc;
+  }
   const paimon_split **sp = pm_calloc(plan->nsplits ? plan->nsplits : 1, sizeof *sp);
   if (!sp) {
+    paimon_predicate_free(owned);
     paimon_plan_free(plan);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < plan->nsplits; i++) sp[i] = plan->splits[i];
-  int rc = paimon_read_splits(out, plan->table, sp, plan->nsplits, columns, filter, err);
+  rc = paimon_read_splits(out, plan->table, sp, plan->nsplits, columns, rows_f, err);
+  paimon_predicate_free(owned);
   if (rc == 0 && plan->nsplits == 0 && columns) {
     /* validate the projection even for an empty table */
     for (size_t i = 0; columns[i]; i++)

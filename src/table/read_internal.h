@@ -27,6 +27,9 @@ int pm_cast_check(const pm_type *from, const pm_type *to, const char *column, pa
 int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_type *to,
                   struct ArrowArray *out, paimon_error *err);
 
+/* The scan's filter (paimon_scan_set_filter()), borrowed; NULL when none. */
+const paimon_predicate *pm_scan_filter(const paimon_scan *s);
+
 /* Deep copy of a split. */
 int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);
 

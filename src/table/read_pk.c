@@ -7,7 +7,10 @@
  * _KEY_* copies are not read), mapped by field id from each file's schema to the result
  * schema (renamed and retyped columns line up across files), with each file's deletion
  * vector applied before the merge. Pinned real-time memory joins as further sorted runs
- * carrying the newest sequence numbers. */
+ * carrying the newest sequence numbers. The read's filter (the scan's AND the read's) is
+ * applied to merged rows only (pm_read_finish_batch): Java's MergeFileSplitRead.withFilter
+ * lets only key predicates act on overlapping runs before the merge, since a value
+ * predicate there would drop a newer version and expose an older one. */
 #include <string.h>
 
 #include "mergetree/mergetree.h"
