@@ -43,8 +43,12 @@ PAIMON_API int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_
  *         reported by paimon_scan_plan() as #PAIMON_ENOTFOUND. */
 PAIMON_NODISCARD
 PAIMON_API int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err);
-/** Sets the filter used to prune partitions and files by statistics. The same predicate
- * must be passed to the read to filter rows exactly.
+/** Sets the scan's filter: planning prunes partitions and files with it (by partition
+ * values and statistics), and paimon_read_scan() applies it exactly to rows (primary-key
+ * tables after merging), so it need not be passed to the read again. It does not travel
+ * with the plan's splits: paimon_read_splits() filters rows only by the filter given to
+ * it (as Java Paimon's ReadBuilder keeps the filter in the read). Replaces an earlier
+ * filter; NULL clears it.
  * @param s   the scan.
  * @param p   the predicate, copied (the caller keeps ownership).
  * @param err nullable error details.

@@ -8,6 +8,7 @@
 
 #include "table/predicate_internal.h"
 #include "table/ext.h"
+#include "table/read_internal.h"
 #include "table/write_internal.h"
 
 struct paimon_scan {
@@ -51,6 +52,8 @@ int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_err
   s->filter = copy;
   return 0;
 }
+
+const paimon_predicate *pm_scan_filter(const paimon_scan *s) { return s->filter; }
 
 void paimon_scan_free(paimon_scan *s) {
   if (!s) return;

@@ -722,7 +722,7 @@ static int cmd_cat(int argc, char **argv) {
   paimon_error err = {0, ""};
   struct ArrowArrayStream st;
   memset(&st, 0, sizeof st);
-  int rc = paimon_read_scan(&st, s, (const char *const *)columns, filter, &err);
+  int rc = paimon_read_scan(&st, s, (const char *const *)columns, NULL, &err); /* scan's filter */
   if (rc != 0) die_err(&err, rc);
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
