@@ -58,6 +58,7 @@ extern "C" {
  * @return #PAIMON_OK, #PAIMON_EINVAL (unknown column, bad literal), #PAIMON_ENOTFOUND,
  *         #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. Errors while reading are reported by
  *         the stream's get_next and get_last_error, and paimon_stream_status(). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_read_splits(struct ArrowArrayStream *out, const paimon_table *t,
                                   const paimon_split *const *splits, size_t n,
                                   const char *const *columns, const paimon_predicate *filter,
@@ -74,6 +75,7 @@ PAIMON_API int paimon_read_splits(struct ArrowArrayStream *out, const paimon_tab
  *                (copied).
  * @param err     nullable error details.
  * @return as paimon_scan_plan() and paimon_read_splits(). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_read_scan(struct ArrowArrayStream *out, paimon_scan *scan,
                                 const char *const *columns, const paimon_predicate *filter,
                                 paimon_error *err);

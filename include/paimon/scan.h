@@ -53,6 +53,7 @@ PAIMON_API int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error
  * @param p   the predicate, copied (the caller keeps ownership).
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p,
                                       paimon_error *err);
 /** Plans the scan. A table without snapshots yields an empty plan.

@@ -240,7 +240,7 @@ static enum MHD_Result serve_query(ingest *g, struct MHD_Connection *c) {
   int rc = paimon_scan_new(&s, g->t, &err);
   if (rc == 0 && pred) rc = paimon_scan_set_filter(s, pred, &err);
   if (rc == 0) rc = paimon_scan_set_realtime(s, g->ctx, &err);
-  if (rc == 0) rc = paimon_read_scan(&st, s, cols, pred, &err);
+  if (rc == 0) rc = paimon_read_scan(&st, s, cols, NULL, &err);
   if (rc != 0) {
     code = rc == PAIMON_EINVAL || rc == PAIMON_ENOTFOUND ? 400 : 500;
     snprintf(msg, sizeof msg, "%s", err.message[0] ? err.message : paimon_strerror(rc));
