@@ -15,6 +15,7 @@
 
 #include "meta/offsets.h"
 #include "realtime/lookup.h"
+#include "realtime/store_default.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
 #include "table/pk_internal.h"
@@ -269,12 +270,14 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
                    "(start from paimon_realtime_store_factory_init)",
                    factory->version, PAIMON_REALTIME_STORE_VERSION);
   const char *source_id = NULL;
+  const paimon_options *dyn = NULL;
   if (opts) {
     /* an older, smaller version is read up to its size (docs/conventions.md) */
     paimon_realtime_context_opts o = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
     PM_TRY(pm_struct_in(&o, sizeof o, opts, "paimon_realtime_context_opts", "PAIMON_REALTIME_CONTEXT_OPTS_INIT",
                         err));
     source_id = o.source_id;
+    dyn = o.options;
   }
   if (source_id && *source_id && !source_id_ok(source_id))
     return pm_fail(err, PAIMON_EINVAL,
@@ -340,6 +343,15 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   PM_CHECK(paimon_options_new(&ctx->store_opts), fail);
   for (int32_t i = 0; i < t->schema->noptions; i++)
     paimon_options_set(ctx->store_opts, t->schema->option_keys[i], t->schema->option_values[i]);
+  /* the context's options override the table's, as Java's table.copy(dynamicOptions) */
+  for (size_t i = 0; dyn && i < paimon_options_count(dyn); i++) {
+    const char *k, *v;
+    paimon_options_entry(dyn, i, &k, &v);
+    if (paimon_options_set(ctx->store_opts, k, v) != 0) {
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto fail;
+    }
+  }
   PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
   ctx->schema_id = t->schema->id;
   PM_CHECK(load_progress(t, ctx->snapshot_id, ctx->offsets_key, ctx->source_key, &ctx->committed,
@@ -377,6 +389,15 @@ int64_t paimon_realtime_memory_usage(const paimon_realtime_context *cctx) {
   int64_t total = 0;
   for (size_t i = 0; i < ctx->nstores; i++)
     if (ctx->stores[i]->store.memory_usage) total += ctx->stores[i]->store.memory_usage(&ctx->stores[i]->store);
+  pthread_mutex_unlock(&ctx->reg_lock);
+  return total;
+}
+
+int64_t paimon_realtime_pinned_memory(const paimon_realtime_context *cctx) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  pthread_mutex_lock(&ctx->reg_lock);
+  int64_t total = 0;
+  for (size_t i = 0; i < ctx->nstores; i++) total += pm_rt_store_pinned_memory(&ctx->stores[i]->store);
   pthread_mutex_unlock(&ctx->reg_lock);
   return total;
 }
@@ -910,6 +931,20 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
+  /* Stores are the context's, shared by its writers: a store option given to one writer
+   * cannot apply, so refuse it rather than ignore it. */
+  for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
+    const char *k, *v;
+    paimon_options_entry(opts, i, &k, &v);
+    if (strncmp(k, "realtime.store.", 15) != 0) continue;
+    const char *have = paimon_options_get(ctx->store_opts, k);
+    if (!have || strcmp(have, v) != 0)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "writer option %s=%s: store options belong to the real-time context (its "
+                     "stores are shared by every writer; the context has %s): set it in "
+                     "paimon_realtime_context_opts.options or as a table option",
+                     k, v, have ? have : "the default");
+  }
   paimon_options *wo = NULL;
   int orc = paimon_options_new(&wo);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
