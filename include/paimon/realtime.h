@@ -143,6 +143,11 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * compresses Parquet pages on the preparing thread, leaving the other CPUs to the
  * writers that keep ingesting.
  *
+ * Store options (realtime.store.*) among `opts` override the table's and the context's
+ * while nothing was written through the context and no earlier writer gave store options
+ * (stores are shared by the context's writers); otherwise one that differs from what the
+ * stores use fails with #PAIMON_EINVAL (set it in paimon_realtime_context_opts.options).
+ *
  * Replay mode: writer option "realtime.write.skip-committed" = "true" silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can
  * be replayed from its start, after a crash in a new context or at any point of a live

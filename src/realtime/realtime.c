@@ -48,7 +48,9 @@ struct paimon_realtime_context {
   int32_t nsys;
   int32_t nkeys;
   int32_t *key_cols; /* indices into store_type */
-  paimon_options *store_opts;
+  paimon_options *store_opts; /* fixed once stores_started (under reg_lock before) */
+  bool stores_started;        /* under reg_lock: a store was created from store_opts */
+  bool writer_store_opts;     /* under reg_lock: a writer's store options were adopted */
   pthread_mutex_t reg_lock;
   rt_store **stores;
   size_t nstores, cap;
@@ -443,6 +445,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
       return 0;
     }
   }
+  ctx->stores_started = true; /* store_opts is read below without the lock */
   pthread_mutex_unlock(&ctx->reg_lock);
   /* create outside the registry lock (the disk lookups may take a while) */
   paimon_table *t = ctx->t;
@@ -931,20 +934,31 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
-  /* Stores are the context's, shared by its writers: a store option given to one writer
-   * cannot apply, so refuse it rather than ignore it. */
-  for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
+  /* Stores are the context's, shared by its writers. The first writer's store options
+   * are adopted while no store exists yet; later ones must agree (or the option would be
+   * silently ignored). */
+  int src = 0;
+  pthread_mutex_lock(&ctx->reg_lock);
+  bool adopt = !ctx->stores_started && !ctx->writer_store_opts;
+  for (size_t i = 0; src == 0 && opts && i < paimon_options_count(opts); i++) {
     const char *k, *v;
     paimon_options_entry(opts, i, &k, &v);
     if (strncmp(k, "realtime.store.", 15) != 0) continue;
     const char *have = paimon_options_get(ctx->store_opts, k);
-    if (!have || strcmp(have, v) != 0)
-      return pm_fail(err, PAIMON_EINVAL,
-                     "writer option %s=%s: store options belong to the real-time context (its "
-                     "stores are shared by every writer; the context has %s): set it in "
-                     "paimon_realtime_context_opts.options or as a table option",
-                     k, v, have ? have : "the default");
+    if (have && strcmp(have, v) == 0) continue;
+    if (adopt) {
+      ctx->writer_store_opts = true;
+      if (paimon_options_set(ctx->store_opts, k, v) != 0) src = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      continue;
+    }
+    src = pm_fail(err, PAIMON_EINVAL,
+                  "writer option %s=%s: the real-time context's stores already use %s (stores are "
+                  "shared by every writer of a context and take store options from the first "
+                  "writer, before any write): set it in paimon_realtime_context_opts.options",
+                  k, v, have ? have : "the default");
   }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  if (src) return src;
   paimon_options *wo = NULL;
   int orc = paimon_options_new(&wo);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {

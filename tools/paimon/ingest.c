@@ -753,7 +753,7 @@ int cmd_ingest(int argc, char **argv) {
   g.pk = paimon_table_primary_keys(g.t, &pks) > 0;
   paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   copts.source_id = source_id;
-  copts.options = wopts; /* -o store options reach the stores (the writer refuses them otherwise) */
+  copts.options = wopts; /* -o store options (realtime.store.*) reach every store */
   rc = paimon_realtime_context_open(&g.ctx, g.t, NULL, &copts, &err);
   if (rc != 0) die_err(&err, rc);
   job j;

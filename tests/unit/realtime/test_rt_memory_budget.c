@@ -1,6 +1,7 @@
 /* Regression tests for the real-time memory budget (issue 15, item 5):
- * - a store option given to the context (not the table) sets the write budget, and a
- *   writer given a store option the context does not have is refused, not ignored;
+ * - a store option given to the context or its first writer (not the table) sets the
+ *   write budget, and a writer whose store option can no longer apply is refused, not
+ *   ignored;
  * - paimon_realtime_memory_usage is the figure the budget bounds: after every write it
  *   stays within realtime.store.max-memory plus one batch (plus, for primary keys, the
  *   growth of the run merge that write triggered), views open or not;
@@ -153,7 +154,7 @@ static void test_context_option_sets_write_budget(void **state) {
   PM_ASSERT_OK(write_batch(w, off, &err), &err);
   paimon_writer_close(w);
 
-  /* a writer given a store option the context lacks is refused, naming the option */
+  /* once the stores exist, a writer given another store option is refused, naming it */
   paimon_options *wo = NULL;
   assert_int_equal(paimon_options_new(&wo), 0);
   assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "1mb"), 0);
@@ -175,6 +176,17 @@ static void test_context_option_sets_write_budget(void **state) {
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", NULL, &err), &err);
   off = 0;
   assert_int_equal(1 + fill_to_budget(w, &off, 100), n + 1); /* as above, plus the first */
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+
+  /* the first writer's store option, before any write, reaches the stores too */
+  ctx = open_ctx(t, NULL);
+  assert_int_equal(paimon_options_new(&wo), 0);
+  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "64kb"), 0);
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", wo, &err), &err);
+  paimon_options_free(wo);
+  off = 0;
+  assert_int_equal(1 + fill_to_budget(w, &off, 100), n + 1);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
   paimon_table_close(t);
