@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   paimon_commit_messages *m = NULL;
   if (pm_pk_writer_prepare(w, true, &m, &err)) die("prepare", &err);
   int64_t sid = 0;
-  if (paimon_commit(&sid, t, "bench", 1, m, NULL, &err)) die("commit", &err);
+  if (paimon_table_commit(&sid, t, "bench", 1, m, NULL, &err)) die("commit", &err);
   double t_commit = now() - t0;
   w_write += wall() - w0;
   int64_t file_rows = paimon_commit_messages_row_count(m);

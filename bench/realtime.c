@@ -411,7 +411,7 @@ static paimon_table *union_table(const char *name, bool pk) {
   paimon_commit_messages *m;
   CHECK("prepare", paimon_writer_prepare_commit(&m, w, 1, &err));
   int64_t id;
-  CHECK("commit", paimon_commit(&id, t, "loader", 1, m, NULL, &err));
+  CHECK("commit", paimon_table_commit(&id, t, "loader", 1, m, NULL, &err));
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   fprintf(stderr, "prepared in %.1f s\n", wall() - w0);

@@ -88,7 +88,7 @@ static const char *measure(const char *work, const char *json, struct ArrowArray
     paimon_commit_messages *m = NULL;
     if (paimon_writer_prepare_commit(&m, w, 1, &err) != 0) die("prepare", &err);
     int64_t sid = 0;
-    if (paimon_commit(&sid, tab, "bench", 1, m, NULL, &err) != 0) die("commit", &err);
+    if (paimon_table_commit(&sid, tab, "bench", 1, m, NULL, &err) != 0) die("commit", &err);
     times[run] = bench_now_s() - t0;
     cpus[run] = cpu_s() - c0;
     if (paimon_commit_messages_row_count(m) != rows) {
@@ -99,7 +99,7 @@ static const char *measure(const char *work, const char *json, struct ArrowArray
     paimon_commit_messages_free(m);
     paimon_writer_close(w);
     paimon_snapshot *s = NULL;
-    if (paimon_table_snapshot(&s, tab, -1, &err) != 0) die("snapshot", &err);
+    if (paimon_table_snapshot(&s, tab, PAIMON_SNAPSHOT_LATEST, &err) != 0) die("snapshot", &err);
     if (paimon_snapshot_total_record_count(s) != rows) {
       fprintf(stderr, "snapshot holds %lld rows\n", (long long)paimon_snapshot_total_record_count(s));
       exit(1);
@@ -163,7 +163,9 @@ int main(int argc, char **argv) {
   const char *path = measure(work, json, batches, nb, &sch, rows, runs, NULL, &med, &cmed);
   /* the same with pages compressed on the writing thread alone */
   paimon_options *inl = NULL;
-  if (paimon_options_new(&inl) != 0 || paimon_options_set(inl, "parquet.compression.threads", "0") != 0) return 1;
+  if (paimon_options_new(&inl, NULL) != 0 ||
+      paimon_options_set(inl, "parquet.compression.threads", "0", NULL) != 0)
+    return 1;
   measure(work, json, batches, nb, &sch, rows, runs, inl, &imed, &icmed);
   paimon_options_free(inl);
   char cmd[4300];

@@ -62,7 +62,7 @@ static void commit_changes(paimon_table *table, const char *user, int64_t txn, i
   paimon_commit_messages *msgs = NULL;
   check(paimon_writer_prepare_commit(&msgs, writer, txn, &err), &err, "prepare");
   int64_t snapshot = 0;
-  check(paimon_commit(&snapshot, table, user, txn, msgs, NULL, &err), &err, "commit");
+  check(paimon_table_commit(&snapshot, table, user, txn, msgs, NULL, &err), &err, "commit");
   printf("transaction %" PRId64 ": snapshot %" PRId64 "\n", txn, snapshot);
   paimon_commit_messages_free(msgs);
   paimon_writer_close(writer);

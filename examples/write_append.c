@@ -7,7 +7,7 @@
  * stored as Parquet; writes 6 rows in two batches and commits them as snapshot 1.
  *
  * Writing is two-phase: a writer turns batches into data files and, on prepare, returns
- * commit messages; paimon_commit publishes them atomically as a new snapshot. Nothing is
+ * commit messages; paimon_table_commit publishes them atomically as a new snapshot. Nothing is
  * visible to readers before the commit, and a failed job leaves no partial snapshot. */
 #include <paimon/paimon.h>
 
@@ -81,10 +81,12 @@ int main(int argc, char **argv) {
 
   /* Phase 2: publish atomically. NULL options = append. */
   int64_t snapshot = 0;
-  int rc = paimon_commit(&snapshot, table, user, 1, msgs, NULL, &err);
+  int rc = paimon_table_commit(&snapshot, table, user, 1, msgs, NULL, &err);
   if (rc != PAIMON_OK) {
     /* Not published: delete the new files (unless the failure is retryable and we retry). */
-    paimon_commit_messages_abort(table, msgs, NULL);
+    paimon_error abort_err = {0};
+    if (paimon_table_abort_commit(table, msgs, &abort_err) != PAIMON_OK)
+      fprintf(stderr, "abort: %s\n", abort_err.message);
     check(rc, &err, "commit");
   }
   printf("committed snapshot %" PRId64 "\n", snapshot);

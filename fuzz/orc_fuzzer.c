@@ -48,7 +48,7 @@ static int mem_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, pa
   (void)path;
   (void)err;
   paimon_rfile *f = calloc(1, sizeof *f);
-  if (!f || paimon_rfile_init(f, PAIMON_FS_VERSION) != 0) abort();
+  if (!f || paimon_rfile_init(f, PAIMON_FS_VERSION, NULL) != 0) abort();
   if (!f) return PAIMON_ENOMEM;
   f->read_at = mem_read_at;
   f->size = mem_size;

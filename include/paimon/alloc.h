@@ -48,6 +48,7 @@ typedef struct paimon_allocator {
  * @return #PAIMON_OK; #PAIMON_EINVAL (nothing installed) when a function is NULL or
  *         struct_size is 0 (not initialized with #PAIMON_ALLOCATOR_INIT) or larger than
  *         this library's sizeof(paimon_allocator). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_allocator_set(const paimon_allocator *a);
 
 /** Installs allocation hooks without a context pointer.
@@ -59,6 +60,7 @@ PAIMON_API int paimon_allocator_set(const paimon_allocator *a);
  * @param free_fn    releases `p`; must accept NULL.
  * @return #PAIMON_OK; #PAIMON_EINVAL when only some of the three are NULL. Passing all
  *         three NULL restores the C library's functions. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t n),
                                     void *(*realloc_fn)(void *p, size_t n),
                                     void (*free_fn)(void *p));

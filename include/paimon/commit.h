@@ -24,7 +24,7 @@ enum {
                                    partition overwrite), or the whole table */
 };
 
-/** Options of paimon_commit(). Initialize with #PAIMON_COMMIT_OPTS_INIT, then set what
+/** Options of paimon_table_commit(). Initialize with #PAIMON_COMMIT_OPTS_INIT, then set what
  * you need (versioned by size: docs/conventions.md "Versioned structs"). */
 typedef struct paimon_commit_opts {
   size_t struct_size;       /**< sizeof(paimon_commit_opts) as the caller compiled it; set
@@ -77,12 +77,57 @@ typedef struct paimon_commit_opts {
  *         messages), #PAIMON_EUNSUPPORTED when the file system cannot publish
  *         atomically, #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming a data file
  *         that vanished (write the data again), #PAIMON_EINVAL, #PAIMON_EIO. After an
- *         error, and whatever it is, paimon_commit_messages_abort() deletes only files no
+ *         error, and whatever it is, paimon_table_abort_commit() deletes only files no
  *         snapshot names. */
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_commit(int64_t *snapshot_id_out,
+                                   const paimon_table *t,
+                                   const char *commit_user,
+                                   int64_t commit_identifier,
+                                   const paimon_commit_messages *msgs,
+                                   const paimon_commit_opts *opts,
+                                   paimon_error *err);
+
+/** Aborts uncommitted messages: deletes their new files and compaction outputs, except
+ * every file that a snapshot, tag or changelog of the table names (the messages, or
+ * their APPEND half, may have been published by a commit whose call failed); those are
+ * left to snapshot expiration and orphan cleaning. Compaction inputs are never deleted.
+ * Safe to call after any paimon_table_commit() error. Reads every snapshot's manifests.
+ * @param t   the table they were written for.
+ * @param m   the messages (still to be freed by the caller).
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EIO (nothing is deleted when the snapshots cannot be
+ *         read), #PAIMON_ECORRUPT, #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_abort_commit(const paimon_table *t,
+                                         const paimon_commit_messages *m,
+                                         paimon_error *err);
+
+/** @deprecated Use paimon_table_commit(); this alias stays for one release.
+ * @param snapshot_id_out   receives the new snapshot id.
+ * @param t                 the table.
+ * @param commit_user       the writers' commit user.
+ * @param commit_identifier the transaction's identifier.
+ * @param msgs              the messages, borrowed.
+ * @param opts              nullable options.
+ * @param err               nullable error details.
+ * @return as paimon_table_commit(). */
+PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_commit")
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
-                             const paimon_commit_messages *msgs, const paimon_commit_opts *opts,
-                             paimon_error *err);
+                             const paimon_commit_messages *msgs,
+                             const paimon_commit_opts *opts, paimon_error *err);
+/** @deprecated Use paimon_table_abort_commit(); this alias stays for one release.
+ * @param t   the table they were written for.
+ * @param m   the messages.
+ * @param err nullable error details.
+ * @return as paimon_table_abort_commit(). */
+PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_abort_commit")
+PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
+                                            const paimon_commit_messages *m,
+                                            paimon_error *err);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@ typedef struct paimon_fs paimon_fs;
  *            paimon_fs_free() after every table opened on it.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_fs_local_new(paimon_fs **out, paimon_error *err);
 
 /** Creates an empty in-memory file system for tests (every slot of paimon/sys/fs.h; file
@@ -31,6 +32,7 @@ PAIMON_API int paimon_fs_local_new(paimon_fs **out, paimon_error *err);
  * @param out receives the file system, owned by the caller (paimon_fs_free()).
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_fs_memory_new(paimon_fs **out, paimon_error *err);
 
 /** Operations that fault injection can target (bit flags). */
@@ -51,6 +53,7 @@ enum {
  * @param code the negative status the call fails with (e.g. #PAIMON_EIO).
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `fs` is not an in-memory file system, `nth`
  *         is negative or `code` is not negative. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_fs_memory_inject(paimon_fs *fs, int ops, int64_t nth, int code);
 
 /** In-memory file system only: simulates power loss. Every byte written but not yet
@@ -58,6 +61,7 @@ PAIMON_API int paimon_fs_memory_inject(paimon_fs *fs, int ops, int64_t nth, int 
  * exclusive create or a sync of its directory) is dropped.
  * @param fs a file system from paimon_fs_memory_new().
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `fs` is not an in-memory file system. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_fs_memory_crash(paimon_fs *fs);
 
 /** Releases a file system obtained from this library or built by a plugin (calls its

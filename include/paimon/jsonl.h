@@ -64,6 +64,7 @@ enum {
  * @param flags        PAIMON_JSONL_* bits.
  * @param err          nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema,
                                   const paimon_table *t, const char *const *lines,
                                   const size_t *lens, size_t n, const int64_t *line_numbers,

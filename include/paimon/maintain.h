@@ -44,13 +44,16 @@ extern "C" {
  * `*expired_out` (nullable) receives the number of snapshot files expired.
  * Errors: PAIMON_EINVAL (bad option), PAIMON_EUNSUPPORTED (decoupled changelog lifecycle,
  * "changelog.num-retained.*" / "changelog.time-retained"), PAIMON_EIO, PAIMON_ECORRUPT.
+ * @param expired_out nullable; receives the number of snapshot files expired.
  * @param t           the table (its branch, if opened on one).
  * @param opts        nullable options overriding the table's.
- * @param expired_out nullable; receives the number of snapshot files expired.
  * @param err         nullable error details.
  * @return #PAIMON_OK or one of the errors above. */
-PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_options *opts,
-                                       int64_t *expired_out, paimon_error *err);
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_expire_snapshots(int64_t *expired_out,
+                                             const paimon_table *t,
+                                             const paimon_options *opts,
+                                             paimon_error *err);
 
 /** Deletes files under the table root that no snapshot, tag or long-lived changelog of
  * any branch references, and that are older than
@@ -70,18 +73,21 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_optio
  * threshold, and a success then leaves a warning in `err->message` (code 0) saying how
  * many were kept. With `dry_run` nothing is deleted. `*removed_out`
  * (nullable) receives the number of files deleted (or that would be).
+ * @param removed_out       nullable; receives the number of files (to be) deleted.
  * @param t                 the table.
  * @param older_than_millis minimum age of a file to delete, in milliseconds (-1: one day).
  * @param dry_run           non-zero: only count, delete nothing.
- * @param removed_out       nullable; receives the number of files (to be) deleted.
  * @param err               nullable error details.
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED (see above), #PAIMON_EIO, #PAIMON_ECORRUPT. */
-PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_than_millis,
-                                          int dry_run, int64_t *removed_out, paimon_error *err);
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_remove_orphan_files(int64_t *removed_out,
+                                                const paimon_table *t,
+                                                int64_t older_than_millis,
+                                                int dry_run, paimon_error *err);
 
 /** Compacts an append table (fixed-bucket or bucket-unaware) and returns the commit
- * messages to publish with paimon_commit (a COMPACT snapshot); nothing changes before the
- * commit; paimon_commit_messages_abort deletes the rewritten files instead.
+ * messages to publish with paimon_table_commit (a COMPACT snapshot); nothing changes before the
+ * commit; paimon_table_abort_commit deletes the rewritten files instead.
  *
  * Picking, per partition-bucket (files ordered by sequence number), with
  * "compaction.min.file-num" (5), "compaction.max.file-num" (50) and "target-file-size"
@@ -100,16 +106,60 @@ PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_t
  * caller's own user. An empty result (nothing to compact) is a message list of 0 entries.
  * Errors: PAIMON_EUNSUPPORTED for primary-key, postpone-bucket, deletion-vector and
  * row-tracking tables.
+ * @param out         receives the commit messages, owned by the caller
+ *                    (paimon_commit_messages_free()).
  * @param t           the table.
  * @param commit_user nullable job name used in error messages.
  * @param full        non-zero for a full compaction (see above).
- * @param out         receives the commit messages, owned by the caller
- *                    (paimon_commit_messages_free()).
  * @param err         nullable error details.
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED, #PAIMON_EIO, #PAIMON_ECORRUPT,
  *         #PAIMON_ENOMEM. */
-PAIMON_API int paimon_compact_append(const paimon_table *t, const char *commit_user, int full,
-                                     paimon_commit_messages **out, paimon_error *err);
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_compact_append(paimon_commit_messages **out,
+                                           const paimon_table *t,
+                                           const char *commit_user, int full,
+                                           paimon_error *err);
+
+/** @deprecated Use paimon_table_expire_snapshots() (out-parameter first); this alias
+ * stays for one release.
+ * @param t           the table.
+ * @param opts        nullable options overriding the table's.
+ * @param expired_out nullable; receives the number of snapshot files expired.
+ * @param err         nullable error details.
+ * @return as paimon_table_expire_snapshots(). */
+PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_expire_snapshots (out-parameter first)")
+PAIMON_API int paimon_expire_snapshots(const paimon_table *t,
+                                       const paimon_options *opts,
+                                       int64_t *expired_out, paimon_error *err);
+/** @deprecated Use paimon_table_remove_orphan_files() (out-parameter first); this alias
+ * stays for one release.
+ * @param t                 the table.
+ * @param older_than_millis minimum age of a file to delete (-1: one day).
+ * @param dry_run           non-zero: only count, delete nothing.
+ * @param removed_out       nullable; receives the number of files (to be) deleted.
+ * @param err               nullable error details.
+ * @return as paimon_table_remove_orphan_files(). */
+PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_remove_orphan_files (out-parameter first)")
+PAIMON_API int paimon_remove_orphan_files(const paimon_table *t,
+                                          int64_t older_than_millis, int dry_run,
+                                          int64_t *removed_out,
+                                          paimon_error *err);
+/** @deprecated Use paimon_table_compact_append() (out-parameter first); this alias stays
+ * for one release.
+ * @param t           the table.
+ * @param commit_user nullable job name used in error messages.
+ * @param full        non-zero for a full compaction.
+ * @param out         receives the commit messages (paimon_commit_messages_free()).
+ * @param err         nullable error details.
+ * @return as paimon_table_compact_append(). */
+PAIMON_NODISCARD
+PAIMON_DEPRECATED("use paimon_table_compact_append (out-parameter first)")
+PAIMON_API int paimon_compact_append(const paimon_table *t,
+                                     const char *commit_user, int full,
+                                     paimon_commit_messages **out,
+                                     paimon_error *err);
 
 #ifdef __cplusplus
 }

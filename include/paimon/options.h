@@ -21,14 +21,19 @@ typedef struct paimon_options paimon_options;
 
 /** Creates an empty options object.
  * @param out receives the object, owned by the caller: free it with paimon_options_free().
+ * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL (NULL `out`) or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_options_new(paimon_options **out);
+PAIMON_NODISCARD
+PAIMON_API int paimon_options_new(paimon_options **out, paimon_error *err);
 /** Sets or replaces an option.
  * @param o     the options object.
  * @param key   option name (copied).
  * @param value option value (copied).
+ * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL (a NULL argument) or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char *value);
+PAIMON_NODISCARD
+PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char *value,
+                                  paimon_error *err);
 /** Looks up an option.
  * @param o   the options object (nullable).
  * @param key option name.
@@ -40,13 +45,14 @@ PAIMON_API const char *paimon_options_get(const paimon_options *o, const char *k
  * @return the number of entries (0 for NULL). */
 PAIMON_API size_t paimon_options_count(const paimon_options *o);
 /** Reads entry `i`, in insertion order.
- * @param o     the options object.
- * @param i     index below paimon_options_count().
  * @param key   receives the borrowed name (nullable), valid as for paimon_options_get().
  * @param value receives the borrowed value (nullable), valid likewise.
+ * @param o     the options object.
+ * @param i     index below paimon_options_count().
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range. */
-PAIMON_API int paimon_options_entry(const paimon_options *o, size_t i, const char **key,
-                                    const char **value);
+PAIMON_NODISCARD
+PAIMON_API int paimon_options_entry(const char **key, const char **value,
+                                    const paimon_options *o, size_t i);
 /** Frees an options object and its strings.
  * @param o the object, or NULL (ignored). */
 PAIMON_API void paimon_options_free(paimon_options *o);

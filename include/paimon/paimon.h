@@ -29,6 +29,13 @@
  * message naming the file and the problem. paimon_error_is_retryable() tells transient
  * failures (#PAIMON_EIO, #PAIMON_ECONFLICT, #PAIMON_EFULL) from permanent ones.
  *
+ * @section conv_names Names and parameters
+ * Functions are named `paimon_<module>_<verb>`, the module being the object they work
+ * on (paimon_table_commit(), paimon_split_serialize()); out-parameters come first, then
+ * that object, then the inputs, then the error. Every status is `PAIMON_NODISCARD`.
+ * #PAIMON_SNAPSHOT_LATEST stands for the latest snapshot wherever an id is taken. Old
+ * names kept for one release are marked deprecated (see the deprecated list).
+ *
  * @section conv_ownership Ownership and lifetimes
  * - A result returned through a `**out` parameter is owned by the caller and freed with
  *   the matching `_free` or `_close` function, which accepts NULL.

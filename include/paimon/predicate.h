@@ -41,6 +41,7 @@ enum {
  * @param literal the value as text (copied; see the file description).
  * @param err     nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_compare(paimon_predicate **out, const char *column, int op,
                                         const char *literal, paimon_error *err);
 /** `column IS NULL`.
@@ -48,6 +49,7 @@ PAIMON_API int paimon_predicate_compare(paimon_predicate **out, const char *colu
  * @param column column name (copied).
  * @param err    nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_is_null(paimon_predicate **out, const char *column,
                                         paimon_error *err);
 /** `column IS NOT NULL`.
@@ -55,6 +57,7 @@ PAIMON_API int paimon_predicate_is_null(paimon_predicate **out, const char *colu
  * @param column column name (copied).
  * @param err    nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_is_not_null(paimon_predicate **out, const char *column,
                                             paimon_error *err);
 /** `column IN (literals...)`.
@@ -64,6 +67,7 @@ PAIMON_API int paimon_predicate_is_not_null(paimon_predicate **out, const char *
  * @param n        number of literals.
  * @param err      nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_in(paimon_predicate **out, const char *column,
                                    const char *const *literals, size_t n, paimon_error *err);
 /** Conjunction `a AND b`.
@@ -72,6 +76,7 @@ PAIMON_API int paimon_predicate_in(paimon_predicate **out, const char *column,
  * @param b   right operand; ownership passes to the callee, also on failure.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_and(paimon_predicate **out, paimon_predicate *a,
                                     paimon_predicate *b, paimon_error *err);
 /** Disjunction `a OR b`.
@@ -80,6 +85,7 @@ PAIMON_API int paimon_predicate_and(paimon_predicate **out, paimon_predicate *a,
  * @param b   right operand; ownership passes to the callee, also on failure.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a,
                                    paimon_predicate *b, paimon_error *err);
 /** Negation `NOT a`.
@@ -87,6 +93,7 @@ PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a,
  * @param a   operand; ownership passes to the callee, also on failure.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_not(paimon_predicate **out, paimon_predicate *a,
                                     paimon_error *err);
 
@@ -97,13 +104,18 @@ PAIMON_API int paimon_predicate_not(paimon_predicate **out, paimon_predicate *a,
  * @param text the filter text.
  * @param err  nullable error details (the message points at the syntax error).
  * @return #PAIMON_OK, #PAIMON_EINVAL (syntax error) or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text,
                                       paimon_error *err);
 
 /** Renders a predicate as text that paimon_predicate_parse() accepts.
- * @param p the predicate.
- * @return a string freed with paimon_free(), or NULL when out of memory. */
-PAIMON_API char *paimon_predicate_to_string(const paimon_predicate *p);
+ * @param out receives the string, freed with paimon_free() (NULL on failure).
+ * @param p   the predicate.
+ * @param err nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL (NULL `out` or `p`) or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
+PAIMON_API int paimon_predicate_to_string(char **out, const paimon_predicate *p,
+                                          paimon_error *err);
 
 /** Frees a predicate.
  * @param p the predicate, or NULL (ignored). */

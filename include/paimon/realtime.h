@@ -63,6 +63,7 @@ typedef struct paimon_realtime_progress paimon_realtime_progress;
  * @return #PAIMON_OK, #PAIMON_EINVAL without realtime.enabled=true, #PAIMON_EUNSUPPORTED
  *         for bucket modes other than fixed buckets, #PAIMON_ENOTFOUND when the snapshot
  *         holding the progress has expired, #PAIMON_EIO, #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_context_new(paimon_realtime_context **out, const paimon_table *t,
                                            const paimon_realtime_store_factory *factory,
                                            paimon_error *err);
@@ -106,6 +107,7 @@ typedef struct paimon_realtime_context_opts {
  * @return as paimon_realtime_context_new(), and #PAIMON_EINVAL for a bad source id or
  *         a struct_size of 0 (not initialized with #PAIMON_REALTIME_CONTEXT_OPTS_INIT) or
  *         larger than this library's sizeof(paimon_realtime_context_opts). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_table *t,
                                             const paimon_realtime_store_factory *factory,
                                             const paimon_realtime_context_opts *opts,
@@ -183,7 +185,10 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * @param opts        nullable writer options, copied; table layout options are refused
  *                    with #PAIMON_EINVAL as by paimon_writer_new().
  * @param err         nullable error details.
- * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
+ * @return #PAIMON_OK, #PAIMON_EINVAL, #PAIMON_EUNSUPPORTED (what prepare could not write,
+ *         refused here rather than after rows were accepted: merge-engine=first-row, and
+ *         every option paimon_writer_new() refuses for primary-key tables), #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
                                           const char *commit_user, const paimon_options *opts,
                                           paimon_error *err);
@@ -198,6 +203,7 @@ PAIMON_API int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_c
  * @param commit_identifier the transaction's identifier (monotonic per commit user).
  * @param err               nullable error details.
  * @return #PAIMON_OK, #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer *w,
                                               int64_t commit_identifier, paimon_error *err);
 
@@ -206,11 +212,15 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
  * "realtime.offsets", or the context's named source's) and the source state carried
  * forward. A retry of the same commit user + identifier with the same ranges returns the
  * existing snapshot id. The context's committed offsets and source state move on at the
- * next paimon_realtime_refresh(), not here.
- * @param snapshot_id_out   receives the snapshot id.
+ * next paimon_realtime_refresh(), not here. When every progress object is NULL (an
+ * empty prepare) or holds no offsets, nothing is published and *snapshot_id_out is 0, as
+ * paimon_commit() skips empty commits; progress whose offsets advanced without data
+ * files (every row dropped by ignore-delete, say) is committed, since the offsets live
+ * in the snapshot.
+ * @param snapshot_id_out   receives the snapshot id (0: nothing to commit).
  * @param ctx               the context.
  * @param commit_user       the writers' commit user.
- * @param progress          `n` prepared progress objects, borrowed.
+ * @param progress          `n` prepared progress objects (NULL entries allowed), borrowed.
  * @param n                 number of progress objects.
  * @param commit_identifier the transaction's identifier.
  * @param err               nullable error details.
@@ -225,6 +235,7 @@ PAIMON_API int paimon_realtime_prepare_commit(paimon_realtime_progress **out, pa
  *         #PAIMON_ECONFLICT (retryable) when other committers kept winning,
  *         #PAIMON_ENOTFOUND (#PAIMON_ECORRUPT: wrong size) naming the data file that
  *         vanished (terminal, see above), #PAIMON_ESTATE, #PAIMON_EIO. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                                       const char *commit_user,
                                       const paimon_realtime_progress *const *progress, size_t n,
@@ -247,6 +258,7 @@ PAIMON_API int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_
  * @param err               nullable error details.
  * @return as paimon_realtime_commit(), and #PAIMON_EINVAL for a bad source state, or when
  *         the identifier was already committed with a different one. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                                              const char *commit_user,
                                              const paimon_realtime_progress *const *progress,
@@ -255,12 +267,13 @@ PAIMON_API int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_re
 
 /** The committed source state of the context's source, as of the snapshot the context
  * adopted (creation or paimon_realtime_refresh()). Thread-safe.
- * @param ctx the context.
  * @param out receives a copy (freed with paimon_free()), or NULL when none is committed
  *            (never recorded, or cleared by an OVERWRITE).
+ * @param ctx the context.
  * @param err nullable error details.
  * @return #PAIMON_OK or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_realtime_committed_source(const paimon_realtime_context *ctx, char **out,
+PAIMON_NODISCARD
+PAIMON_API int paimon_realtime_committed_source(char **out, const paimon_realtime_context *ctx,
                                                 paimon_error *err);
 
 /** Adopts a snapshot: advances committed offsets and the source state and lets stores
@@ -268,20 +281,25 @@ PAIMON_API int paimon_realtime_committed_source(const paimon_realtime_context *c
  * Overwrite, partition drop, rollback or a schema change by anyone are detected and fail
  * with #PAIMON_ESTATE (rebuild the context and replay).
  * @param ctx         the context.
- * @param snapshot_id the snapshot to adopt, or <= 0 for the latest.
+ * @param snapshot_id the snapshot to adopt (positive), or #PAIMON_SNAPSHOT_LATEST for the
+ *                    latest.
  * @param err         nullable error details.
- * @return #PAIMON_OK, #PAIMON_ESTATE, #PAIMON_ENOTFOUND, #PAIMON_EIO. */
+ * @return #PAIMON_OK, #PAIMON_EINVAL (0 or another negative id, or an id older than the
+ *         adopted one), #PAIMON_ESTATE, #PAIMON_ENOTFOUND, #PAIMON_EIO. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id,
                                        paimon_error *err);
 
 /** Serializes progress, so a coordinator in another process can commit it.
- * @param p     the progress.
  * @param bytes receives the bytes, freed with paimon_free().
  * @param len   receives their length.
+ * @param p     the progress.
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_realtime_progress_serialize(const paimon_realtime_progress *p,
-                                                  uint8_t **bytes, size_t *len, paimon_error *err);
+PAIMON_NODISCARD
+PAIMON_API int paimon_realtime_progress_serialize(uint8_t **bytes, size_t *len,
+                                                  const paimon_realtime_progress *p,
+                                                  paimon_error *err);
 /** Rebuilds progress from paimon_realtime_progress_serialize() bytes; hostile input is
  * rejected.
  * @param out   receives the progress, owned by the caller (paimon_realtime_progress_free()).
@@ -290,6 +308,7 @@ PAIMON_API int paimon_realtime_progress_serialize(const paimon_realtime_progress
  * @param len   its length.
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_ECORRUPT or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_progress_deserialize(paimon_realtime_progress **out,
                                                     const paimon_table *t, const uint8_t *bytes,
                                                     size_t len, paimon_error *err);
@@ -305,6 +324,7 @@ PAIMON_API void paimon_realtime_progress_free(paimon_realtime_progress *p);
  *            plans.
  * @param err nullable error details.
  * @return #PAIMON_OK. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_scan_set_realtime(paimon_scan *s, paimon_realtime_context *ctx,
                                         paimon_error *err);
 

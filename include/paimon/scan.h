@@ -32,16 +32,23 @@ typedef struct paimon_split paimon_split;
  * @param t   the table, kept alive by the scan.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err);
 /** Time travel: reads snapshot `id` with that snapshot's own schema.
  * @param s   the scan.
- * @param id  snapshot id (positive).
+ * @param id  snapshot id (positive), or #PAIMON_SNAPSHOT_LATEST to read the latest one again
+ *            (the default of a new scan).
  * @param err nullable error details.
- * @return #PAIMON_OK or #PAIMON_EINVAL; a missing snapshot is reported by
- *         paimon_scan_plan() as #PAIMON_ENOTFOUND. */
+ * @return #PAIMON_OK or #PAIMON_EINVAL (0 or another negative id); a missing snapshot is
+ *         reported by paimon_scan_plan() as #PAIMON_ENOTFOUND. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err);
-/** Sets the filter used to prune partitions and files by statistics. The same predicate
- * must be passed to the read to filter rows exactly.
+/** Sets the scan's filter: planning prunes partitions and files with it (by partition
+ * values and statistics), and paimon_read_scan() applies it exactly to rows (primary-key
+ * tables after merging), so it need not be passed to the read again. It does not travel
+ * with the plan's splits: paimon_read_splits() filters rows only by the filter given to
+ * it (as Java Paimon's ReadBuilder keeps the filter in the read). Replaces an earlier
+ * filter; NULL clears it.
  * @param s   the scan.
  * @param p   the predicate, copied (the caller keeps ownership).
  * @param err nullable error details.
@@ -56,6 +63,7 @@ PAIMON_API int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p,
  * @return #PAIMON_OK, #PAIMON_ENOTFOUND (snapshot absent), #PAIMON_EINVAL (a filter
  *         literal does not parse for its column), #PAIMON_ECORRUPT, #PAIMON_EIO,
  *         #PAIMON_EUNSUPPORTED, #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err);
 /** Frees a scan (plans made from it stay valid).
  * @param s the scan, or NULL (ignored). */
@@ -73,11 +81,12 @@ PAIMON_API size_t paimon_plan_split_count(const paimon_plan *p);
  * @return the split, borrowed: valid while `p` lives; NULL when `i` is out of range. */
 PAIMON_API const paimon_split *paimon_plan_split(const paimon_plan *p, size_t i);
 /** The plan's result schema (the snapshot's schema) as an Arrow struct schema.
- * @param p   the plan.
  * @param out receives the schema; the caller releases it.
+ * @param p   the plan.
  * @param err nullable error details.
  * @return #PAIMON_OK or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_plan_schema(const paimon_plan *p, struct ArrowSchema *out,
+PAIMON_NODISCARD
+PAIMON_API int paimon_plan_schema(struct ArrowSchema *out, const paimon_plan *p,
                                   paimon_error *err);
 /** Frees a plan; streams reading its splits stay valid.
  * @param p the plan, or NULL (ignored). */
@@ -113,26 +122,28 @@ PAIMON_API int32_t paimon_split_bucket(const paimon_split *s);
 /** @param s the split. @return the number of data files it reads. */
 PAIMON_API size_t paimon_split_file_count(const paimon_split *s);
 /** Describes data file `i` of a split.
- * @param s   the split.
- * @param i   index below paimon_split_file_count().
  * @param out receives the description; its strings are borrowed from `s`. Only its first
  *            `out->struct_size` bytes are written (a caller built against an older,
  *            smaller paimon_file_info gets the fields it knows and nothing past them).
+ * @param s   the split.
+ * @param i   index below paimon_split_file_count().
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range or `out->struct_size` is
  *         0 (not initialized with #PAIMON_FILE_INFO_INIT) or larger than this library's
  *         sizeof(paimon_file_info); `out` is then left untouched. */
-PAIMON_API int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out);
+PAIMON_NODISCARD
+PAIMON_API int paimon_split_file(paimon_file_info *out, const paimon_split *s, size_t i);
 /** @param s the split.
  * @return the total rows in the split's files (before merging and deletion vectors). */
 PAIMON_API int64_t paimon_split_row_count(const paimon_split *s);
 
 /** Serializes a split for another process.
- * @param s     the split.
  * @param bytes receives the bytes, freed with paimon_free().
  * @param len   receives their length.
+ * @param s     the split.
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_split_serialize(const paimon_split *s, uint8_t **bytes, size_t *len,
+PAIMON_NODISCARD
+PAIMON_API int paimon_split_serialize(uint8_t **bytes, size_t *len, const paimon_split *s,
                                       paimon_error *err);
 /** Rebuilds a split from bytes made by paimon_split_serialize(); hostile input is
  * rejected.
@@ -141,6 +152,7 @@ PAIMON_API int paimon_split_serialize(const paimon_split *s, uint8_t **bytes, si
  * @param len   its length.
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_ECORRUPT or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_split_deserialize(paimon_split **out, const uint8_t *bytes, size_t len,
                                         paimon_error *err);
 /** Frees a split from paimon_split_deserialize(); never call it on a borrowed split.

@@ -40,6 +40,7 @@ typedef struct paimon_snapshot paimon_snapshot;
  * @param opts nullable options, copied.
  * @param err  nullable error details.
  * @return #PAIMON_OK, #PAIMON_ENOTFOUND (no schema), #PAIMON_ECORRUPT, #PAIMON_EIO. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_open(paimon_table **out, const char *path, const paimon_options *opts,
                                  paimon_error *err);
 
@@ -51,6 +52,7 @@ PAIMON_API int paimon_table_open(paimon_table **out, const char *path, const pai
  * @param opts nullable options, copied.
  * @param err  nullable error details.
  * @return as paimon_table_open(). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
                                     const paimon_options *opts, paimon_error *err);
 
@@ -67,6 +69,7 @@ PAIMON_API int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const cha
  * @param err            nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL for an invalid schema (the message says why),
  *         #PAIMON_ECONFLICT when a table already exists there, #PAIMON_EIO. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_create(paimon_table **out, const char *path,
                                    const struct ArrowSchema *schema,
                                    const char *const *partition_keys,
@@ -82,6 +85,7 @@ PAIMON_API int paimon_table_create(paimon_table **out, const char *path,
  * @param json the schema document.
  * @param err  nullable error details.
  * @return as paimon_table_create(). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_create_json(paimon_table **out, const char *path, const char *json,
                                         paimon_error *err);
 
@@ -92,6 +96,7 @@ PAIMON_API int paimon_table_create_json(paimon_table **out, const char *path, co
  * @param json the schema document.
  * @param err  nullable error details.
  * @return as paimon_table_create(). */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *path,
                                            const char *json, paimon_error *err);
 
@@ -107,11 +112,12 @@ PAIMON_API const char *paimon_table_path(const paimon_table *t);
 
 /** The current (latest) schema as an Arrow struct schema. Each child carries metadata
  * "paimon.id" (field id) and "paimon.type" (Paimon type string).
- * @param t   the table.
  * @param out receives the schema; the caller releases it.
+ * @param t   the table.
  * @param err nullable error details.
  * @return #PAIMON_OK or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_table_schema(const paimon_table *t, struct ArrowSchema *out,
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_schema(struct ArrowSchema *out, const paimon_table *t,
                                    paimon_error *err);
 
 /** The current schema file's JSON text, exactly as stored.
@@ -125,15 +131,15 @@ PAIMON_API const char *paimon_table_schema_json(const paimon_table *t);
 PAIMON_API int64_t paimon_table_schema_id(const paimon_table *t);
 
 /** Partition column names of the current schema.
- * @param t   the table.
  * @param out receives a borrowed array of borrowed strings, valid while `t` lives.
+ * @param t   the table.
  * @return the number of partition columns (0 when unpartitioned). */
-PAIMON_API size_t paimon_table_partition_keys(const paimon_table *t, const char *const **out);
+PAIMON_API size_t paimon_table_partition_keys(const char *const **out, const paimon_table *t);
 /** Primary-key column names of the current schema.
- * @param t   the table.
  * @param out receives a borrowed array of borrowed strings, valid while `t` lives.
+ * @param t   the table.
  * @return the number of primary-key columns (0 for an append table). */
-PAIMON_API size_t paimon_table_primary_keys(const paimon_table *t, const char *const **out);
+PAIMON_API size_t paimon_table_primary_keys(const char *const **out, const paimon_table *t);
 
 /** Value of a table option from the current schema.
  * @param t   the table.
@@ -142,22 +148,24 @@ PAIMON_API size_t paimon_table_primary_keys(const paimon_table *t, const char *c
 PAIMON_API const char *paimon_table_option(const paimon_table *t, const char *key);
 
 /** Ids of all snapshots present, ascending. An empty table yields n = 0.
- * @param t   the table.
  * @param ids receives the array, freed with paimon_free().
  * @param n   receives the number of ids.
+ * @param t   the table.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EIO or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_table_snapshot_ids(const paimon_table *t, int64_t **ids, size_t *n,
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_snapshot_ids(int64_t **ids, size_t *n, const paimon_table *t,
                                          paimon_error *err);
 
 /** Loads a snapshot.
  * @param out receives the snapshot, owned by the caller (paimon_snapshot_free()).
  * @param t   the table.
- * @param id  snapshot id, or a negative value for the latest one (LATEST hint checked
- *            against the directory).
+ * @param id  snapshot id (positive), or #PAIMON_SNAPSHOT_LATEST for the latest one (LATEST
+ *            hint checked against the directory).
  * @param err nullable error details.
- * @return #PAIMON_OK, #PAIMON_ENOTFOUND when absent or when the table has no snapshot,
- *         #PAIMON_ECORRUPT, #PAIMON_EIO. */
+ * @return #PAIMON_OK, #PAIMON_EINVAL for 0 or another negative id, #PAIMON_ENOTFOUND when
+ *         absent or when the table has no snapshot, #PAIMON_ECORRUPT, #PAIMON_EIO. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_table_snapshot(paimon_snapshot **out, const paimon_table *t, int64_t id,
                                      paimon_error *err);
 

@@ -4,7 +4,7 @@
  *
  * A writer routes rows to partitions and buckets exactly as Java Paimon does, writes data
  * files (rolling at target-file-size), and on prepare returns the commit messages (new
- * files per partition-bucket) that paimon_commit() publishes atomically. Nothing is
+ * files per partition-bucket) that paimon_table_commit() publishes atomically. Nothing is
  * visible to readers before the commit.
  * Thread safety: a writer is used by one thread at a time. Commit messages are
  * immutable and serializable (Java Paimon's binary form), so writers in several
@@ -49,6 +49,7 @@ typedef struct paimon_commit_messages paimon_commit_messages;
  * @param err         nullable error details.
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED for table modes this version cannot write
  *         (the message says which option), #PAIMON_EINVAL, #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_writer_new(paimon_writer **out, const paimon_table *t,
                                  const char *commit_user, const paimon_options *opts,
                                  paimon_error *err);
@@ -63,6 +64,7 @@ PAIMON_API int paimon_writer_new(paimon_writer **out, const paimon_table *t,
  * @param err    nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL (columns or values that do not fit the table),
  *         #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE after an earlier failure. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
                                    const struct ArrowSchema *schema, paimon_error *err);
 
@@ -75,6 +77,7 @@ PAIMON_API int paimon_writer_write(paimon_writer *w, const struct ArrowArray *ba
  * @param commit_identifier orders this writer's transactions (monotonic per commit user).
  * @param err               nullable error details.
  * @return #PAIMON_OK, #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
                                             int64_t commit_identifier, paimon_error *err);
 
@@ -84,8 +87,9 @@ PAIMON_API int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon
  * @param w    the writer (of a primary-key table).
  * @param full non-zero: rewrite every sorted run into the highest level.
  * @param err  nullable error details.
- * @return #PAIMON_OK, #PAIMON_EINVAL (append table: use paimon_compact_append()),
+ * @return #PAIMON_OK, #PAIMON_EINVAL (append table: use paimon_table_compact_append()),
  *         #PAIMON_EIO, #PAIMON_ENOMEM, #PAIMON_ESTATE. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_writer_compact(paimon_writer *w, int full, paimon_error *err);
 
 /** Deletes the files written since the last prepare and frees the writer.
@@ -104,13 +108,14 @@ PAIMON_API int64_t paimon_commit_messages_row_count(const paimon_commit_messages
 
 /** Serializes in Java Paimon's CommitMessage binary form (the version Java Paimon 1.2+
  * reads).
- * @param m     the messages.
  * @param bytes receives the bytes, freed with paimon_free().
  * @param len   receives their length.
+ * @param m     the messages.
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
-PAIMON_API int paimon_commit_messages_serialize(const paimon_commit_messages *m, uint8_t **bytes,
-                                                size_t *len, paimon_error *err);
+PAIMON_NODISCARD
+PAIMON_API int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len,
+                                                const paimon_commit_messages *m, paimon_error *err);
 /** Reads messages serialized by this library or by Java Paimon (every version in the
  * compatibility corpus); hostile input is rejected.
  * @param out   receives the messages, owned by the caller (paimon_commit_messages_free()).
@@ -120,6 +125,7 @@ PAIMON_API int paimon_commit_messages_serialize(const paimon_commit_messages *m,
  * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_ECORRUPT, #PAIMON_EUNSUPPORTED (unknown version),
  *         #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_commit_messages_deserialize(paimon_commit_messages **out,
                                                   const paimon_table *t, const uint8_t *bytes,
                                                   size_t len, paimon_error *err);
@@ -128,21 +134,10 @@ PAIMON_API int paimon_commit_messages_deserialize(paimon_commit_messages **out,
  * @param src the messages to move; freed by the call.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_commit_messages_merge(paimon_commit_messages *dst,
                                             paimon_commit_messages *src, paimon_error *err);
-/** Aborts uncommitted messages: deletes their new files and compaction outputs, except
- * every file that a snapshot, tag or changelog of the table names (the messages, or
- * their APPEND half, may have been published by a commit whose call failed); those are
- * left to snapshot expiration and orphan cleaning. Compaction inputs are never deleted.
- * Safe to call after any paimon_commit() error. Reads every snapshot's manifests.
- * @param t   the table they were written for.
- * @param m   the messages (still to be freed by the caller).
- * @param err nullable error details.
- * @return #PAIMON_OK, #PAIMON_EIO (nothing is deleted when the snapshots cannot be
- *         read), #PAIMON_ECORRUPT, #PAIMON_ENOMEM. */
-PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
-                                            const paimon_commit_messages *m, paimon_error *err);
-/** Frees messages (their files stay; see paimon_commit_messages_abort()).
+/** Frees messages (their files stay; see paimon_table_abort_commit()).
  * @param m the messages, or NULL (ignored). */
 PAIMON_API void paimon_commit_messages_free(paimon_commit_messages *m);
 

@@ -235,22 +235,34 @@ int pm_fs_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
                  path, (unsigned)fs->version);
 }
 
-PAIMON_API int paimon_fs_init(paimon_fs *fs, uint32_t version) {
-  if (!fs || version < 1 || version > PAIMON_FS_VERSION) return PAIMON_EINVAL;
+PAIMON_API int paimon_fs_init(paimon_fs *fs, uint32_t version, paimon_error *err) {
+  if (!fs) return pm_fail(err, PAIMON_EINVAL, "paimon_fs_init: NULL struct");
+  if (version < 1 || version > PAIMON_FS_VERSION)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "paimon_fs_init: file-system ABI version %u; this library supports 1..%d",
+                   (unsigned)version, PAIMON_FS_VERSION);
   memset(fs, 0, version == 1 ? FS_V1_SIZE : sizeof *fs);
   fs->version = version;
   return PAIMON_OK;
 }
 
-PAIMON_API int paimon_rfile_init(paimon_rfile *f, uint32_t version) {
-  if (!f || version < 1 || version > PAIMON_FS_VERSION) return PAIMON_EINVAL;
+PAIMON_API int paimon_rfile_init(paimon_rfile *f, uint32_t version, paimon_error *err) {
+  if (!f) return pm_fail(err, PAIMON_EINVAL, "paimon_rfile_init: NULL struct");
+  if (version < 1 || version > PAIMON_FS_VERSION)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "paimon_rfile_init: file-system ABI version %u; this library supports 1..%d",
+                   (unsigned)version, PAIMON_FS_VERSION);
   memset(f, 0, version == 1 ? RFILE_V1_SIZE : sizeof *f);
   if (version >= 2) f->version = version;
   return PAIMON_OK;
 }
 
-PAIMON_API int paimon_wfile_init(paimon_wfile *f, uint32_t version) {
-  if (!f || version < 1 || version > PAIMON_FS_VERSION) return PAIMON_EINVAL;
+PAIMON_API int paimon_wfile_init(paimon_wfile *f, uint32_t version, paimon_error *err) {
+  if (!f) return pm_fail(err, PAIMON_EINVAL, "paimon_wfile_init: NULL struct");
+  if (version < 1 || version > PAIMON_FS_VERSION)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "paimon_wfile_init: file-system ABI version %u; this library supports 1..%d",
+                   (unsigned)version, PAIMON_FS_VERSION);
   memset(f, 0, version == 1 ? WFILE_V1_SIZE : sizeof *f);
   if (version >= 2) f->version = version;
   return PAIMON_OK;

@@ -181,4 +181,29 @@ int pm_mt_reducer_add(pm_mt_reducer *r, const struct ArrowArray *const *cols, in
 int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row,
                          int8_t *kind, int64_t *seq, paimon_error *err);
 
+/* ---- write-buffer reduction (reduce.c) -------------------------------------------- */
+
+/* One write buffer reduced as its flush writes it: per key, in key order, one result. */
+typedef struct pm_mt_reduced {
+  int64_t n;
+  int64_t *refs; /* >= 0: that buffer row; < 0: row -1-ref of comp */
+  int64_t *seq;
+  int8_t *kind;
+  int64_t ncomp;
+  int32_t nf;
+  struct ArrowArray *comp; /* per engine field, ncomp rows; NULL when ncomp == 0 */
+} pm_mt_reduced;
+
+/* Sorts buffer rows 0..n-1 (value columns `cols`, one per field of `row`; row kinds;
+ * sequence numbers seqs[i], or seq_base + i when seqs is NULL, ascending with i) by
+ * `spec` and reduces each key with `red` (single records pass unchanged; `dedup_last`
+ * keeps each key's last record, the deduplicate engine without ignore-delete). Java
+ * MergeTreeWriter.flushWriteBuffer. *merge_error is set when the merge function failed
+ * (not for out of memory). Free the result with pm_mt_reduced_clear. */
+int pm_mt_reduce_buffer(pm_mt_reducer *red, const pm_type *row, const pm_mt_sort_spec *spec,
+                        const struct ArrowArray *const *cols, const int8_t *kinds,
+                        const int64_t *seqs, int64_t seq_base, int64_t n, bool dedup_last,
+                        pm_mt_reduced *out, bool *merge_error, paimon_error *err);
+void pm_mt_reduced_clear(pm_mt_reduced *r);
+
 #endif

@@ -16,6 +16,7 @@
 #include "meta/offsets.h"
 #include "realtime/lookup.h"
 #include "realtime/store_default.h"
+#include "realtime/union_merge.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
 #include "table/pk_internal.h"
@@ -37,6 +38,13 @@ typedef struct rt_store {
   int64_t max_seq;      /* highest sequence number used (primary key) */
   int64_t advanced;     /* last end passed to advance_committed_offset */
   int64_t floor;        /* committed end known to writes (replay skips below); under wlock */
+  /* Ends of the sealed segments not yet known committed, ascending: each is one flush of
+   * prepare, so a union read reduces the memory rows segment by segment (union_merge.c).
+   * Appended under wlock at the seal, dropped at refresh; guarded by bound_lock, which
+   * readers take without waiting for writes. */
+  pthread_mutex_t bound_lock;
+  int64_t *bounds;
+  int32_t nbounds, capbounds;
 } rt_store;
 
 struct paimon_realtime_context {
@@ -68,6 +76,8 @@ static void store_unref(rt_store *s) {
   if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
   if (s->store.release) s->store.release(&s->store);
   pthread_mutex_destroy(&s->wlock);
+  pthread_mutex_destroy(&s->bound_lock);
+  pm_free(s->bounds);
   pm_free(s->partition);
   pm_free(s->part_str);
   pm_free(s);
@@ -342,17 +352,16 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
     if (part) continue;
     ctx->key_cols[ctx->nkeys++] = ctx->nsys + pm_row_find(row, t->schema->primary_keys[k]);
   }
-  PM_CHECK(paimon_options_new(&ctx->store_opts), fail);
+  PM_CHECK(paimon_options_new(&ctx->store_opts, err), fail);
   for (int32_t i = 0; i < t->schema->noptions; i++)
-    paimon_options_set(ctx->store_opts, t->schema->option_keys[i], t->schema->option_values[i]);
+    PM_CHECK(paimon_options_set(ctx->store_opts, t->schema->option_keys[i],
+                                t->schema->option_values[i], err),
+             fail);
   /* the context's options override the table's, as Java's table.copy(dynamicOptions) */
   for (size_t i = 0; dyn && i < paimon_options_count(dyn); i++) {
     const char *k, *v;
-    paimon_options_entry(dyn, i, &k, &v);
-    if (paimon_options_set(ctx->store_opts, k, v) != 0) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
+    if (paimon_options_entry(&k, &v, dyn, i) != 0) continue;
+    PM_CHECK(paimon_options_set(ctx->store_opts, k, v, err), fail);
   }
   PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
   ctx->schema_id = t->schema->id;
@@ -375,7 +384,8 @@ int64_t paimon_realtime_committed_offset(const paimon_realtime_context *cctx, co
   return v;
 }
 
-int paimon_realtime_committed_source(const paimon_realtime_context *cctx, char **out, paimon_error *err) {
+int paimon_realtime_committed_source(char **out, const paimon_realtime_context *cctx,
+                                     paimon_error *err) {
   paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
   *out = NULL;
   pthread_mutex_lock(&ctx->progress_lock);
@@ -453,6 +463,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   if (!s) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&s->refs, 1);
   pthread_mutex_init(&s->wlock, NULL);
+  pthread_mutex_init(&s->bound_lock, NULL);
   s->bucket = bucket;
   s->plen = plen;
   s->partition = pm_malloc(plen ? plen : 1);
@@ -546,8 +557,7 @@ typedef struct rt_writer {
   size_t ntouched;
   atomic_bool failed;
   bool replay; /* realtime.write.skip-committed: drop rows already committed */
-  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows (created on first prepare) */
-  char *commit_user;
+  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */
   paimon_options *opts;
 } rt_writer;
 
@@ -555,7 +565,6 @@ static void rt_writer_free(void *p) {
   rt_writer *rw = p;
   pthread_mutex_destroy(&rw->lock);
   pm_pk_writer_free(rw->pk);
-  pm_free(rw->commit_user);
   paimon_options_free(rw->opts);
   for (size_t i = 0; i < rw->ntouched; i++) store_unref(rw->touched[i]);
   pm_free(rw->touched);
@@ -930,7 +939,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                                const char *commit_user, const paimon_options *opts, paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  /* The writer's options, kept for the primary-key writer made at the first prepare. A
+  /* The writer's options, kept for the primary-key writer behind prepare. A
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
@@ -942,13 +951,13 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   bool adopt = !ctx->stores_started && !ctx->writer_store_opts;
   for (size_t i = 0; src == 0 && opts && i < paimon_options_count(opts); i++) {
     const char *k, *v;
-    paimon_options_entry(opts, i, &k, &v);
+    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
     if (strncmp(k, "realtime.store.", 15) != 0) continue;
     const char *have = paimon_options_get(ctx->store_opts, k);
     if (have && strcmp(have, v) == 0) continue;
     if (adopt) {
       ctx->writer_store_opts = true;
-      if (paimon_options_set(ctx->store_opts, k, v) != 0) src = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      src = paimon_options_set(ctx->store_opts, k, v, err);
       continue;
     }
     src = pm_fail(err, PAIMON_EINVAL,
@@ -960,35 +969,51 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   pthread_mutex_unlock(&ctx->reg_lock);
   if (src) return src;
   paimon_options *wo = NULL;
-  int orc = paimon_options_new(&wo);
+  int orc = paimon_options_new(&wo, err);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
-    const char *k, *v;
-    paimon_options_entry(opts, i, &k, &v);
-    orc = paimon_options_set(wo, k, v);
+    const char *k = NULL, *v = NULL;
+    orc = paimon_options_entry(&k, &v, opts, i);
+    if (orc == 0) orc = paimon_options_set(wo, k, v, err);
   }
   if (orc == 0 && !paimon_options_get(wo, ck) && !pm_table_opt(ctx->t, ck, NULL))
-    orc = paimon_options_set(wo, ck, "0");
+    orc = paimon_options_set(wo, ck, "0", err);
   if (orc) {
     paimon_options_free(wo);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    return orc;
   }
   paimon_writer *w = NULL;
   int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  /* Refuse early what prepare could never commit (a writer option cannot change the
+   * engine: pm_writer_new refuses it as a layout option). first-row keeps the first
+   * record of a key by looking it up on disk at write time (Java 1.4.1
+   * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
+   * prepare does not do. */
+  if (wrc == 0 && ctx->pk && strcmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+    wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                  "%s: real-time writes to a merge-engine=first-row table are not supported yet "
+                  "(prepare could not commit them); write it with paimon_writer_new instead",
+                  ctx->t->path);
+  /* primary key: the level-0 writer now, so that every option it refuses is refused here
+   * rather than at the first prepare, after rows were accepted */
+  pm_pk_writer *pk = NULL;
+  if (wrc == 0 && ctx->pk) wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
   if (wrc) {
+    if (w) paimon_writer_close(w);
     paimon_options_free(wo);
     return wrc;
   }
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
+    pm_pk_writer_free(pk);
     paimon_options_free(wo);
     paimon_writer_close(w);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
+  rw->pk = pk;
   rw->ctx = ctx;
   ctx_ref(ctx);
   rw->w = w;
   pthread_mutex_init(&rw->lock, NULL);
-  rw->commit_user = pm_strdup(paimon_writer_commit_user(w));
   rw->opts = wo;
   const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
   rw->replay = rp && strcmp(rp, "true") == 0;
@@ -1048,6 +1073,25 @@ static void streams_free(stream_vec *sv) {
     if (sv->v[i].release) sv->v[i].release(&sv->v[i]);
   pm_free(sv->v);
   memset(sv, 0, sizeof *sv);
+}
+
+/* Records a seal at `end` (under the store's wlock, so that no view sees the sealed
+ * segment without its end). */
+static int add_bound(rt_store *s, int64_t end, paimon_error *err) {
+  int rc = 0;
+  pthread_mutex_lock(&s->bound_lock);
+  if (s->nbounds == s->capbounds) {
+    int32_t nc = s->capbounds ? s->capbounds * 2 : 8;
+    int64_t *nv = pm_realloc(s->bounds, (size_t)nc * sizeof *nv);
+    if (nv) {
+      s->bounds = nv;
+      s->capbounds = nc;
+    }
+  }
+  if (s->nbounds < s->capbounds) s->bounds[s->nbounds++] = end;
+  else rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pthread_mutex_unlock(&s->bound_lock);
+  return rc;
 }
 
 /* Append mode: writes every row of the sealed segment through the ordinary writer. */
@@ -1110,7 +1154,6 @@ static int cmp_seq_ref(const void *a, const void *b) {
 
 static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *err) {
   paimon_realtime_context *ctx = rw->ctx;
-  if (!rw->pk) PM_TRY(pm_pk_writer_new(&rw->pk, ctx->t, rw->commit_user, rw->opts, err));
   const pm_type *st = ctx->store_type;
   int32_t nc = st->nfields;
   struct ArrowArray *batches = NULL;
@@ -1228,9 +1271,16 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
       if (rc) seg.release = NULL;
     }
     int64_t begin = s->seg_begin, end = s->next_offset;
-    if (rc == 0 && seg.release) s->seg_begin = end;
+    if (rc == 0 && seg.release) {
+      s->seg_begin = end;
+      rc = add_bound(s, end, err);
+    }
     pthread_mutex_unlock(&s->wlock);
-    if (rc || !seg.release) continue;
+    if (rc) {
+      if (seg.release) seg.release(&seg);
+      continue;
+    }
+    if (!seg.release) continue;
     stream_vec sv = {0};
     int64_t rows = 0;
     rc = s->store.create_commit_readers(&s->store, &seg, collect_stream, &sv, err);
@@ -1281,7 +1331,7 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   }
   if (rc) {
     /* documented: terminal; the files written are deleted, the context must be rebuilt */
-    if (pg && pg->msgs) paimon_commit_messages_abort(rw->ctx->t, pg->msgs, NULL);
+    if (pg && pg->msgs) PM_IGNORE(paimon_table_abort_commit(rw->ctx->t, pg->msgs, NULL));
     paimon_realtime_progress_free(pg);
     rw->failed = true;
     return rc;
@@ -1410,6 +1460,18 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
     nr += progress[i]->nranges;
     nm += progress[i]->msgs->n;
   }
+  /* Nothing written and no new state: no snapshot, as paimon_commit and Java 1.4.1
+   * FileStoreCommitImpl.commit (ignoreEmptyCommit) skip empty commits. Ranges without
+   * files (every row of a segment dropped by ignore-delete, or reduced away) are still
+   * committed: the offsets live in the snapshot, and a skipped range would leave the next
+   * one non-contiguous and make a new context replay rows already consumed. */
+  if (nr == 0 && nm == 0 && !source_state) {
+    if (err) {
+      err->code = PAIMON_OK;
+      err->message[0] = '\0';
+    }
+    return 0;
+  }
   rt_range *all = pm_calloc(nr + 1, sizeof *all);
   struct paimon_commit_messages view = {0, pm_calloc(nm + 1, sizeof(pm_commit_message))};
   if (!all || !view.v) {
@@ -1462,7 +1524,9 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
 int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, paimon_error *err) {
   paimon_table *t = ctx->t;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  if (snapshot_id <= 0) PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
+  PM_TRY(pm_check_snapshot_arg("paimon_realtime_refresh", snapshot_id, err));
+  if (snapshot_id == PAIMON_SNAPSHOT_LATEST)
+    PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
   pthread_mutex_lock(&ctx->progress_lock);
   int64_t cur = ctx->snapshot_id;
   pthread_mutex_unlock(&ctx->progress_lock);
@@ -1539,6 +1603,14 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
       if (rc == 0) s->advanced = end;
     }
     pthread_mutex_unlock(&s->wlock);
+    /* rows below the published committed end are never read from memory again (a pin
+     * reads its bounds before the committed end it checks the snapshot against) */
+    pthread_mutex_lock(&s->bound_lock);
+    int32_t keep = 0;
+    for (int32_t b = 0; b < s->nbounds; b++)
+      if (s->bounds[b] > end) s->bounds[keep++] = s->bounds[b];
+    s->nbounds = keep;
+    pthread_mutex_unlock(&s->bound_lock);
     store_unref(s);
   }
   pm_free(copy);
@@ -1547,11 +1619,11 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
 
 /* ---- progress serialization ------------------------------------------------------ */
 
-int paimon_realtime_progress_serialize(const paimon_realtime_progress *p, uint8_t **bytes,
-                                       size_t *len, paimon_error *err) {
+int paimon_realtime_progress_serialize(uint8_t **bytes, size_t *len,
+                                       const paimon_realtime_progress *p, paimon_error *err) {
   uint8_t *mb = NULL;
   size_t ml = 0;
-  PM_TRY(paimon_commit_messages_serialize(p->msgs, &mb, &ml, err));
+  PM_TRY(paimon_commit_messages_serialize(&mb, &ml, p->msgs, err));
   pm_buf b = PM_BUF_INIT;
   int rc = pm_buf_append(&b, "PMRP\1", 5);
   uint8_t tmp[8];
@@ -1657,6 +1729,8 @@ typedef struct pin_item {
   rt_store *store;
   paimon_realtime_view view;
   int64_t ctx_end; /* committed end read after the view was taken: bounds what it lacks */
+  int64_t *bounds; /* the store's segment ends, read after the view */
+  int32_t nbounds;
 } pin_item;
 
 typedef struct pin_set {
@@ -1688,6 +1762,20 @@ static int rt_pin(void *c, void **out, paimon_error *err) {
   int rc = 0;
   /* views are taken without any context-wide lock held */
   for (size_t i = 0; i < n && rc == 0; i++) rc = acquire_view(items[i].store, &items[i].view, err);
+  /* Segment ends after the view: a seal after it only splits the view's building rows
+   * off as they will be flushed; ends dropped before this read are below the committed
+   * end read next, which the snapshot must reach. */
+  for (size_t i = 0; i < n && rc == 0 && ctx->pk; i++) {
+    rt_store *s = items[i].store;
+    pthread_mutex_lock(&s->bound_lock);
+    items[i].bounds = pm_malloc((size_t)(s->nbounds + 1) * sizeof(int64_t));
+    if (items[i].bounds) {
+      if (s->nbounds) memcpy(items[i].bounds, s->bounds, (size_t)s->nbounds * sizeof(int64_t));
+      items[i].nbounds = s->nbounds;
+    }
+    pthread_mutex_unlock(&s->bound_lock);
+    if (!items[i].bounds) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
   /* A store reclaims only below the context's committed end, which refresh raises
    * before advancing stores; read after the views, it bounds every row they lack.
    * The snapshot chosen later is at least as new, so a refresh racing with the plan
@@ -1703,6 +1791,7 @@ static void rt_unpin(void *p) {
   if (!ps) return;
   for (size_t i = 0; i < ps->n; i++) {
     if (ps->v[i].view.release) ps->v[i].view.release(&ps->v[i].view);
+    pm_free(ps->v[i].bounds);
     store_unref(ps->v[i].store);
   }
   pm_free(ps->v);
@@ -1711,13 +1800,20 @@ static void rt_unpin(void *p) {
 
 typedef struct mem_part_impl {
   pm_mem_part base;
+  paimon_realtime_context *ctx;
   rt_store *store;
   paimon_realtime_view view;
+  int64_t *bounds; /* primary key: segment ends (owned) */
+  int32_t nbounds;
 } mem_part_impl;
 
 static int part_open(pm_mem_part *m, const char *const *columns, const paimon_predicate *filter,
                      paimon_stream_sink sink, void *payload, paimon_error *err) {
   mem_part_impl *mp = (mem_part_impl *)m;
+  paimon_realtime_context *ctx = mp->ctx;
+  if (ctx->pk) /* rows merge as prepare will write them (union_merge.c) */
+    return pm_rt_union_streams(ctx->t, ctx->store_type, ctx->nsys, ctx->key_cols, ctx->nkeys, &mp->store->store,
+                               &mp->view, m->from_offset, mp->bounds, mp->nbounds, columns, sink, payload, err);
   return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset, columns,
                                                filter, sink, payload, err);
 }
@@ -1726,6 +1822,8 @@ static void part_destroy(pm_mem_part *m) {
   mem_part_impl *mp = (mem_part_impl *)m;
   if (mp->view.release) mp->view.release(&mp->view);
   store_unref(mp->store);
+  pm_free(mp->bounds);
+  paimon_realtime_context_free(mp->ctx);
   pm_free(mp);
 }
 
@@ -1765,8 +1863,13 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     mp->base.destroy = part_destroy;
     mp->store = s;
     atomic_fetch_add(&s->refs, 1);
+    mp->ctx = ctx;
+    ctx_ref(ctx);
     mp->view = it->view; /* the part takes the pin's view */
     it->view.release = NULL;
+    mp->bounds = it->bounds; /* and its segment ends */
+    mp->nbounds = it->nbounds;
+    it->bounds = NULL;
     paimon_split *sp = NULL;
     rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket, (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1),
                            true, &sp, err);

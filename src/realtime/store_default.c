@@ -37,6 +37,7 @@
 #include "mergetree/mergetree.h"
 #include "realtime/lookup.h"
 #include "table/predicate_internal.h"
+#include "table/read_internal.h"
 
 #define RT_DEFAULT_BATCH 4096
 #define RT_MERGE_CHUNK 65536 /* rows per batch of a merged run */
@@ -1425,6 +1426,7 @@ typedef struct rt_stream {
   pm_col *builders; /* partial batches (primary key rows straddling from_offset) */
   rt_src *src;
   char err[sizeof(((paimon_error *)0)->message)];
+  int status; /* PAIMON_* of the last failure (paimon_stream_status) */
 } rt_stream;
 
 static void stream_free(rt_stream *st) {
@@ -1518,7 +1520,8 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   if (rc == PAIMON_ITEROVER) return 0; /* out->release NULL: end of stream */
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s", e.message[0] ? e.message : paimon_strerror(rc));
-    return rc == PAIMON_ENOMEM ? 12 : 22; /* ENOMEM / EINVAL */
+    st->status = rc;
+    return pm_status_errno(rc);
   }
   return 0;
 }
@@ -1535,7 +1538,8 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
   }
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s: cannot build the stream schema", st->sh->where);
-    return 12;
+    st->status = PAIMON_ENOMEM;
+    return pm_status_errno(PAIMON_ENOMEM);
   }
   return 0;
 }
@@ -1549,6 +1553,12 @@ static void stream_release(struct ArrowArrayStream *s) {
   if (!s || !s->release) return;
   stream_free(s->private_data);
   s->release = NULL;
+}
+
+bool pm_rt_stream_status(const struct ArrowArrayStream *s, int *status) {
+  if (s->get_next != stream_get_next || s->release != stream_release) return false;
+  *status = ((const rt_stream *)s->private_data)->status;
+  return true;
 }
 
 /* Makes a stream over list[0..n) (taken over, as the nullable row `ranges`) and hands it

@@ -995,16 +995,16 @@ static void write_hint(paimon_table *t, const char *name, int64_t id) {
 }
 
 /* A successful commit leaves `err` holding code 0 and either an empty message or a
- * warning saying what was not committed (paimon_commit's documented contract). */
+ * warning saying what was not committed (paimon_table_commit's documented contract). */
 static void commit_ok(paimon_error *err, const char *warning) {
   if (!err) return;
   err->code = PAIMON_OK;
   snprintf(err->message, sizeof err->message, "%s", warning ? warning : "");
 }
 
-int paimon_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
-                  int64_t commit_identifier, const paimon_commit_messages *msgs,
-                  const paimon_commit_opts *opts, paimon_error *err) {
+int paimon_table_commit(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
+                        int64_t commit_identifier, const paimon_commit_messages *msgs,
+                        const paimon_commit_opts *opts, paimon_error *err) {
   return pm_commit_run(snapshot_id_out, ct, commit_user, commit_identifier, msgs, opts, NULL, err);
 }
 

@@ -6,7 +6,7 @@
 #include "meta/meta_write.h"
 #include "table/write_internal.h"
 
-int paimon_commit_messages_serialize(const paimon_commit_messages *m, uint8_t **bytes, size_t *len,
+int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_commit_messages *m,
                                      paimon_error *err) {
   if (!m || !bytes || !len) return pm_fail(err, PAIMON_EINVAL, "commit messages: NULL argument");
   *bytes = NULL;

@@ -382,11 +382,11 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
   return rc;
 }
 
-int paimon_compact_append(const paimon_table *ct, const char *commit_user, int full,
-                          paimon_commit_messages **out, paimon_error *err) {
+int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table *ct,
+                                const char *commit_user, int full, paimon_error *err) {
   *out = NULL;
   paimon_table *t = (paimon_table *)ct;
-  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_compact_append: NULL table");
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_table_compact_append: NULL table");
   cwriter w;
   int rc = cw_init(&w, t, commit_user, err);
   if (rc) {

@@ -443,7 +443,7 @@ int paimon_table_create(paimon_table **out, const char *path, const struct Arrow
   json_t *o = json_object();
   for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
     const char *k, *v;
-    paimon_options_entry(opts, i, &k, &v);
+    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
     json_object_set_new(o, k, json_string(v));
   }
   json_object_set_new(root, "options", o);

@@ -965,11 +965,11 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
   return 0;
 }
 
-int paimon_expire_snapshots(const paimon_table *ct, const paimon_options *opts,
-                            int64_t *expired_out, paimon_error *err) {
+int paimon_table_expire_snapshots(int64_t *expired_out, const paimon_table *ct,
+                                  const paimon_options *opts, paimon_error *err) {
   paimon_table *t = (paimon_table *)ct;
   if (expired_out) *expired_out = 0;
-  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_expire_snapshots: NULL table");
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_table_expire_snapshots: NULL table");
   int64_t retain_min, retain_max, limit, time_ms = 3600000;
   PM_TRY(opt_int(t, opts, "snapshot.num-retained.min", 10, 1, &retain_min, err));
   PM_TRY(opt_int(t, opts, "snapshot.num-retained.max", INT32_MAX, 1, &retain_max, err));

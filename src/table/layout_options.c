@@ -79,7 +79,7 @@ bool pm_option_change_allowed(const paimon_table *t, const char *key, const char
 int pm_check_writer_options(const paimon_table *t, const paimon_options *opts, paimon_error *err) {
   for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
     const char *k, *v;
-    paimon_options_entry(opts, i, &k, &v);
+    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
     if (pm_option_change_allowed(t, k, v)) continue;
     const char *old = pm_table_opt(t, k, NULL);
     bool dv = strcmp(k, "deletion-vectors.enabled") == 0;

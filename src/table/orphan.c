@@ -143,7 +143,7 @@ static int walk_lineage(orphan_ctx *o, const char *dir, paimon_error *err) {
 
 /* Every file name a snapshot, tag or long-lived changelog of any lineage references:
  * what a published commit names and so what only expiration or orphan cleaning may
- * delete (commit.c and paimon_commit_messages_abort consult it before deleting). */
+ * delete (commit.c and paimon_table_abort_commit consult it before deleting). */
 int pm_table_referenced_files(const paimon_table *t, pm_strmap *out, paimon_error *err) {
   memset(out, 0, sizeof *out);
   orphan_ctx o;
@@ -312,11 +312,11 @@ static int clean_data_dirs(orphan_ctx *o, const char *dir, int32_t level, paimon
   return rc;
 }
 
-int paimon_remove_orphan_files(const paimon_table *ct, int64_t older_than_millis, int dry_run,
-                               int64_t *removed_out, paimon_error *err) {
+int paimon_table_remove_orphan_files(int64_t *removed_out, const paimon_table *ct,
+                                     int64_t older_than_millis, int dry_run, paimon_error *err) {
   paimon_table *t = (paimon_table *)ct;
   if (removed_out) *removed_out = 0;
-  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_remove_orphan_files: NULL table");
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_table_remove_orphan_files: NULL table");
   if (older_than_millis < -1)
     return pm_fail(err, PAIMON_EINVAL, "older_than_millis must be -1 or >= 0, got %lld",
                    (long long)older_than_millis);

@@ -32,9 +32,9 @@
  *   - A failed prepare: RETRYABLE for the reasons above (call prepare again); messages of
  *     the successful buckets are kept for the next prepare, nothing is lost.
  *   - A failed or abandoned COMMIT of prepared messages: the writer assumed them
- *     committed (its levels already contain their files). Retrying paimon_commit with the
+ *     committed (its levels already contain their files). Retrying paimon_table_commit with the
  *     same messages and identifier is safe (idempotent). If they are aborted instead, or
- *     paimon_commit succeeded with a warning that their compaction was dropped (another
+ *     paimon_table_commit succeeded with a warning that their compaction was dropped (another
  *     writer compacted the same files first), the writer is out of step with the table:
  *     close it and create a new one, which restores every bucket from the latest
  *     snapshot. Until then its compactions may fail to read the dropped outputs; they

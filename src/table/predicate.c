@@ -410,14 +410,18 @@ static int print_node(pm_buf *b, const paimon_predicate *p) {
   return 0;
 }
 
-PAIMON_API char *paimon_predicate_to_string(const paimon_predicate *p) {
-  if (!p) return NULL;
+PAIMON_API int paimon_predicate_to_string(char **out, const paimon_predicate *p,
+                                          paimon_error *err) {
+  if (!out) return pm_fail(err, PAIMON_EINVAL, "paimon_predicate_to_string: out is NULL");
+  *out = NULL;
+  if (!p) return pm_fail(err, PAIMON_EINVAL, "paimon_predicate_to_string: predicate is NULL");
   pm_buf b = PM_BUF_INIT;
   if (print_node(&b, p) != 0 || pm_buf_reserve(&b, 1) != 0) {
     pm_buf_free(&b);
-    return NULL;
+    return pm_fail(err, PAIMON_ENOMEM, "paimon_predicate_to_string: out of memory");
   }
-  return pm_buf_detach(&b);
+  *out = pm_buf_detach(&b);
+  return PAIMON_OK;
 }
 
 /* ======================================================================================

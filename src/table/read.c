@@ -6,6 +6,7 @@
  * are cast where the column type changed since the file was written, the filter is
  * applied exactly, and the projection is returned. Primary-key splits go through the
  * merge-tree reader (read_pk.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,8 @@ struct pm_read_state {
   size_t nschemas;
   pm_buf sel;
   char last_error[600];
+  int status;  /* PAIMON_* of the last failed get_schema/get_next; PAIMON_OK when none */
+  bool failed; /* get_next failed: it keeps returning that failure */
   bool done;
 };
 
@@ -550,6 +553,28 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
 
 /* ---- ArrowArrayStream glue ----------------------------------------------------------- */
 
+/* The errno value a stream callback returns for a PAIMON_* failure (the table in
+ * paimon/read.h). Arrow's C stream interface requires errno codes, and consumers (Arrow
+ * C++, nanoarrow, DuckDB) treat EINVAL as a misuse of the stream and the rest as a failed
+ * source; a malformed file is the source's fault, hence EIO rather than EINVAL. */
+int pm_status_errno(int rc) {
+  switch (rc) {
+  case PAIMON_EINVAL: return EINVAL;
+  case PAIMON_ENOTFOUND: return ENOENT;
+  case PAIMON_ENOMEM: return ENOMEM;
+  case PAIMON_EUNSUPPORTED: return ENOSYS;
+  default: return EIO; /* PAIMON_EIO, PAIMON_ECORRUPT and anything else */
+  }
+}
+
+/* Records a failure of a stream callback and returns its errno value. */
+static int stream_fail(pm_read_state *st, int rc, const paimon_error *err) {
+  snprintf(st->last_error, sizeof st->last_error, "%s",
+           err && err->message[0] ? err->message : paimon_strerror(rc));
+  st->status = rc;
+  return pm_status_errno(rc);
+}
+
 static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
   pm_read_state *st = s->private_data;
   paimon_error err = {0};
@@ -558,7 +583,7 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
     /* empty plan: the table's current schema, projected */
     pm_schema *rs = st->t->schema;
     pm_type *outt = pm_type_new_row(false);
-    if (!outt) return 12; /* ENOMEM */
+    if (!outt) return stream_fail(st, PAIMON_ENOMEM, NULL);
     size_t n = st->columns ? st->ncolumns : (size_t)rs->row->nfields;
     for (size_t i = 0; i < n && rc == 0; i++) {
       int f = st->columns ? pm_row_find(rs->row, st->columns[i]) : (int)i;
@@ -578,16 +603,15 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
     rc = setup_result_schema(st, st->splits[st->split_i < st->nsplits ? st->split_i : 0], &err);
     if (rc == 0) rc = pm_type_to_arrow(st->out_type, NULL, out, &err);
   }
-  if (rc) {
-    snprintf(st->last_error, sizeof st->last_error, "%s", err.message);
-    return rc == PAIMON_ENOMEM ? 12 : 22; /* ENOMEM / EINVAL */
-  }
-  return 0;
+  return rc ? stream_fail(st, rc, &err) : 0;
 }
 
 static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   pm_read_state *st = s->private_data;
   memset(out, 0, sizeof *out);
+  /* A failed stream stays failed: ending it instead would let a consumer that retries
+   * get_next mistake a truncated result for a complete one. */
+  if (st->failed) return pm_status_errno(st->status);
   if (st->done) return 0;
   paimon_error err = {0};
   int rc = next_batch(st, out, &err);
@@ -597,9 +621,8 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     return 0;
   }
   if (rc) {
-    snprintf(st->last_error, sizeof st->last_error, "%s", err.message[0] ? err.message : paimon_strerror(rc));
-    st->done = true;
-    return rc == PAIMON_ENOMEM ? 12 : rc == PAIMON_ENOTFOUND ? 2 : 5; /* ENOMEM/ENOENT/EIO */
+    st->failed = true;
+    return stream_fail(st, rc, &err);
   }
   return 0;
 }
@@ -612,6 +635,27 @@ static const char *stream_last_error(struct ArrowArrayStream *s) {
 static void stream_release(struct ArrowArrayStream *s) {
   pm_read_state_free(s->private_data);
   s->release = NULL;
+}
+
+bool pm_stream_own_status(const struct ArrowArrayStream *s, int *status) {
+  if (!s || !s->release) return false;
+  if (s->get_next == stream_get_next && s->release == stream_release) {
+    *status = ((const pm_read_state *)s->private_data)->status;
+    return true;
+  }
+  return pm_rt_stream_status(s, status);
+}
+
+int paimon_stream_status(const struct ArrowArrayStream *stream) {
+  int status = PAIMON_EINVAL;
+  return pm_stream_own_status(stream, &status) ? status : PAIMON_EINVAL;
+}
+
+int pm_stream_failure(const struct ArrowArrayStream *s, int code) {
+  int status;
+  if (pm_stream_own_status(s, &status) && status != PAIMON_OK) return status;
+  /* a plugin's stream: only its errno is known */
+  return code == ENOMEM ? PAIMON_ENOMEM : PAIMON_EIO;
 }
 
 int paimon_read_splits(struct ArrowArrayStream *out, const paimon_table *t,
@@ -673,17 +717,53 @@ fail:
   return rc;
 }
 
+/* The scan's filter AND the read's (Java's ReadBuilder.withFilter conjoins the same
+ * way); *owned receives what the caller frees. */
+static int read_filter(const paimon_predicate *scan_f, const paimon_predicate *read_f,
+                       const paimon_predicate **out, paimon_predicate **owned, paimon_error *err) {
+  *owned = NULL;
+  *out = scan_f ? scan_f : read_f;
+  if (!scan_f || !read_f) return 0;
+  /* the same predicate passed to both (the documented usage before the scan's filter
+   * applied to rows) is evaluated once */
+  char *a = NULL, *b = NULL;
+  bool same = paimon_predicate_to_string(&a, scan_f, NULL) == 0 &&
+              paimon_predicate_to_string(&b, read_f, NULL) == 0 && strcmp(a, b) == 0;
+  paimon_free(a);
+  paimon_free(b);
+  if (same) return 0;
+  paimon_predicate *x = pm_pred_clone(scan_f), *y = pm_pred_clone(read_f);
+  if (!x || !y) {
+    paimon_predicate_free(x);
+    paimon_predicate_free(y);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  PM_TRY(paimon_predicate_and(owned, x, y, err));
+  *out = *owned;
+  return 0;
+}
+
 int paimon_read_scan(struct ArrowArrayStream *out, paimon_scan *scan, const char *const *columns,
                      const paimon_predicate *filter, paimon_error *err) {
+  memset(out, 0, sizeof *out); /* released, also when planning fails */
+  const paimon_predicate *rows_f = NULL;
+  paimon_predicate *owned = NULL;
+  PM_TRY(read_filter(pm_scan_filter(scan), filter, &rows_f, &owned, err));
   paimon_plan *plan = NULL;
-  PM_TRY(paimon_scan_plan(&plan, scan, err));
+  int rc = paimon_scan_plan(&plan, scan, err);
+  if (rc) {
+    paimon_predicate_free(owned);
+    return rc;
+  }
   const paimon_split **sp = pm_calloc(plan->nsplits ? plan->nsplits : 1, sizeof *sp);
   if (!sp) {
+    paimon_predicate_free(owned);
     paimon_plan_free(plan);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < plan->nsplits; i++) sp[i] = plan->splits[i];
-  int rc = paimon_read_splits(out, plan->table, sp, plan->nsplits, columns, filter, err);
+  rc = paimon_read_splits(out, plan->table, sp, plan->nsplits, columns, rows_f, err);
+  paimon_predicate_free(owned);
   if (rc == 0 && plan->nsplits == 0 && columns) {
     /* validate the projection even for an empty table */
     for (size_t i = 0; columns[i]; i++)
@@ -742,8 +822,9 @@ int pm_mem_streams_open(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want
   ms->schemas = pm_calloc(ms->n + 1, sizeof *ms->schemas);
   if (!ms->schemas) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < ms->n; i++) {
-    if (ms->v[i].get_schema(&ms->v[i], &ms->schemas[i]))
-      return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+    int e = ms->v[i].get_schema(&ms->v[i], &ms->schemas[i]);
+    if (e)
+      return pm_fail(err, pm_stream_failure(&ms->v[i], e), "real-time store stream: %s",
                      ms->v[i].get_last_error ? ms->v[i].get_last_error(&ms->v[i]) : "no schema");
     ms->nschemas++;
   }
@@ -801,8 +882,9 @@ int pm_mem_streams_next(pm_mem_streams *ms, pm_mem_part *mp, const pm_type *want
     struct ArrowArrayStream *s = &ms->v[ms->cur];
     struct ArrowArray b;
     memset(&b, 0, sizeof b);
-    if (s->get_next(s, &b))
-      return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+    int e = s->get_next(s, &b);
+    if (e)
+      return pm_fail(err, pm_stream_failure(s, e), "real-time store stream: %s",
                      s->get_last_error ? s->get_last_error(s) : "read failed");
     if (!b.release) {
       ms->cur++;

@@ -27,6 +27,9 @@ int pm_cast_check(const pm_type *from, const pm_type *to, const char *column, pa
 int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_type *to,
                   struct ArrowArray *out, paimon_error *err);
 
+/* The scan's filter (paimon_scan_set_filter()), borrowed; NULL when none. */
+const paimon_predicate *pm_scan_filter(const paimon_scan *s);
+
 /* Deep copy of a split. */
 int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);
 
@@ -64,6 +67,19 @@ int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b,
                          const struct pm_mem_part *mp, const pm_type *want, struct ArrowArray *out,
                          paimon_error *err);
 void pm_mem_streams_clear(pm_mem_streams *ms);
+
+/* The errno value a stream callback of this library returns for a PAIMON_* failure
+ * (the table in paimon/read.h). */
+int pm_status_errno(int rc);
+/* Streams this library hands out (read streams, the default store's streams): true and
+ * the PAIMON_* status of the last failure (PAIMON_OK when none) for one of them, false
+ * for any other stream (paimon_stream_status() in paimon/read.h). */
+bool pm_stream_own_status(const struct ArrowArrayStream *s, int *status);
+/* Same test for the default real-time store's streams (realtime/store_default.c). */
+bool pm_rt_stream_status(const struct ArrowArrayStream *s, int *status);
+/* The PAIMON_* status of a stream whose callback just failed with errno value `code`:
+ * the exact status for this library's streams, else PAIMON_ENOMEM or PAIMON_EIO. */
+int pm_stream_failure(const struct ArrowArrayStream *s, int code);
 
 /* Batch plumbing reused by the primary-key reader. */
 int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,

@@ -7,7 +7,10 @@
  * _KEY_* copies are not read), mapped by field id from each file's schema to the result
  * schema (renamed and retyped columns line up across files), with each file's deletion
  * vector applied before the merge. Pinned real-time memory joins as further sorted runs
- * carrying the newest sequence numbers. */
+ * carrying the newest sequence numbers. The read's filter (the scan's AND the read's) is
+ * applied to merged rows only (pm_read_finish_batch): Java's MergeFileSplitRead.withFilter
+ * lets only key predicates act on overlapping runs before the merge, since a value
+ * predicate there would drop a newer version and expose an older one. */
 #include <string.h>
 
 #include "mergetree/mergetree.h"
@@ -364,8 +367,9 @@ static int mem_run_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   mem_run *m = ctx;
   struct ArrowArray b;
   memset(&b, 0, sizeof b);
-  if (m->stream.get_next(&m->stream, &b))
-    return pm_fail(err, PAIMON_EIO, "real-time store stream: %s",
+  int e = m->stream.get_next(&m->stream, &b);
+  if (e)
+    return pm_fail(err, pm_stream_failure(&m->stream, e), "real-time store stream: %s",
                    m->stream.get_last_error ? m->stream.get_last_error(&m->stream) : "read failed");
   if (!b.release) return PAIMON_ITEROVER;
   return pm_mem_batch_convert(&m->schema, &b, m->mp, m->kv, out, err);
@@ -410,9 +414,11 @@ static int mem_sink_run(void *payload, struct ArrowArrayStream *stream) {
   stream->release = NULL;
   m->mp = l->mp;
   m->kv = l->kv;
-  if (m->stream.get_schema(&m->stream, &m->schema)) {
+  int e = m->stream.get_schema(&m->stream, &m->schema);
+  if (e) {
+    int rc = pm_stream_failure(&m->stream, e);
     mem_run_free(m);
-    return PAIMON_EIO;
+    return rc;
   }
   pm_mt_run run = {mem_run_next, mem_run_free, m};
   if (push_run(l, run)) {

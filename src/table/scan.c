@@ -8,6 +8,7 @@
 
 #include "table/predicate_internal.h"
 #include "table/ext.h"
+#include "table/read_internal.h"
 #include "table/write_internal.h"
 
 struct paimon_scan {
@@ -39,8 +40,8 @@ int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err)
 }
 
 int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err) {
-  if (id <= 0) return pm_fail(err, PAIMON_EINVAL, "snapshot id must be positive, got %lld", (long long)id);
-  s->snapshot_id = id;
+  PM_TRY(pm_check_snapshot_arg("paimon_scan_set_snapshot", id, err));
+  s->snapshot_id = id == PAIMON_SNAPSHOT_LATEST ? -1 : id; /* -1: latest */
   return 0;
 }
 
@@ -51,6 +52,8 @@ int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_err
   s->filter = copy;
   return 0;
 }
+
+const paimon_predicate *pm_scan_filter(const paimon_scan *s) { return s->filter; }
 
 void paimon_scan_free(paimon_scan *s) {
   if (!s) return;
@@ -989,7 +992,7 @@ size_t paimon_plan_split_count(const paimon_plan *p) { return p->nsplits; }
 const paimon_split *paimon_plan_split(const paimon_plan *p, size_t i) {
   return i < p->nsplits ? p->splits[i] : NULL;
 }
-int paimon_plan_schema(const paimon_plan *p, struct ArrowSchema *out, paimon_error *err) {
+int paimon_plan_schema(struct ArrowSchema *out, const paimon_plan *p, paimon_error *err) {
   return pm_type_to_arrow(p->schema->row, NULL, out, err);
 }
 
@@ -1001,7 +1004,7 @@ int64_t paimon_split_row_count(const paimon_split *s) {
   for (size_t i = 0; i < s->nfiles; i++) n += s->files[i].row_count;
   return n;
 }
-int paimon_split_file(const paimon_split *s, size_t i, paimon_file_info *out) {
+int paimon_split_file(paimon_file_info *out, const paimon_split *s, size_t i) {
   if (i >= s->nfiles) return PAIMON_EINVAL;
   const pm_data_file *f = &s->files[i];
   /* filled in full here, then copied only up to the caller's struct_size: a caller built

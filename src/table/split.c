@@ -274,7 +274,7 @@ static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_e
   return 0;
 }
 
-int paimon_split_serialize(const paimon_split *s, uint8_t **bytes, size_t *len, paimon_error *err) {
+int paimon_split_serialize(uint8_t **bytes, size_t *len, const paimon_split *s, paimon_error *err) {
   if (s->mem)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
                    "real-time splits pin process-local memory and cannot be serialized");

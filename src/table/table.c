@@ -230,11 +230,11 @@ const char *paimon_table_path(const paimon_table *t) { return t->path; }
 const char *paimon_table_schema_json(const paimon_table *t) { return t->schema->json; }
 int64_t paimon_table_schema_id(const paimon_table *t) { return t->schema->id; }
 
-size_t paimon_table_partition_keys(const paimon_table *t, const char *const **out) {
+size_t paimon_table_partition_keys(const char *const **out, const paimon_table *t) {
   *out = t->part_names;
   return (size_t)t->schema->npartition_keys;
 }
-size_t paimon_table_primary_keys(const paimon_table *t, const char *const **out) {
+size_t paimon_table_primary_keys(const char *const **out, const paimon_table *t) {
   *out = t->pk_names;
   return (size_t)t->schema->nprimary_keys;
 }
@@ -242,18 +242,19 @@ const char *paimon_table_option(const paimon_table *t, const char *key) {
   return pm_schema_option(t->schema, key);
 }
 
-int paimon_table_schema(const paimon_table *t, struct ArrowSchema *out, paimon_error *err) {
+int paimon_table_schema(struct ArrowSchema *out, const paimon_table *t, paimon_error *err) {
   return pm_type_to_arrow(t->schema->row, NULL, out, err);
 }
 
-int paimon_table_snapshot_ids(const paimon_table *t, int64_t **ids, size_t *n, paimon_error *err) {
+int paimon_table_snapshot_ids(int64_t **ids, size_t *n, const paimon_table *t, paimon_error *err) {
   return pm_snapshot_list_ids(t->fs, t->meta_dir, ids, n, err);
 }
 
 int paimon_table_snapshot(paimon_snapshot **out, const paimon_table *t, int64_t id,
                           paimon_error *err) {
   *out = NULL;
-  if (id < 0) {
+  PM_TRY(pm_check_snapshot_arg("paimon_table_snapshot", id, err));
+  if (id == PAIMON_SNAPSHOT_LATEST) {
     PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err));
     if (id <= 0) return pm_fail(err, PAIMON_ENOTFOUND, "%s: table has no snapshot", t->path);
   }

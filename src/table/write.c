@@ -158,11 +158,11 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   w->pk = t->schema->nprimary_keys > 0;
   PM_CHECK(pm_check_writer_options(t, opts, err), fail);
   if (opts) {
-    PM_CHECK(paimon_options_new(&w->opts_copy), fail);
+    PM_CHECK(paimon_options_new(&w->opts_copy, err), fail);
     for (size_t i = 0; i < paimon_options_count(opts); i++) {
-      const char *k, *v;
-      paimon_options_entry(opts, i, &k, &v);
-      paimon_options_set(w->opts_copy, k, v);
+      const char *k = NULL, *v = NULL;
+      PM_CHECK(paimon_options_entry(&k, &v, opts, i), fail);
+      PM_CHECK(paimon_options_set(w->opts_copy, k, v, err), fail);
     }
   }
   const char *bucket = wopt(w, opts, "bucket", "-1");
@@ -644,7 +644,7 @@ int paimon_writer_compact(paimon_writer *w, int full, paimon_error *err) {
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
   if (!w->pk)
     return pm_fail(err, PAIMON_EINVAL, "paimon_writer_compact is for primary-key tables; append tables "
-                                       "use paimon_compact_append");
+                                       "use paimon_table_compact_append");
   PM_TRY(ensure_pkw(w, err));
   return pm_pk_writer_compact(w->pkw, NULL, 0, 0, full != 0, true, err);
 }
@@ -750,7 +750,7 @@ int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
   }
   if (rc) {
     /* documented: a failed prepare deletes its files and leaves the writer unusable */
-    if (ms) paimon_commit_messages_abort(w->t, ms, NULL);
+    if (ms) PM_IGNORE(paimon_table_abort_commit(w->t, ms, NULL));
     paimon_commit_messages_free(ms);
     w->failed = true;
     return rc;
@@ -803,8 +803,8 @@ int paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_commit_mess
   return rc;
 }
 
-int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_messages *m,
-                                 paimon_error *err) {
+int paimon_table_abort_commit(const paimon_table *t, const paimon_commit_messages *m,
+                              paimon_error *err) {
   return pm_commit_messages_discard(t, m, false, err);
 }
 

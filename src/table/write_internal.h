@@ -32,7 +32,7 @@ int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, pa
 /* Deletes the data files of `m` that were provably never published: new files (unless
  * `compact_only`) and compaction outputs, skipping every file a snapshot, tag or
  * changelog of the table names and every output that is an input moved to another
- * level. Compaction inputs are never touched. paimon_commit_messages_abort is
+ * level. Compaction inputs are never touched. paimon_table_abort_commit is
  * (t, m, false). */
 int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messages *m,
                                bool compact_only, paimon_error *err);

@@ -1222,73 +1222,33 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
   pm_mt_sort_spec spec = {w->nkeys, w->key_types, keys, nseq, seq_types, seqs,
                           strcmp(so, "descending") != 0};
   int rc = 0;
-  int32_t *perm = pm_malloc((size_t)n * sizeof *perm);
-  uint64_t *ik = pm_malloc((size_t)n * sizeof *ik);
-  int64_t *refs = pm_malloc((size_t)n * sizeof *refs);
-  int64_t *oseq = pm_malloc((size_t)n * sizeof *oseq);
-  int8_t *okind = pm_malloc((size_t)n);
-  pm_col *comp = pm_calloc((size_t)w->nf + 1, sizeof *comp);
+  pm_mt_reduced red;
+  memset(&red, 0, sizeof red);
   pm_col *outc = pm_calloc((size_t)w->nf + 3, sizeof *outc);
   struct ArrowArray *arrs = pm_calloc((size_t)w->nf + 3, sizeof *arrs);
-  struct ArrowArray *comparr = pm_calloc((size_t)w->nf + 1, sizeof *comparr);
   struct ArrowArray **kv = pm_calloc((size_t)w->kv_type->nfields + 1, sizeof *kv);
   const struct ArrowArray **srcs = pm_malloc(FLUSH_CHUNK * sizeof *srcs);
   int64_t *rows = pm_malloc(FLUSH_CHUNK * sizeof *rows);
   int32_t *idx = pm_malloc(FLUSH_CHUNK * sizeof *idx);
   pm_type *seqt = pm_type_new(PM_BIGINT, false), *kindt = pm_type_new(PM_TINYINT, false);
-  if (!perm || !ik || !refs || !oseq || !okind || !comp || !outc || !arrs || !comparr || !kv || !srcs ||
-      !rows || !idx || !seqt || !kindt) {
+  if (!outc || !arrs || !kv || !srcs || !rows || !idx || !seqt || !kindt) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory flushing %lld rows", (long long)n);
     goto done;
   }
-  for (int32_t f = 0; f < w->nf && rc == 0; f++) {
-    if (pm_col_init(&comp[f], w->row->fields[f].type) || pm_col_init(&outc[f], w->row->fields[f].type))
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
+  for (int32_t f = 0; f < w->nf && rc == 0; f++)
+    if (pm_col_init(&outc[f], w->row->fields[f].type)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc == 0 && (pm_col_init(&outc[w->nf], seqt) || pm_col_init(&outc[w->nf + 1], kindt)))
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) goto done;
-  bool has_ik = false;
-  PM_CHECK(pm_mt_sort(&spec, n, perm, ik, &has_ik, err), done);
   /* reduce each key (ReducerMergeFunctionWrapper: single records pass unchanged) */
-  int64_t nout = 0, ncomp = 0;
   bool dedup_last = pm_mt_engine_kind_of(w->engine) == PM_MT_DEDUPLICATE && !w->ignore_delete;
-  int64_t base = b->frozen_base;
-  for (int64_t i = 0; i < n;) {
-    int64_t j = i + 1;
-    if (has_ik) {
-      while (j < n && ik[j] == ik[i]) j++;
-    } else {
-      while (j < n && pm_mt_sort_same_key(&spec, perm[i], perm[j])) j++;
-    }
-    if (j - i == 1 || dedup_last) {
-      int32_t r = perm[j - 1];
-      refs[nout] = r;
-      oseq[nout] = base + r;
-      okind[nout++] = kinds[r];
-    } else {
-      pm_mt_reducer_reset(w->red);
-      for (int64_t x = i; x < j && rc == 0; x++)
-        rc = pm_mt_reducer_add(w->red, cols, perm[x], base + perm[x], kinds[perm[x]], err);
-      bool has = false;
-      int64_t ref = -1, sq = 0;
-      int8_t kd = 0;
-      if (rc == 0) rc = pm_mt_reducer_finish(w->red, comp, &has, &ref, &kd, &sq, err);
-      if (rc) {
-        *merge_error = rc != PAIMON_ENOMEM;
-        goto done;
-      }
-      if (has) {
-        refs[nout] = ref >= 0 ? ref : -1 - ncomp++;
-        oseq[nout] = sq;
-        okind[nout++] = kd;
-      }
-    }
-    i = j;
-  }
-  if (ncomp)
-    for (int32_t f = 0; f < w->nf && rc == 0; f++) rc = pm_col_export(&comp[f], &comparr[f], err);
+  rc = pm_mt_reduce_buffer(w->red, w->row, &spec, cols, kinds, NULL, b->frozen_base, n, dedup_last, &red,
+                           merge_error, err);
   if (rc) goto done;
+  int64_t nout = red.n, ncomp = red.ncomp;
+  const int64_t *refs = red.refs, *oseq = red.seq;
+  const int8_t *okind = red.kind;
+  const struct ArrowArray *comparr = red.comp;
   /* write in chunks: keys alias their value columns */
   for (int64_t s = 0; s < nout && rc == 0; s += FLUSH_CHUNK) {
     int64_t m = nout - s < FLUSH_CHUNK ? nout - s : FLUSH_CHUNK;
@@ -1323,18 +1283,10 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
   }
   if (rc == 0) rc = kvw_finish_file(o, err);
 done:
-  for (int32_t f = 0; comp && f < w->nf; f++) pm_col_free(&comp[f]);
+  pm_mt_reduced_clear(&red);
   for (int32_t f = 0; outc && f < w->nf + 2; f++) pm_col_free(&outc[f]);
-  for (int32_t f = 0; comparr && f < w->nf; f++) pm_array_release(&comparr[f]);
-  pm_free(perm);
-  pm_free(ik);
-  pm_free(refs);
-  pm_free(oseq);
-  pm_free(okind);
-  pm_free(comp);
   pm_free(outc);
   pm_free(arrs);
-  pm_free(comparr);
   pm_free(kv);
   pm_free(srcs);
   pm_free(rows);

@@ -9,10 +9,11 @@ struct paimon_options {
   size_t n, cap;
 };
 
-PAIMON_API int paimon_options_new(paimon_options **out) {
-  if (!out) return PAIMON_EINVAL;
+PAIMON_API int paimon_options_new(paimon_options **out, paimon_error *err) {
+  if (!out) return pm_fail(err, PAIMON_EINVAL, "paimon_options_new: out is NULL");
   *out = pm_calloc(1, sizeof **out);
-  return *out ? PAIMON_OK : PAIMON_ENOMEM;
+  if (!*out) return pm_fail(err, PAIMON_ENOMEM, "paimon_options_new: out of memory");
+  return PAIMON_OK;
 }
 
 static size_t find(const paimon_options *o, const char *key) {
@@ -21,10 +22,13 @@ static size_t find(const paimon_options *o, const char *key) {
   return o->n;
 }
 
-PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char *value) {
-  if (!o || !key || !value) return PAIMON_EINVAL;
+PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char *value,
+                                  paimon_error *err) {
+  if (!o || !key || !value)
+    return pm_fail(err, PAIMON_EINVAL, "paimon_options_set: %s is NULL",
+                   !o ? "the options object" : !key ? "key" : "the value");
   char *v = pm_strdup(value);
-  if (!v) return PAIMON_ENOMEM;
+  if (!v) goto nomem;
   size_t i = find(o, key);
   if (i < o->n) {
     pm_free(o->values[i]);
@@ -49,7 +53,7 @@ PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char
   return PAIMON_OK;
 nomem:
   pm_free(v);
-  return PAIMON_ENOMEM;
+  return pm_fail(err, PAIMON_ENOMEM, "paimon_options_set: out of memory setting option %s", key);
 }
 
 PAIMON_API const char *paimon_options_get(const paimon_options *o, const char *key) {
@@ -60,8 +64,8 @@ PAIMON_API const char *paimon_options_get(const paimon_options *o, const char *k
 
 PAIMON_API size_t paimon_options_count(const paimon_options *o) { return o ? o->n : 0; }
 
-PAIMON_API int paimon_options_entry(const paimon_options *o, size_t i, const char **key,
-                                    const char **value) {
+PAIMON_API int paimon_options_entry(const char **key, const char **value,
+                                    const paimon_options *o, size_t i) {
   if (!o || i >= o->n) return PAIMON_EINVAL;
   if (key) *key = o->keys[i];
   if (value) *value = o->values[i];

@@ -28,6 +28,12 @@ int pm_fail(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 4);
 /* Prepends "context: " to an existing message (e.g. the file name); returns err->code
  * or `code` when err is NULL. */
 int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 4);
+/* Drops a status on purpose (best-effort cleanup after an earlier failure). The `!` keeps
+ * GCC's warn_unused_result (PAIMON_NODISCARD) quiet, which a cast to void does not. */
+#define PM_IGNORE(expr) ((void)!(expr))
+/* 0 when `id` is a snapshot id a caller may pass (positive, or PAIMON_SNAPSHOT_LATEST);
+ * else PAIMON_EINVAL naming the function `fn` and the value. */
+int pm_check_snapshot_arg(const char *fn, int64_t id, paimon_error *err);
 
 #define PM_TRY(expr)                                                                       \
   do {                                                                                     \

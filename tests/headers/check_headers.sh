@@ -97,5 +97,36 @@ if [ -f "$init_c.c.body" ]; then
     || { echo "FAIL (C++17): a NAME_INIT macro does not initialize every member"; fails=$((fails + 1)); }
 fi
 echo "$nstructs versioned public struct(s) checked"
+# Attributes (paimon/common.h): ignoring a status is diagnosed (PAIMON_NODISCARD), a call
+# of a deprecated alias warns and names the replacement (PAIMON_DEPRECATED), and
+# PAIMON_NO_DEPRECATION_WARNINGS silences only the latter; in C11, C23 and C++17.
+attr="$work/attributes"
+printf '%s\n' '#include <paimon/paimon.h>' \
+  'int ignored(paimon_options *o);' \
+  'int ignored(paimon_options *o) { paimon_options_set(o, "k", "v", 0); return 0; }' >"$attr.1.c"
+printf '%s\n' '#include <paimon/paimon.h>' 'int old(const paimon_table *t);' \
+  'int old(const paimon_table *t) { int64_t n = 0; return paimon_expire_snapshots(t, 0, &n, 0); }' \
+  >"$attr.2.c"
+cp "$attr.1.c" "$attr.1.cpp"
+cp "$attr.2.c" "$attr.2.cpp"
+for lang in "$cc -std=c11 -x c" "$cc -std=c2x -x c" "$cxx -std=c++17 -x c++"; do
+  ext=c
+  case "$lang" in *c++*) ext=cpp ;; esac
+  if $lang -Wall -Werror -I"$inc" -c "$attr.1.$ext" -o "$attr.o" 2>"$attr.log" ||
+     ! grep -Eq 'unused|nodiscard|discard' "$attr.log"; then
+    echo "FAIL ($lang): an ignored status is not diagnosed (PAIMON_NODISCARD)"
+    fails=$((fails + 1))
+  fi
+  if $lang -Wall -Werror -I"$inc" -c "$attr.2.$ext" -o "$attr.o" 2>"$attr.log" ||
+     ! grep -q 'use paimon_table_expire_snapshots' "$attr.log"; then
+    echo "FAIL ($lang): a deprecated alias does not warn naming its replacement"
+    fails=$((fails + 1))
+  fi
+  if ! $lang -Wall -Werror -DPAIMON_NO_DEPRECATION_WARNINGS -I"$inc" -c "$attr.2.$ext" \
+      -o "$attr.o"; then
+    echo "FAIL ($lang): PAIMON_NO_DEPRECATION_WARNINGS does not silence the alias warning"
+    fails=$((fails + 1))
+  fi
+done
 echo "$count headers checked as C11 and C++17, $fails failure(s)"
 [ "$fails" -eq 0 ]

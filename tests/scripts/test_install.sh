@@ -73,6 +73,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "library %s, headers %s\n", paimon_version(), PAIMON_VERSION_STRING);
     return 1;
   }
+  if (paimon_version_number() != PAIMON_VERSION_NUMBER) {
+    fprintf(stderr, "library number %d, headers %d\n", paimon_version_number(),
+            PAIMON_VERSION_NUMBER);
+    return 1;
+  }
   paimon_error err = {0};
   paimon_table *t = NULL;
   paimon_scan *scan = NULL;

@@ -103,8 +103,10 @@ static inline int64_t rt_round(paimon_realtime_context *ctx, paimon_writer *w, c
 static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char *user, bool replay) {
   paimon_error err = {0};
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
-  if (replay) paimon_options_set(o, "realtime.write.skip-committed", "true");
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
+  if (replay)
+    assert_int_equal(paimon_options_set(o, "realtime.write.skip-committed", "true", NULL),
+                     PAIMON_OK);
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, user, o, &err), &err);
   paimon_options_free(o);
@@ -218,7 +220,7 @@ static inline int64_t rt_plain_commit(paimon_table *t, int64_t base, int64_t n, 
   paimon_commit_messages *m = NULL;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "foreign", INT64_MAX, m, opts, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "foreign", INT64_MAX, m, opts, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   return sid;
@@ -257,7 +259,7 @@ static inline int64_t rt_delete_partition(paimon_table *t, int32_t p) {
   }
   assert_true(m->n > 0);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "foreign-drop", INT64_MAX, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "foreign-drop", INT64_MAX, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_plan_free(plan);
   paimon_scan_free(s);

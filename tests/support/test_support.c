@@ -84,3 +84,27 @@ int pm_test_read_batches(const paimon_table *t, int64_t snapshot_id,
   st.release(&st);
   return rc;
 }
+
+void pm_test_write_commit(paimon_table *t, int64_t ident, const struct ArrowArray *batch,
+                          const struct ArrowSchema *schema) {
+  paimon_error err = {0};
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
+  PM_ASSERT_OK(paimon_writer_write(w, batch, schema, &err), &err);
+  paimon_commit_messages *m;
+  PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
+  int64_t id = 0;
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "u", ident, m, NULL, &err), &err);
+  paimon_commit_messages_free(m);
+  paimon_writer_close(w);
+}
+
+void pm_test_realtime_commit(paimon_realtime_context *ctx, paimon_writer *w, int64_t ident) {
+  paimon_error err = {0};
+  paimon_realtime_progress *pg;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, ident, &err), &err);
+  const paimon_realtime_progress *pgs[1] = {pg};
+  int64_t id;
+  PM_ASSERT_OK(paimon_realtime_commit(&id, ctx, "u", pgs, 1, ident, &err), &err);
+  paimon_realtime_progress_free(pg);
+}

@@ -29,6 +29,13 @@ pm_test_bytes pm_test_copy(const void *p, size_t n);
 int pm_test_read_batches(const paimon_table *t, int64_t snapshot_id,
                          int (*on_batch)(const struct ArrowArray *batch, void *ctx), void *ctx,
                          paimon_error *err);
+/* Writes one batch (borrowed) with a new writer of commit user "u" and commits it as
+ * `ident`, failing the test on any error. */
+void pm_test_write_commit(paimon_table *t, int64_t ident, const struct ArrowArray *batch,
+                          const struct ArrowSchema *schema);
+/* Prepares everything `w` (a real-time writer of `ctx`, commit user "u") wrote and
+ * commits it as `ident`, failing the test on any error. */
+void pm_test_realtime_commit(paimon_realtime_context *ctx, paimon_writer *w, int64_t ident);
 /* Asserts `rc == PAIMON_OK`, printing err->message on failure. */
 #define PM_ASSERT_OK(rc, err)                                                              \
   do {                                                                                     \

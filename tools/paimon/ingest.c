@@ -159,7 +159,7 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
   paimon_error err = {0, ""};
   paimon_snapshot *latest = NULL;
   json_t *latest_j = json_null();
-  if (paimon_table_snapshot(&latest, g->t, -1, &err) == 0) {
+  if (paimon_table_snapshot(&latest, g->t, PAIMON_SNAPSHOT_LATEST, &err) == 0) {
     latest_j = json_pack("{s:I,s:s,s:I,s:I}", "id", (json_int_t)paimon_snapshot_id(latest), "commit_kind",
                          paimon_snapshot_commit_kind(latest), "total_records",
                          (json_int_t)paimon_snapshot_total_record_count(latest), "time_millis",
@@ -383,10 +383,10 @@ static void maintain(job *j) {
   char ts[16];
   stamp(ts, sizeof ts);
   const char *const *pks = NULL;
-  if (paimon_table_primary_keys(g->t, &pks) > 0) j->compact_off = true; /* the writer compacts */
+  if (paimon_table_primary_keys(&pks, g->t) > 0) j->compact_off = true; /* the writer compacts */
   if (!j->compact_off) {
     paimon_commit_messages *msgs = NULL;
-    int rc = paimon_compact_append(g->t, j->compact_user, 0, &msgs, &err);
+    int rc = paimon_table_compact_append(&msgs, g->t, j->compact_user, 0, &err);
     if (rc == PAIMON_EUNSUPPORTED) {
       fprintf(stderr, "[%s] maintenance: no compaction: %s\n", ts, err.message);
       j->compact_off = true;
@@ -394,10 +394,11 @@ static void maintain(job *j) {
       die_err(&err, rc);
     } else if (paimon_commit_messages_count(msgs) > 0) {
       int64_t sid = 0;
-      rc = paimon_commit(&sid, g->t, j->compact_user, j->compact_ident, msgs, NULL, &err);
+      rc = paimon_table_commit(&sid, g->t, j->compact_user, j->compact_ident, msgs, NULL, &err);
       if (rc != 0) {
         paimon_error e2 = {0, ""};
-        paimon_commit_messages_abort(g->t, msgs, &e2);
+        if (paimon_table_abort_commit(g->t, msgs, &e2) != 0)
+          fprintf(stderr, "paimon: could not delete the compaction's files: %s\n", e2.message);
         die_err(&err, rc);
       }
       j->compact_ident++;
@@ -409,7 +410,7 @@ static void maintain(job *j) {
     paimon_commit_messages_free(msgs);
   }
   int64_t expired = 0;
-  int rc = paimon_expire_snapshots(g->t, NULL, &expired, &err);
+  int rc = paimon_table_expire_snapshots(&expired, g->t, NULL, &err);
   if (rc != 0) die_err(&err, rc);
   if (expired) fprintf(stderr, "[%s] maintenance: expired %lld snapshot(s)\n", ts, (long long)expired);
 }
@@ -613,7 +614,7 @@ int cmd_ingest(int argc, char **argv) {
   http_limits http_lim = {HTTP_DEFAULT_MAX_CONNECTIONS, HTTP_DEFAULT_TIMEOUT_S};
   bool http_set = false;
   paimon_options *wopts = NULL;
-  if (paimon_options_new(&wopts) != 0) die("out of memory%s", "");
+  if (paimon_options_new(&wopts, NULL) != 0) die("out of memory%s", "");
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -687,7 +688,7 @@ int cmd_ingest(int argc, char **argv) {
       if (!e || e == kv) usage_error(USAGE_INGEST, "-o needs key=value, got '%s'", kv);
       char *k = strndup(kv, (size_t)(e - kv));
       if (!k) die("out of memory%s", "");
-      paimon_options_set(wopts, k, e + 1);
+      if (paimon_options_set(wopts, k, e + 1, NULL) != 0) die("out of memory%s", "");
       free(k);
     } else if (a[0] == '-' && a[1]) usage_error(USAGE_INGEST, "unknown option '%s'", a);
     else if (table) usage_error(USAGE_INGEST, "unexpected argument '%s'", a);
@@ -707,7 +708,8 @@ int cmd_ingest(int argc, char **argv) {
   } else if (http_set) {
     usage_error(USAGE_INGEST, "--serve-max-connections and --serve-timeout go with --serve%s", "");
   }
-  paimon_options_set(wopts, "realtime.write.skip-committed", "true");
+  if (paimon_options_set(wopts, "realtime.write.skip-committed", "true", NULL) != 0)
+    die("out of memory%s", "");
   /* a named source commits under its own user by default, so its commit identifiers
    * never interleave with another source's ingest running at the same time */
   char *user_buf = NULL;
@@ -750,7 +752,7 @@ int cmd_ingest(int argc, char **argv) {
   if (rc != 0) die_err(&err, rc);
   g.table_path = paimon_table_path(g.t);
   const char *const *pks;
-  g.pk = paimon_table_primary_keys(g.t, &pks) > 0;
+  g.pk = paimon_table_primary_keys(&pks, g.t) > 0;
   paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   copts.source_id = source_id;
   copts.options = wopts; /* -o store options (realtime.store.*) reach every store */
@@ -765,7 +767,7 @@ int cmd_ingest(int argc, char **argv) {
 
   /* the source's identity: the committed prefix must be this file's first bytes */
   char *state = NULL;
-  rc = paimon_realtime_committed_source(g.ctx, &state, &err);
+  rc = paimon_realtime_committed_source(&state, g.ctx, &err);
   if (rc != 0) die_err(&err, rc);
   if (state) {
     src_fp c;
@@ -816,7 +818,7 @@ int cmd_ingest(int argc, char **argv) {
   const char *const *parts;
   const char *nb = paimon_table_option(g.t, "bucket");
   int64_t nbuckets = 0;
-  if (paimon_table_partition_keys(g.t, &parts) == 0 && nb && parse_i64(nb, &nbuckets) && nbuckets > 0 &&
+  if (paimon_table_partition_keys(&parts, g.t) == 0 && nb && parse_i64(nb, &nbuckets) && nbuckets > 0 &&
       nbuckets <= 64) {
     bool any = false;
     for (int64_t b = 0; b < nbuckets; b++) any |= paimon_realtime_committed_offset(g.ctx, "", (int32_t)b) >= 0;

@@ -263,8 +263,9 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
 static paimon_table *open_table(const args *a) {
   paimon_options *o = NULL;
   paimon_error err = {0, ""};
-  if (paimon_options_new(&o) != 0) die("out of memory%s", "");
-  if (a->branch) paimon_options_set(o, "branch", a->branch);
+  if (paimon_options_new(&o, NULL) != 0) die("out of memory%s", "");
+  if (a->branch && paimon_options_set(o, "branch", a->branch, NULL) != 0)
+    die("out of memory%s", "");
   if (a->nremaps) {
     size_t len = 1;
     for (size_t i = 0; i < a->nremaps; i++) len += strlen(a->remaps[i]) + 1;
@@ -274,7 +275,7 @@ static paimon_table *open_table(const args *a) {
       if (i) strcat(joined, "\n");
       strcat(joined, a->remaps[i]);
     }
-    paimon_options_set(o, "read.remap-path", joined);
+    if (paimon_options_set(o, "read.remap-path", joined, NULL) != 0) die("out of memory%s", "");
     free(joined);
   }
   paimon_table *t = NULL;
@@ -487,7 +488,7 @@ static int cmd_info(int argc, char **argv) {
   paimon_table *t = open_table(&a);
   paimon_error err = {0, ""};
   struct ArrowSchema schema;
-  int rc = paimon_table_schema(t, &schema, &err);
+  int rc = paimon_table_schema(&schema, t, &err);
   if (rc != 0) die_err(&err, rc);
   printf("table: %s\n", paimon_table_path(t));
   if (a.branch) printf("branch: %s\n", a.branch);
@@ -508,11 +509,11 @@ static int cmd_info(int argc, char **argv) {
   }
   schema.release(&schema);
   const char *const *keys;
-  size_t n = paimon_table_partition_keys(t, &keys);
+  size_t n = paimon_table_partition_keys(&keys, t);
   printf("partition keys:");
   for (size_t i = 0; i < n; i++) printf("%s %s", i ? "," : "", keys[i]);
   printf("%s\n", n ? "" : " (none)");
-  n = paimon_table_primary_keys(t, &keys);
+  n = paimon_table_primary_keys(&keys, t);
   printf("primary keys:");
   for (size_t i = 0; i < n; i++) printf("%s %s", i ? "," : "", keys[i]);
   printf("%s\n", n ? "" : " (none)");
@@ -520,7 +521,7 @@ static int cmd_info(int argc, char **argv) {
   const char *json = paimon_table_schema_json(t);
   if (json) print_options_from_json(json);
   paimon_snapshot *s = NULL;
-  rc = paimon_table_snapshot(&s, t, -1, &err);
+  rc = paimon_table_snapshot(&s, t, PAIMON_SNAPSHOT_LATEST, &err);
   if (rc == PAIMON_ENOTFOUND) {
     printf("latest snapshot: none\n");
   } else if (rc != 0) {
@@ -556,7 +557,7 @@ static int cmd_snapshots(int argc, char **argv) {
   paimon_error err = {0, ""};
   int64_t *ids = NULL;
   size_t n = 0;
-  int rc = paimon_table_snapshot_ids(t, &ids, &n, &err);
+  int rc = paimon_table_snapshot_ids(&ids, &n, t, &err);
   if (rc != 0) die_err(&err, rc);
   printf("%-6s %-6s %-9s %-23s %10s %10s  %-36s %s\n", "id", "schema", "kind", "time", "total",
          "delta", "user", "identifier");
@@ -599,7 +600,7 @@ static int cmd_files(int argc, char **argv) {
     const char *part = paimon_split_partition(sp);
     for (size_t k = 0; k < paimon_split_file_count(sp); k++) {
       paimon_file_info fi = PAIMON_FILE_INFO_INIT;
-      rc = paimon_split_file(sp, k, &fi);
+      rc = paimon_split_file(&fi, sp, k);
       if (rc != 0) die("cannot describe a data file of a split%s", "");
       printf("%-24s %6d %5d %10lld %12lld  %s\n", part && *part ? part : "-",
              (int)paimon_split_bucket(sp), (int)fi.level, (long long)fi.row_count,
@@ -721,7 +722,7 @@ static int cmd_cat(int argc, char **argv) {
   paimon_error err = {0, ""};
   struct ArrowArrayStream st;
   memset(&st, 0, sizeof st);
-  int rc = paimon_read_scan(&st, s, (const char *const *)columns, filter, &err);
+  int rc = paimon_read_scan(&st, s, (const char *const *)columns, NULL, &err); /* scan's filter */
   if (rc != 0) die_err(&err, rc);
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);

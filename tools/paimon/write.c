@@ -61,9 +61,13 @@ const char *const USAGE_WRITE =
 const char *const USAGE_COMPACT =
     "usage: paimon compact TABLE [--full] [--commit-user U]\n"
     "\n"
-    "Compacts the small data files of an append table (Java Paimon's picking rules;\n"
-    "--full: everything worth compacting) and commits a COMPACT snapshot. Prints what was\n"
-    "rewritten. Primary-key tables are not supported yet.\n";
+    "Compacts a table and commits a COMPACT snapshot; prints what was rewritten.\n"
+    "Append tables: Java Paimon's picking rules for small files. With --full, a fixed\n"
+    "bucket is rewritten when small files outnumber large ones and at least 3 files\n"
+    "remain after its leading large ones (Java's BucketedAppendCompactManager), so two\n"
+    "small files stay as they are; bucket-unaware tables pack every small file.\n"
+    "Primary-key tables: universal compaction (Java's rules), or with --full every\n"
+    "bucket's files merged into one sorted run at the highest level.\n";
 
 const char *const USAGE_EXPIRE =
     "usage: paimon expire TABLE [-o key=value]...\n"
@@ -81,7 +85,7 @@ static int64_t scan_user(const paimon_table *t, const char *user, int64_t ident,
   paimon_error err = {0, ""};
   int64_t *ids = NULL;
   size_t n = 0;
-  int rc = paimon_table_snapshot_ids(t, &ids, &n, &err);
+  int rc = paimon_table_snapshot_ids(&ids, &n, t, &err);
   if (rc != 0) die_err(&err, rc);
   int64_t next = 0;
   if (found) *found = 0;
@@ -114,7 +118,7 @@ static int64_t cli_commit(paimon_table *t, const char *user, int64_t ident,
                           const paimon_commit_messages *msgs) {
   paimon_error err = {0, ""};
   int64_t sid = 0;
-  int rc = paimon_commit(&sid, t, user, ident, msgs, NULL, &err);
+  int rc = paimon_table_commit(&sid, t, user, ident, msgs, NULL, &err);
   if (rc == 0) {
     if (err.message[0]) fprintf(stderr, "paimon: warning: %s\n", err.message);
     return sid;
@@ -127,7 +131,7 @@ static int64_t cli_commit(paimon_table *t, const char *user, int64_t ident,
     return sid;
   }
   paimon_error e2 = {0, ""};
-  if (paimon_commit_messages_abort(t, msgs, &e2) != 0)
+  if (paimon_table_abort_commit(t, msgs, &e2) != 0)
     fprintf(stderr, "paimon: cleaning up: %s\n", e2.message);
   die_err(&err, rc);
   return 0;
@@ -154,7 +158,7 @@ static void add_kv(paimon_options *o, const char *kv, const char *usage) {
   if (!eq || eq == kv) usage_error(usage, "-o needs key=value, got '%s'", kv);
   char *k = strndup(kv, (size_t)(eq - kv));
   if (!k) die("out of memory%s", "");
-  paimon_options_set(o, k, eq + 1);
+  if (paimon_options_set(o, k, eq + 1, NULL) != 0) die("out of memory%s", "");
   free(k);
 }
 
@@ -233,7 +237,7 @@ static const char *drop_reason(const char *k, const char *v) {
 int cmd_create(int argc, char **argv) {
   const char *table = NULL, *schema_file = NULL, *like = NULL;
   paimon_options *over = NULL;
-  if (paimon_options_new(&over) != 0) die("out of memory%s", "");
+  if (paimon_options_new(&over, NULL) != 0) die("out of memory%s", "");
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -318,7 +322,7 @@ int cmd_create(int argc, char **argv) {
   }
   for (size_t i = 0; i < paimon_options_count(over); i++) {
     const char *k, *v;
-    paimon_options_entry(over, i, &k, &v);
+    if (paimon_options_entry(&k, &v, over, i) != 0) continue;
     if (!*v) json_object_del(opts, k);
     else json_object_set_new(opts, k, json_string(v));
   }
@@ -463,7 +467,7 @@ static void csv_header(csv_conv *cv, const paimon_table *t, const char *p, size_
   }
   struct ArrowSchema sch;
   paimon_error err = {0, ""};
-  int rc = paimon_table_schema(t, &sch, &err);
+  int rc = paimon_table_schema(&sch, t, &err);
   if (rc != 0) die_err(&err, rc);
   cv->ncols = (size_t)nc;
   cv->names = calloc((size_t)nc, sizeof *cv->names);
@@ -548,7 +552,7 @@ int cmd_write(int argc, char **argv) {
   const char *table = NULL, *format = "jsonl", *user = NULL;
   int64_t batch_rows = 4096;
   paimon_options *wopts = NULL;
-  if (paimon_options_new(&wopts) != 0) die("out of memory%s", "");
+  if (paimon_options_new(&wopts, NULL) != 0) die("out of memory%s", "");
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -581,7 +585,7 @@ int cmd_write(int argc, char **argv) {
   if (rc != 0) die_err(&err, rc);
   const char *cuser = paimon_writer_commit_user(w);
   const char *const *pks;
-  int flags = paimon_table_primary_keys(t, &pks) ? PAIMON_JSONL_VALUE_KIND : 0;
+  int flags = paimon_table_primary_keys(&pks, t) ? PAIMON_JSONL_VALUE_KIND : 0;
   cli_lines in;
   cli_lines_init(&in, 0, csv, "standard input");
   cli_batch b = {0};
@@ -702,7 +706,7 @@ int cmd_compact(int argc, char **argv) {
   paimon_commit_messages *msgs = NULL;
   const char *const *pks = NULL;
   int rc;
-  if (paimon_table_primary_keys(t, &pks) > 0) {
+  if (paimon_table_primary_keys(&pks, t) > 0) {
     /* primary-key tables compact through a writer (universal compaction, or full) */
     paimon_writer *w = NULL;
     rc = paimon_writer_new(&w, t, user, NULL, &err);
@@ -710,7 +714,7 @@ int cmd_compact(int argc, char **argv) {
     if (rc == 0) rc = paimon_writer_prepare_commit(&msgs, w, cli_next_identifier(t, user), &err);
     paimon_writer_close(w);
   } else {
-    rc = paimon_compact_append(t, user, full, &msgs, &err);
+    rc = paimon_table_compact_append(&msgs, t, user, full, &err);
   }
   if (rc != 0) die_err(&err, rc);
   if (paimon_commit_messages_count(msgs) == 0) {
@@ -728,7 +732,7 @@ int cmd_compact(int argc, char **argv) {
 int cmd_expire(int argc, char **argv) {
   const char *table = NULL;
   paimon_options *o = NULL;
-  if (paimon_options_new(&o) != 0) die("out of memory%s", "");
+  if (paimon_options_new(&o, NULL) != 0) die("out of memory%s", "");
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -746,7 +750,7 @@ int cmd_expire(int argc, char **argv) {
   paimon_table *t = open_path(table);
   paimon_error err = {0, ""};
   int64_t n = 0;
-  int rc = paimon_expire_snapshots(t, o, &n, &err);
+  int rc = paimon_table_expire_snapshots(&n, t, o, &err);
   if (rc != 0) die_err(&err, rc);
   printf("expired %lld snapshot(s)\n", (long long)n);
   paimon_table_close(t);

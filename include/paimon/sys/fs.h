@@ -175,24 +175,30 @@ typedef struct paimon_fs {
  * @param fs      the plugin's struct, owned by the caller.
  * @param version the ABI version the plugin implements: 1 to #PAIMON_FS_VERSION
  *                (normally #PAIMON_FS_VERSION).
+ * @param err     nullable error details.
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `fs` is NULL or `version` is unsupported.
  * Thread-safe (touches only `fs`). */
-PAIMON_API int paimon_fs_init(paimon_fs *fs, uint32_t version);
+PAIMON_NODISCARD
+PAIMON_API int paimon_fs_init(paimon_fs *fs, uint32_t version, paimon_error *err);
 
 /** Prepares a file object a version-`version` file system returns from `open_read`:
  * zeroes the members that exist in `version` and, from version 2, sets `version`.
  * @param f       the plugin's struct, owned by the plugin.
  * @param version 1 to #PAIMON_FS_VERSION: the version of the file system returning it.
+ * @param err     nullable error details.
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `f` is NULL or `version` is unsupported.
  * Thread-safe (touches only `f`). */
-PAIMON_API int paimon_rfile_init(paimon_rfile *f, uint32_t version);
+PAIMON_NODISCARD
+PAIMON_API int paimon_rfile_init(paimon_rfile *f, uint32_t version, paimon_error *err);
 
 /** As paimon_rfile_init(), for the objects `open_write` returns.
  * @param f       the plugin's struct, owned by the plugin.
  * @param version 1 to #PAIMON_FS_VERSION: the version of the file system returning it.
+ * @param err     nullable error details.
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `f` is NULL or `version` is unsupported.
  * Thread-safe (touches only `f`). */
-PAIMON_API int paimon_wfile_init(paimon_wfile *f, uint32_t version);
+PAIMON_NODISCARD
+PAIMON_API int paimon_wfile_init(paimon_wfile *f, uint32_t version, paimon_error *err);
 
 #ifdef __cplusplus
 }

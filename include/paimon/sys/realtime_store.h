@@ -231,6 +231,7 @@ typedef struct paimon_realtime_store_factory {
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `s` is NULL or `version` is unsupported
  *         (then `s` is left untouched).
  * Thread safety: touches only `s`; call it from any thread. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_store_init(paimon_realtime_store *s, uint32_t version,
                                           paimon_error *err);
 
@@ -242,6 +243,7 @@ PAIMON_API int paimon_realtime_store_init(paimon_realtime_store *s, uint32_t ver
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `f` is NULL or `version` is unsupported
  *         (then `f` is left untouched).
  * Thread safety: touches only `f`; call it from any thread. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_store_factory_init(paimon_realtime_store_factory *f,
                                                   uint32_t version, paimon_error *err);
 
@@ -250,6 +252,7 @@ PAIMON_API int paimon_realtime_store_factory_init(paimon_realtime_store_factory 
  *            when a context did not take the factory over).
  * @param err nullable error details.
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `out` is NULL. */
+PAIMON_NODISCARD
 PAIMON_API int paimon_realtime_default_store_factory(paimon_realtime_store_factory *out,
                                                      paimon_error *err);
 

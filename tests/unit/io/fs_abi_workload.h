@@ -68,7 +68,7 @@ static inline int abi_w_close(paimon_wfile *f, paimon_error *e) {
 static inline paimon_rfile *abi_wrap_rfile(paimon_rfile *in, uint32_t version) {
   abi_rfile *f = malloc(sizeof *f);
   assert_non_null(f);
-  assert_int_equal(paimon_rfile_init(&f->base, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_rfile_init(&f->base, PAIMON_FS_VERSION, NULL), 0);
   f->base.read_at = abi_r_read_at;
   f->base.size = abi_r_size;
   f->base.close = abi_r_close;
@@ -79,7 +79,7 @@ static inline paimon_rfile *abi_wrap_rfile(paimon_rfile *in, uint32_t version) {
 static inline paimon_wfile *abi_wrap_wfile(paimon_wfile *in, uint32_t version) {
   abi_wfile *f = malloc(sizeof *f);
   assert_non_null(f);
-  assert_int_equal(paimon_wfile_init(&f->base, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_wfile_init(&f->base, PAIMON_FS_VERSION, NULL), 0);
   f->base.write = abi_w_write;
   f->base.sync = abi_w_sync;
   f->base.close = abi_w_close;
@@ -127,7 +127,7 @@ static inline int64_t abi_append(paimon_table *t, int base, int n) {
   paimon_writer_close(w);
   paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
   int64_t id = 0;
-  PM_ASSERT_OK(paimon_commit(&id, t, "abi", ident++, m, &o, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "abi", ident++, m, &o, &err), &err);
   paimon_commit_messages_free(m);
   return id;
 }

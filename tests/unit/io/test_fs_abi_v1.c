@@ -209,11 +209,11 @@ static void test_v1_table_workload(void **state) {
 
   /* expiration through the plugin */
   paimon_options *o;
-  assert_int_equal(paimon_options_new(&o), 0);
-  paimon_options_set(o, "snapshot.num-retained.min", "1");
-  paimon_options_set(o, "snapshot.num-retained.max", "2");
+  assert_int_equal(paimon_options_new(&o, &err), 0);
+  PM_ASSERT_OK(paimon_options_set(o, "snapshot.num-retained.min", "1", &err), &err);
+  PM_ASSERT_OK(paimon_options_set(o, "snapshot.num-retained.max", "2", &err), &err);
   int64_t expired = -1;
-  PM_ASSERT_OK(paimon_expire_snapshots(t, o, &expired, &err), &err);
+  PM_ASSERT_OK(paimon_table_expire_snapshots(&expired, t, o, &err), &err);
   paimon_options_free(o);
   assert_int_equal(expired, 2);
   abi_read(t, &count, &ksum);
@@ -226,15 +226,15 @@ static void test_v1_table_workload(void **state) {
   PM_ASSERT_OK(pm_fs_write_all(fs, junk, "x", 1, &err), &err);
   set_age(junk, 2 * 86400000LL);
   int64_t removed = -1;
-  assert_int_equal(paimon_remove_orphan_files(t, -1, 0, &removed, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(paimon_table_remove_orphan_files(&removed, t, -1, 0, &err), PAIMON_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "version 1"));
   assert_int_equal(removed, 0);
   assert_int_equal(pm_fs_exists(fs, junk, &err), 1);
-  assert_int_equal(paimon_remove_orphan_files(t, 3600000, 1, &removed, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(paimon_table_remove_orphan_files(&removed, t, 3600000, 1, &err), PAIMON_EUNSUPPORTED);
   assert_int_equal(pm_fs_exists(fs, junk, &err), 1);
   /* threshold 0 (no writer active): removed through the remove_many emulation */
   int removes = g_calls.remove;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, 1);
   assert_int_equal(g_calls.remove, removes + 1);
   assert_int_equal(pm_fs_exists(fs, junk, &err), 0);
@@ -363,7 +363,7 @@ static void test_v1_init_helpers(void **state) {
   (void)state;
   unsigned char mem[sizeof(paimon_fs) + 16];
   memset(mem, 0xab, sizeof mem);
-  PM_ASSERT_OK(paimon_fs_init((paimon_fs *)(void *)mem, 1), &(paimon_error){0});
+  PM_ASSERT_OK(paimon_fs_init((paimon_fs *)(void *)mem, 1, NULL), &(paimon_error){0});
   v1_fs *fs = (v1_fs *)(void *)mem;
   assert_int_equal(fs->version, 1);
   assert_null(fs->open_read);
@@ -372,12 +372,12 @@ static void test_v1_init_helpers(void **state) {
 
   unsigned char rm[sizeof(paimon_rfile) + 16];
   memset(rm, 0xab, sizeof rm);
-  assert_int_equal(paimon_rfile_init((paimon_rfile *)(void *)rm, 1), 0);
+  assert_int_equal(paimon_rfile_init((paimon_rfile *)(void *)rm, 1, NULL), 0);
   assert_null(((v1_rfile *)(void *)rm)->read_at);
   for (size_t i = sizeof(v1_rfile); i < sizeof rm; i++) assert_int_equal(rm[i], 0xab);
   unsigned char wm[sizeof(paimon_wfile) + 16];
   memset(wm, 0xab, sizeof wm);
-  assert_int_equal(paimon_wfile_init((paimon_wfile *)(void *)wm, 1), 0);
+  assert_int_equal(paimon_wfile_init((paimon_wfile *)(void *)wm, 1, NULL), 0);
   assert_null(((v1_wfile *)(void *)wm)->write);
   for (size_t i = sizeof(v1_wfile); i < sizeof wm; i++) assert_int_equal(wm[i], 0xab);
 }

@@ -126,7 +126,7 @@ static int setup(void **state) {
   PM_ASSERT_OK(paimon_fs_local_new(&g_local, &err), &err);
   memset(&g_calls, 0, sizeof g_calls);
   memset(&g_plugin, 0x5a, sizeof g_plugin); /* init must clear everything */
-  assert_int_equal(paimon_fs_init(&g_plugin, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_fs_init(&g_plugin, PAIMON_FS_VERSION, NULL), 0);
   assert_int_equal(g_plugin.version, PAIMON_FS_VERSION);
   assert_null(g_plugin.sync_dir);
   assert_null(g_plugin.private_data);
@@ -208,12 +208,12 @@ static void test_v2_table_workload(void **state) {
   int64_t removed = -1;
   int lists = g_calls.list_info, many = g_calls.remove_many, removes = g_calls.remove;
   memset(&err, 0, sizeof err);
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 1, &removed, &err), &err); /* dry run */
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 1, &err), &err); /* dry run */
   assert_int_equal(removed, 2);
   assert_int_equal(g_calls.remove_many, many);
   assert_int_equal(pm_fs_exists(fs, old_file, &err), 1);
   memset(&err, 0, sizeof err);
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 0, &err), &err);
   paimon_error warning = err;
   assert_int_equal(removed, 2);
   assert_true(g_calls.list_info > lists);
@@ -230,7 +230,7 @@ static void test_v2_table_workload(void **state) {
   assert_int_equal(warning.code, 0);
   assert_non_null(strstr(warning.message, "kept 2 unreferenced file(s)"));
   /* threshold 0: every unreferenced file goes, the table stays whole */
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, 3);
   abi_read(t, &count, &ksum);
   assert_int_equal(count, 120);
@@ -420,7 +420,7 @@ static void test_memory_orphan_ages(void **state) {
   nanosleep(&pause, NULL);
   put(fs, "/w/t/p=0/bucket-0/data-b.orc");
   int64_t removed = -1;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 1000, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 1000, 0, &err), &err);
   assert_int_equal(removed, 1);
   assert_int_equal(pm_fs_exists(fs, "/w/t/p=0/bucket-0/data-a.orc", &err), 0);
   assert_int_equal(pm_fs_exists(fs, "/w/t/p=0/bucket-0/data-b.orc", &err), 1);

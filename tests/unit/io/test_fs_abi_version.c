@@ -57,7 +57,7 @@ static void f_release(paimon_fs *fs) { (void)fs; }
 /* A plugin claiming `version`, with only the v1 slots (the v2 ones NULL: emulated). */
 static paimon_fs plugin(uint32_t version) {
   paimon_fs fs;
-  assert_int_equal(paimon_fs_init(&fs, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_fs_init(&fs, PAIMON_FS_VERSION, NULL), 0);
   fs.version = version;
   fs.open_read = f_open_read;
   fs.open_write = f_open_write;
@@ -207,19 +207,19 @@ static void test_init_helpers_refuse(void **state) {
   paimon_wfile w;
   uint32_t bad[2] = {0, PAIMON_FS_VERSION + 1};
   for (int i = 0; i < 2; i++) {
-    assert_int_equal(paimon_fs_init(&fs, bad[i]), PAIMON_EINVAL);
-    assert_int_equal(paimon_rfile_init(&r, bad[i]), PAIMON_EINVAL);
-    assert_int_equal(paimon_wfile_init(&w, bad[i]), PAIMON_EINVAL);
+    assert_int_equal(paimon_fs_init(&fs, bad[i], NULL), PAIMON_EINVAL);
+    assert_int_equal(paimon_rfile_init(&r, bad[i], NULL), PAIMON_EINVAL);
+    assert_int_equal(paimon_wfile_init(&w, bad[i], NULL), PAIMON_EINVAL);
   }
-  assert_int_equal(paimon_fs_init(NULL, PAIMON_FS_VERSION), PAIMON_EINVAL);
-  assert_int_equal(paimon_rfile_init(NULL, PAIMON_FS_VERSION), PAIMON_EINVAL);
-  assert_int_equal(paimon_wfile_init(NULL, PAIMON_FS_VERSION), PAIMON_EINVAL);
+  assert_int_equal(paimon_fs_init(NULL, PAIMON_FS_VERSION, NULL), PAIMON_EINVAL);
+  assert_int_equal(paimon_rfile_init(NULL, PAIMON_FS_VERSION, NULL), PAIMON_EINVAL);
+  assert_int_equal(paimon_wfile_init(NULL, PAIMON_FS_VERSION, NULL), PAIMON_EINVAL);
   memset(&r, 0x5a, sizeof r);
-  assert_int_equal(paimon_rfile_init(&r, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_rfile_init(&r, PAIMON_FS_VERSION, NULL), 0);
   assert_int_equal(r.version, PAIMON_FS_VERSION);
   assert_null(r.private_data);
   memset(&w, 0x5a, sizeof w);
-  assert_int_equal(paimon_wfile_init(&w, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_wfile_init(&w, PAIMON_FS_VERSION, NULL), 0);
   assert_int_equal(w.version, PAIMON_FS_VERSION);
   assert_null(w.close);
 }

@@ -89,7 +89,7 @@ static void commit_lines(paimon_table *t, const char *const *lines, size_t n, in
   paimon_commit_messages *m = NULL;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "agg-overflow", ident, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "agg-overflow", ident, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
 }
@@ -103,7 +103,7 @@ static void full_compact(paimon_table *t, int64_t ident) {
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
   assert_true(paimon_commit_messages_count(m) > 0);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "agg-overflow", ident, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "agg-overflow", ident, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   paimon_snapshot *snap = NULL;

@@ -592,7 +592,7 @@ static void test_public_api(void **state) {
   pm_cms_free(m, n);
   uint8_t *out = NULL;
   size_t outn = 0;
-  PM_ASSERT_OK(paimon_commit_messages_serialize(ms, &out, &outn, &err), &err);
+  PM_ASSERT_OK(paimon_commit_messages_serialize(&out, &outn, ms, &err), &err);
   assert_int_equal(outn, len);
   assert_memory_equal(out, b, len);
   paimon_free(out);
@@ -608,7 +608,7 @@ static void test_public_api(void **state) {
   PM_ASSERT_OK(paimon_table_open(&t, tp, NULL, &err), &err);
   PM_ASSERT_OK(paimon_commit_messages_deserialize(&ms, t, (uint8_t *)b, len, &err), &err);
   assert_int_equal(paimon_commit_messages_count(ms), 3);
-  PM_ASSERT_OK(paimon_commit_messages_serialize(ms, &out, &outn, &err), &err);
+  PM_ASSERT_OK(paimon_commit_messages_serialize(&out, &outn, ms, &err), &err);
   int32_t v = 0;
   PM_ASSERT_OK(pm_commit_messages_decode_version(out, outn, 0, &m, &n, &v, &err), &err);
   assert_int_equal(v, 7);

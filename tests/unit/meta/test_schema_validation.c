@@ -215,7 +215,7 @@ static void test_older_schema_checked(void **state) {
   paimon_commit_messages *m = NULL;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "u", 1, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "u", 1, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   paimon_table_close(t);

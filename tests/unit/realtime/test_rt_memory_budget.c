@@ -39,8 +39,8 @@ static paimon_table *create_table(bool pk, const char *extra) {
 static paimon_realtime_context *open_ctx(paimon_table *t, const char *const *kv) {
   paimon_error err = {0};
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
-  for (int i = 0; kv && kv[i]; i += 2) assert_int_equal(paimon_options_set(o, kv[i], kv[i + 1]), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
+  for (int i = 0; kv && kv[i]; i += 2) assert_int_equal(paimon_options_set(o, kv[i], kv[i + 1], NULL), 0);
   paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   co.options = o;
   paimon_realtime_context *ctx = NULL;
@@ -156,14 +156,14 @@ static void test_context_option_sets_write_budget(void **state) {
 
   /* once the stores exist, a writer given another store option is refused, naming it */
   paimon_options *wo = NULL;
-  assert_int_equal(paimon_options_new(&wo), 0);
-  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "1mb"), 0);
+  assert_int_equal(paimon_options_new(&wo, NULL), 0);
+  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "1mb", NULL), 0);
   paimon_writer *w2 = NULL;
   assert_int_equal(paimon_realtime_writer_new(&w2, ctx, "job2", wo, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "realtime.store.max-memory=1mb"));
   assert_non_null(strstr(err.message, "paimon_realtime_context_opts.options"));
   /* the value the context has is accepted (paimon ingest passes -o to both) */
-  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "64kb"), 0);
+  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "64kb", NULL), 0);
   PM_ASSERT_OK(paimon_realtime_writer_new(&w2, ctx, "job2", wo, &err), &err);
   paimon_writer_close(w2);
   paimon_options_free(wo);
@@ -181,8 +181,8 @@ static void test_context_option_sets_write_budget(void **state) {
 
   /* the first writer's store option, before any write, reaches the stores too */
   ctx = open_ctx(t, NULL);
-  assert_int_equal(paimon_options_new(&wo), 0);
-  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "64kb"), 0);
+  assert_int_equal(paimon_options_new(&wo, NULL), 0);
+  assert_int_equal(paimon_options_set(wo, "realtime.store.max-memory", "64kb", NULL), 0);
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "job", wo, &err), &err);
   paimon_options_free(wo);
   off = 0;

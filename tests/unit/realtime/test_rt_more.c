@@ -244,7 +244,7 @@ static void *committer_main(void *arg) {
       const paimon_realtime_progress *one[1] = {pg};
       c->rc = paimon_realtime_commit(&c->ids[r], c->ctx, user, one, 1, r + 100, &err);
     }
-    if (c->rc == 0) c->rc = paimon_realtime_refresh(c->ctx, 0, &err);
+    if (c->rc == 0) c->rc = paimon_realtime_refresh(c->ctx, PAIMON_SNAPSHOT_LATEST, &err);
     paimon_realtime_progress_free(pg);
   }
   if (c->rc) snprintf(c->msg, sizeof c->msg, "%s", err.message);
@@ -284,8 +284,8 @@ static void test_conflicting_committers_rebased(void **state) {
     assert_int_equal(paimon_realtime_committed_offset(fresh, "", 1), 20); /* B's carried forward */
     paimon_realtime_context_free(fresh);
   }
-  PM_ASSERT_OK(paimon_realtime_refresh(ca, 0, &err), &err);
-  PM_ASSERT_OK(paimon_realtime_refresh(cb, 0, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_refresh(ca, PAIMON_SNAPSHOT_LATEST, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_refresh(cb, PAIMON_SNAPSHOT_LATEST, &err), &err);
 
   /* racing commits: both succeed every round, each on top of the other's snapshot */
   pthread_barrier_t bar;
@@ -418,7 +418,7 @@ static void test_progress_bytes_committed_elsewhere(void **state) {
   PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, 1, &err), &err);
   uint8_t *bytes = NULL;
   size_t len = 0;
-  PM_ASSERT_OK(paimon_realtime_progress_serialize(pg, &bytes, &len, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_progress_serialize(&bytes, &len, pg, &err), &err);
   assert_true(len > 0);
 
   /* a coordinator with its own table handle and context */
@@ -427,7 +427,7 @@ static void test_progress_bytes_committed_elsewhere(void **state) {
   PM_ASSERT_OK(paimon_realtime_progress_deserialize(&copy, t2, bytes, len, &err), &err);
   uint8_t *bytes2 = NULL;
   size_t len2 = 0;
-  PM_ASSERT_OK(paimon_realtime_progress_serialize(copy, &bytes2, &len2, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_progress_serialize(&bytes2, &len2, copy, &err), &err);
   assert_int_equal(len2, len);
   assert_memory_equal(bytes2, bytes, len);
   paimon_free(bytes2);
@@ -587,7 +587,7 @@ static void test_overwrite_detected(void **state) {
   paimon_commit_opts opts = PAIMON_COMMIT_OPTS_INIT;
   opts.kind = PAIMON_COMMIT_OVERWRITE;
   int64_t oid;
-  PM_ASSERT_OK(paimon_commit(&oid, t, "batch-job", 1, msgs, &opts, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&oid, t, "batch-job", 1, msgs, &opts, &err), &err);
   paimon_commit_messages_free(msgs);
   paimon_writer_close(ow);
   assert_int_equal(oid, 2);
@@ -602,7 +602,7 @@ static void test_overwrite_detected(void **state) {
     rows_free(&r);
   }
   /* refresh detects the overwrite; the context is then unusable */
-  assert_int_equal(paimon_realtime_refresh(ctx, 0, &err), PAIMON_ESTATE);
+  assert_int_equal(paimon_realtime_refresh(ctx, PAIMON_SNAPSHOT_LATEST, &err), PAIMON_ESTATE);
   assert_non_null(strstr(err.message, "overwr"));
   rc = read_all(t, ctx, NULL, &r, &err);
   if (rc == 0) {
@@ -687,7 +687,8 @@ static int rec_query(paimon_realtime_store *s, const paimon_realtime_view *v, in
     g_rec.with_filter++;
     static const char *const key_cols[] = {"k"};
     if (!pm_pred_only_columns(f, key_cols, 1) && !g_rec.bad[0]) {
-      char *txt = paimon_predicate_to_string(f);
+      char *txt = NULL;
+      if (paimon_predicate_to_string(&txt, f, NULL) != PAIMON_OK) txt = NULL;
       snprintf(g_rec.bad, sizeof g_rec.bad, "%s", txt ? txt : "?");
       paimon_free(txt);
     }
@@ -759,7 +760,7 @@ static void test_no_value_predicate_reaches_pk_memory(void **state) {
   paimon_commit_messages *msgs;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&msgs, ow, 1, &err), &err);
   int64_t sid;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "batch-job", 1, msgs, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "batch-job", 1, msgs, NULL, &err), &err);
   paimon_commit_messages_free(msgs);
   paimon_writer_close(ow);
 

@@ -109,7 +109,7 @@ static void lost_file_case(const char *schema, const char *name, bool orphans) {
   assert_non_null(victim);
   if (orphans) {
     int64_t removed = 0;
-    PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+    PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
     assert_true(removed > 0);
     struct stat st;
     assert_int_not_equal(stat(victim, &st), 0); /* orphan cleaning took the prepared files */
@@ -131,7 +131,7 @@ static void lost_file_case(const char *schema, const char *name, bool orphans) {
   assert_offsets(t, before_offs);
   /* the context is terminal: its sealed rows can never be committed from it */
   assert_int_equal(paimon_realtime_commit(&sid, ctx, "job", one, 1, 3, &err), PAIMON_ESTATE);
-  assert_int_equal(paimon_realtime_refresh(ctx, 0, &err), PAIMON_ESTATE);
+  assert_int_equal(paimon_realtime_refresh(ctx, PAIMON_SNAPSHOT_LATEST, &err), PAIMON_ESTATE);
   paimon_realtime_progress_free(pg);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
@@ -150,7 +150,7 @@ static void test_commit_refuses_files_removed_by_orphan_cleaning(void **state) {
   lost_file_case(*state, "orphaned", true);
 }
 
-/* A plain paimon_commit checks its files the same way. */
+/* A plain paimon_table_commit checks its files the same way. */
 static void test_plain_commit_refuses_missing_file(void **state) {
   char path[700];
   paimon_table *t = rt_create(*state, "plain", path, sizeof path);
@@ -165,7 +165,7 @@ static void test_plain_commit_refuses_missing_file(void **state) {
   assert_non_null(victim);
   assert_int_equal(unlink(victim), 0);
   int64_t sid = 0;
-  assert_int_equal(paimon_commit(&sid, t, "u", 1, m, NULL, &err), PAIMON_ENOTFOUND);
+  assert_int_equal(paimon_table_commit(&sid, t, "u", 1, m, NULL, &err), PAIMON_ENOTFOUND);
   assert_non_null(strstr(err.message, strrchr(victim, '/') + 1));
   assert_int_equal(latest_id(t), 0);
   paimon_commit_messages_free(m);
@@ -259,7 +259,7 @@ static void test_live_context_refused_after_foreign_truncate(void **state) {
   int64_t sid = 0;
   assert_int_equal(paimon_realtime_commit(&sid, ctx, "job", one, 1, 2, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "rebuild the context and replay"));
-  assert_int_equal(paimon_realtime_refresh(ctx, 0, &err), PAIMON_ESTATE);
+  assert_int_equal(paimon_realtime_refresh(ctx, PAIMON_SNAPSHOT_LATEST, &err), PAIMON_ESTATE);
   paimon_realtime_progress_free(pg);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);

@@ -47,7 +47,7 @@ static char *state_of(paimon_table *t, const char *source_id) {
   co.source_id = source_id;
   PM_ASSERT_OK(paimon_realtime_context_open(&ctx, t, NULL, &co, &err), &err);
   char *st = NULL;
-  PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_committed_source(&st, ctx, &err), &err);
   paimon_realtime_context_free(ctx);
   return st;
 }
@@ -90,12 +90,12 @@ static pm_snapshot *latest_snapshot(paimon_table *t) {
 static int64_t expire_all_but_latest(paimon_table *t) {
   paimon_error err = {0};
   paimon_options *xo = NULL;
-  assert_int_equal(paimon_options_new(&xo), 0);
-  paimon_options_set(xo, "snapshot.num-retained.min", "1");
-  paimon_options_set(xo, "snapshot.num-retained.max", "1");
-  paimon_options_set(xo, "snapshot.time-retained", "1 ms");
+  assert_int_equal(paimon_options_new(&xo, NULL), 0);
+  assert_int_equal(paimon_options_set(xo, "snapshot.num-retained.min", "1", NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(xo, "snapshot.num-retained.max", "1", NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(xo, "snapshot.time-retained", "1 ms", NULL), PAIMON_OK);
   int64_t expired = 0;
-  PM_ASSERT_OK(paimon_expire_snapshots(t, xo, &expired, &err), &err);
+  PM_ASSERT_OK(paimon_table_expire_snapshots(&expired, t, xo, &err), &err);
   paimon_options_free(xo);
   return expired;
 }
@@ -118,11 +118,11 @@ static void test_source_state_round_trip(void **state) {
   paimon_realtime_context *ctx = NULL;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
   char *st = (char *)"x";
-  PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_committed_source(&st, ctx, &err), &err);
   assert_null(st);
   paimon_writer *w = rt_writer(ctx, "job", false);
   round_state(ctx, w, "job", 1, 0, 0, 20, "len=20;h=01ab");
-  PM_ASSERT_OK(paimon_realtime_committed_source(ctx, &st, &err), &err); /* adopted by refresh */
+  PM_ASSERT_OK(paimon_realtime_committed_source(&st, ctx, &err), &err); /* adopted by refresh */
   assert_string_equal(st, "len=20;h=01ab");
   paimon_free(st);
   assert_state(t, NULL, "len=20;h=01ab");
@@ -141,7 +141,7 @@ static void test_source_state_round_trip(void **state) {
   PM_ASSERT_OK(paimon_realtime_commit_source(&again, ctx, "job", NULL, 0, 2, "len=25;h=77", &err), &err);
   assert_int_equal(again, sid);
   /* plain paimon_realtime_commit keeps the committed state */
-  PM_ASSERT_OK(paimon_realtime_refresh(ctx, 0, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_refresh(ctx, PAIMON_SNAPSHOT_LATEST, &err), &err);
   rt_round(ctx, w, "job", 3, 0, 20, 30);
   assert_state(t, NULL, "len=25;h=77");
   /* invalid input */
@@ -194,10 +194,10 @@ static void test_source_state_carried_over_plain_and_compact_commits(void **stat
   assert_int_equal(offsets_sum(t, NULL), sum);
   /* a compaction by this library */
   paimon_commit_messages *m = NULL;
-  PM_ASSERT_OK(paimon_compact_append(t, "compactor", 1, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "compactor", 1, &err), &err);
   assert_true(m && m->n > 0);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "compactor", 1, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "compactor", 1, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   s = latest_snapshot(t);
   assert_string_equal(s->commit_kind, "COMPACT");
@@ -288,7 +288,7 @@ static void test_two_sources_keep_their_own_progress(void **state) {
    * offsets file is still there (the latest snapshot names both) */
   assert_int_equal(expire_all_but_latest(t), 5);
   int64_t removed = 0;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   /* (expiration already deleted the offsets files only expired snapshots named) */
   assert_int_equal(offsets_sum(t, "a"), sum_a);
   assert_int_equal(offsets_sum(t, "src.B-2"), sum_b);
@@ -326,7 +326,7 @@ static void test_new_named_source_after_expiry(void **state) {
   for (int p = 0; p < 2; p++)
     for (int b = 0; b < 2; b++) assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
   char *st = (char *)"x";
-  PM_ASSERT_OK(paimon_realtime_committed_source(cb, &st, &err), &err);
+  PM_ASSERT_OK(paimon_realtime_committed_source(&st, cb, &err), &err);
   assert_null(st);
   paimon_writer *wb = rt_writer(cb, "jb", false);
   round_state(cb, wb, "jb", 1, BASE_B, 0, 12, "b12");

@@ -195,8 +195,9 @@ static void commit_round(paimon_realtime_context *ctx, paimon_writer *w, const c
 static paimon_writer *new_writer(paimon_realtime_context *ctx, const char *user, bool replay) {
   paimon_error err = {0};
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
-  if (replay) assert_int_equal(paimon_options_set(o, "realtime.write.skip-committed", "true"), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
+  if (replay)
+    assert_int_equal(paimon_options_set(o, "realtime.write.skip-committed", "true", NULL), 0);
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, user, o, &err), &err);
   paimon_options_free(o);

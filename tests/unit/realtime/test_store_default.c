@@ -73,8 +73,9 @@ static int fx_open(fx *f, bool pk, pm_type *row, const char *const *opts, paimon
   PM_ASSERT_OK(pm_type_to_arrow(row, NULL, &f->schema, &e2), &e2);
   PM_ASSERT_OK(paimon_realtime_default_store_factory(&f->fac, &e2), &e2);
   paimon_options *o = NULL;
-  PM_ASSERT_OK(paimon_options_new(&o), &e2);
-  for (size_t i = 0; opts && opts[i]; i += 2) paimon_options_set(o, opts[i], opts[i + 1]);
+  PM_ASSERT_OK(paimon_options_new(&o, NULL), &e2);
+  for (size_t i = 0; opts && opts[i]; i += 2)
+    assert_int_equal(paimon_options_set(o, opts[i], opts[i + 1], NULL), PAIMON_OK);
   int32_t key = f->nsys; /* first table column */
   paimon_realtime_store_request req = {PAIMON_REALTIME_STORE_VERSION,
                                        pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
@@ -1089,7 +1090,8 @@ static void test_stats_pruning(void **state) {
       sink_free(&sb);
       for (int64_t i = 0; i < o; i++)
         if (want[i] && !got[i]) {
-          char *txt = paimon_predicate_to_string(p);
+          char *txt = NULL;
+          assert_int_equal(paimon_predicate_to_string(&txt, p, NULL), PAIMON_OK);
           fail_msg("predicate %s pruned matching offset %lld", txt, (long long)i);
         }
       if (kept < o) pruned_any++;

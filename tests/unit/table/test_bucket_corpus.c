@@ -138,11 +138,11 @@ static void test_corpus_buckets(void **state) {
       continue; /* dynamic, unaware or postpone buckets: no hash routing to check */
     }
     const char *const *pks;
-    pk_tables += paimon_table_primary_keys(t, &pks) > 0;
+    pk_tables += paimon_table_primary_keys(&pks, t) > 0;
     tables++;
     int64_t *ids = NULL;
     size_t nids = 0;
-    PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &nids, &err), &err);
+    PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &nids, t, &err), &err);
     seen_files seen = {0};
     int64_t rows = 0;
     for (size_t si = 0; si < nids; si++) {
@@ -156,7 +156,7 @@ static void test_corpus_buckets(void **state) {
         int32_t bucket = paimon_split_bucket(sp);
         for (size_t f = 0; f < paimon_split_file_count(sp); f++) {
           paimon_file_info fi = PAIMON_FILE_INFO_INIT;
-          PM_ASSERT_OK(paimon_split_file(sp, f, &fi), &err);
+          PM_ASSERT_OK(paimon_split_file(&fi, sp, f), &err);
           if (!seen_add(&seen, fi.path)) continue;
           char dir[32];
           snprintf(dir, sizeof dir, "/bucket-%d/", bucket);

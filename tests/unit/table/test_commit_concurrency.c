@@ -71,7 +71,7 @@ static int child_main(const char *path, int p, int start_fd) {
     if (s.release) s.release(&s);
     if (rc == 0) rc = paimon_writer_prepare_commit(&m, w, i, &err);
     int64_t id = 0;
-    if (rc == 0) rc = paimon_commit(&id, t, user, i, m, NULL, &err);
+    if (rc == 0) rc = paimon_table_commit(&id, t, user, i, m, NULL, &err);
     if (rc == 0 && id <= 0) {
       snprintf(err.message, sizeof err.message, "commit returned snapshot id %lld", (long long)id);
       rc = -1;
@@ -122,7 +122,7 @@ static void test_concurrent_commits(void **state) {
   /* snapshots 1..400, contiguous, each (user, identifier) exactly once */
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &n, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &n, t, &err), &err);
   assert_int_equal(n, NPROC * NCOMMIT);
   static int seen[NPROC][NCOMMIT + 1];
   memset(seen, 0, sizeof seen);
@@ -143,7 +143,7 @@ static void test_concurrent_commits(void **state) {
   }
   paimon_free(ids);
   paimon_snapshot *latest = NULL;
-  PM_ASSERT_OK(paimon_table_snapshot(&latest, t, -1, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot(&latest, t, PAIMON_SNAPSHOT_LATEST, &err), &err);
   assert_int_equal(paimon_snapshot_id(latest), NPROC * NCOMMIT);
   paimon_snapshot_free(latest);
 
@@ -212,13 +212,13 @@ static void test_torn_latest_hint(void **state) {
       fclose(f);
       pm_free(hint);
     }
-    PM_ASSERT_OK(paimon_commit(&id, t, "u", i, m, NULL, &err), &err);
+    PM_ASSERT_OK(paimon_table_commit(&id, t, "u", i, m, NULL, &err), &err);
     assert_int_equal(id, i);
     paimon_commit_messages_free(m);
     paimon_writer_close(w);
   }
   paimon_snapshot *s = NULL;
-  PM_ASSERT_OK(paimon_table_snapshot(&s, t, -1, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot(&s, t, PAIMON_SNAPSHOT_LATEST, &err), &err);
   assert_int_equal(paimon_snapshot_id(s), 10);
   paimon_snapshot_free(s);
   paimon_table_close(t);

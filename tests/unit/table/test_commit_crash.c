@@ -4,7 +4,7 @@
  * identifiers it started, prepared and saw committed. After every kill the table must
  * open and read; it holds every row of each identifier whose commit returned, no row of
  * an identifier never started, and all or none of the one in flight (matching whether
- * its snapshot exists); snapshot ids stay contiguous. Then paimon_remove_orphan_files
+ * its snapshot exists); snapshot ids stay contiguous. Then paimon_table_remove_orphan_files
  * with age 0 must delete exactly the files that no snapshot references (counted here
  * independently by listing the table and walking every snapshot's manifests). */
 #define _DEFAULT_SOURCE /* usleep */
@@ -93,7 +93,7 @@ static int child_main(const char *path, const char *logp, int64_t ident) {
     if (rc == 0) rc = paimon_writer_prepare_commit(&m, w, ident, &err);
     if (rc == 0) log_line(fd, 'P', ident);
     int64_t id = 0;
-    if (rc == 0) rc = paimon_commit(&id, t, USER, ident, m, NULL, &err);
+    if (rc == 0) rc = paimon_table_commit(&id, t, USER, ident, m, NULL, &err);
     if (rc == 0) log_line(fd, 'C', ident);
     paimon_commit_messages_free(m);
     paimon_writer_close(w);
@@ -298,7 +298,7 @@ static void test_sigkill_during_write_and_commit(void **state) {
     PM_ASSERT_OK(paimon_table_open(&t, path, NULL, &err), &err);
     int64_t *ids = NULL;
     size_t nsnap = 0;
-    PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &nsnap, &err), &err);
+    PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &nsnap, t, &err), &err);
     bool inflight_snapshot = false;
     int64_t prev_ident = 0;
     for (size_t i = 0; i < nsnap; i++) {
@@ -358,7 +358,7 @@ static void test_sigkill_during_write_and_commit(void **state) {
     size_t tmp = 0;
     size_t before = unreferenced(fs, path, &tmp);
     int64_t removed = -1;
-    PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+    PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
     assert_int_equal(removed, (int64_t)(before + tmp)); /* snapshot temp files go too */
     tmp_seen += (int)tmp;
     assert_int_equal(unreferenced(fs, path, &tmp), 0);

@@ -111,7 +111,7 @@ typedef struct writer_path {
   open_fn open;
 } writer_path;
 
-/* paimon_compact_append() takes no per-run options (it reads only the table's), so
+/* paimon_table_compact_append() takes no per-run options (it reads only the table's), so
  * there is nothing of it to refuse here. */
 static const writer_path PATHS[] = {
     {"append writer", false, open_writer},
@@ -124,17 +124,17 @@ static const writer_path PATHS[] = {
 
 static paimon_options *opts1(const char *k, const char *v) {
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
-  assert_int_equal(paimon_options_set(o, k, v), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
+  assert_int_equal(paimon_options_set(o, k, v, NULL), 0);
   return o;
 }
 
 /* Every ordinary (non-layout) per-run option of ORDINARY. */
 static paimon_options *ordinary_opts(void) {
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
   for (size_t i = 0; i < NORDINARY; i++)
-    assert_int_equal(paimon_options_set(o, ORDINARY[i].key, ORDINARY[i].value), 0);
+    assert_int_equal(paimon_options_set(o, ORDINARY[i].key, ORDINARY[i].value, NULL), 0);
   return o;
 }
 
@@ -177,7 +177,7 @@ static void test_every_path_refuses_every_layout_option(void **state) {
   int64_t *ids = NULL;
   size_t n = 99;
   for (int k = 0; k < 2; k++) {
-    PM_ASSERT_OK(paimon_table_snapshot_ids(tables[k], &ids, &n, &err), &err);
+    PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &n, tables[k], &err), &err);
     assert_int_equal(n, 0);
     paimon_free(ids);
     paimon_table_close(tables[k]);
@@ -189,7 +189,7 @@ static void test_refused_among_ordinary(void **state) {
   (void)state;
   paimon_table *t = create(APPEND_SCHEMA, NULL);
   paimon_options *o = ordinary_opts();
-  paimon_options_set(o, "partition.legacy-name", "false");
+  assert_int_equal(paimon_options_set(o, "partition.legacy-name", "false", NULL), PAIMON_OK);
   paimon_error err = {0};
   assert_int_equal(open_writer(t, o, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "partition.legacy-name"));
@@ -205,10 +205,10 @@ static void test_ordinary_and_equal_options_accepted(void **state) {
     paimon_table *t = tables[PATHS[p].pk];
     paimon_options *o = ordinary_opts();
     /* the table's own values change nothing (Java's AbstractFileStoreTable.copy) */
-    paimon_options_set(o, "bucket", "2");
-    if (!PATHS[p].pk) paimon_options_set(o, "bucket-key", "k");
+    assert_int_equal(paimon_options_set(o, "bucket", "2", NULL), PAIMON_OK);
+    if (!PATHS[p].pk) assert_int_equal(paimon_options_set(o, "bucket-key", "k", NULL), PAIMON_OK);
     /* same boolean as the table's unset deletion-vectors.enabled (SchemaManager rule) */
-    paimon_options_set(o, "deletion-vectors.enabled", "false");
+    assert_int_equal(paimon_options_set(o, "deletion-vectors.enabled", "false", NULL), PAIMON_OK);
     paimon_error err = {0};
     int rc = PATHS[p].open(t, o, &err);
     if (rc != 0) fail_msg("%s: status %d, '%s'", PATHS[p].name, rc, err.message);
@@ -216,7 +216,7 @@ static void test_ordinary_and_equal_options_accepted(void **state) {
   }
   /* and such a writer writes and commits as usual */
   paimon_options *o = ordinary_opts();
-  paimon_options_set(o, "bucket", "2");
+  assert_int_equal(paimon_options_set(o, "bucket", "2", NULL), PAIMON_OK);
   paimon_error err = {0};
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_writer_new(&w, tables[0], "ok", o, &err), &err);
@@ -230,7 +230,7 @@ static void test_ordinary_and_equal_options_accepted(void **state) {
   paimon_commit_messages *m = NULL;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, tables[0], "ok", 1, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, tables[0], "ok", 1, m, NULL, &err), &err);
   assert_int_equal(sid, 1);
   assert_int_equal(paimon_commit_messages_row_count(m), 2);
   paimon_commit_messages_free(m);
@@ -267,7 +267,7 @@ static void test_deletion_vectors_modifiable(void **state) {
   /* modifiable given per write does not count; the message names the way out */
   paimon_table *t = create(APPEND_SCHEMA, NULL);
   paimon_options *o = opts1("deletion-vectors.modifiable", "true");
-  paimon_options_set(o, "deletion-vectors.enabled", "true");
+  assert_int_equal(paimon_options_set(o, "deletion-vectors.enabled", "true", NULL), PAIMON_OK);
   paimon_error err = {0};
   assert_int_equal(open_writer(t, o, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "deletion-vectors.enabled"));

@@ -135,7 +135,7 @@ static int64_t commit_kind(paimon_table *t, paimon_commit_messages *m, int kind,
   o.kind = kind;
   o.overwrite_all = all;
   int64_t id = 0;
-  PM_ASSERT_OK(paimon_commit(&id, t, "u", g_ident++, m, &o, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "u", g_ident++, m, &o, &err), &err);
   paimon_commit_messages_free(m);
   return id;
 }
@@ -179,7 +179,7 @@ static strs snapshot_files(paimon_table *t, int64_t id) {
     const paimon_split *sp = paimon_plan_split(p, i);
     for (size_t f = 0; f < paimon_split_file_count(sp); f++) {
       paimon_file_info fi = PAIMON_FILE_INFO_INIT;
-      assert_int_equal(paimon_split_file(sp, f, &fi), 0);
+      assert_int_equal(paimon_split_file(&fi, sp, f), 0);
       strs_add(&out, fi.path);
     }
   }
@@ -244,11 +244,15 @@ static int64_t count_files(paimon_table *t, const char *rel) {
 static paimon_options *expire_opts(const char *min, const char *max, const char *time,
                                    const char *limit) {
   paimon_options *o;
-  assert_int_equal(paimon_options_new(&o), 0);
-  if (min) paimon_options_set(o, "snapshot.num-retained.min", min);
-  if (max) paimon_options_set(o, "snapshot.num-retained.max", max);
-  if (time) paimon_options_set(o, "snapshot.time-retained", time);
-  if (limit) paimon_options_set(o, "snapshot.expire.limit", limit);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
+  if (min)
+    assert_int_equal(paimon_options_set(o, "snapshot.num-retained.min", min, NULL), PAIMON_OK);
+  if (max)
+    assert_int_equal(paimon_options_set(o, "snapshot.num-retained.max", max, NULL), PAIMON_OK);
+  if (time)
+    assert_int_equal(paimon_options_set(o, "snapshot.time-retained", time, NULL), PAIMON_OK);
+  if (limit)
+    assert_int_equal(paimon_options_set(o, "snapshot.expire.limit", limit, NULL), PAIMON_OK);
   return o;
 }
 
@@ -257,7 +261,7 @@ static int64_t expire(paimon_table *t, const char *min, const char *max, const c
   paimon_error err = {0};
   paimon_options *o = expire_opts(min, max, time, limit);
   int64_t n = -1;
-  PM_ASSERT_OK(paimon_expire_snapshots(t, o, &n, &err), &err);
+  PM_ASSERT_OK(paimon_table_expire_snapshots(&n, t, o, &err), &err);
   paimon_options_free(o);
   return n;
 }
@@ -288,18 +292,18 @@ static void test_expire_options(void **state) {
                                  {"snapshot.expire.limit", "x"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     paimon_options *o;
-    paimon_options_new(&o);
-    paimon_options_set(o, bad[i][0], bad[i][1]);
-    assert_int_equal(paimon_expire_snapshots(t, o, NULL, &err), PAIMON_EINVAL);
+    assert_int_equal(paimon_options_new(&o, NULL), PAIMON_OK);
+    assert_int_equal(paimon_options_set(o, bad[i][0], bad[i][1], NULL), PAIMON_OK);
+    assert_int_equal(paimon_table_expire_snapshots(NULL, t, o, &err), PAIMON_EINVAL);
     assert_non_null(strstr(err.message, bad[i][0]));
     paimon_options_free(o);
   }
   paimon_options *o = expire_opts("5", "3", NULL, NULL);
-  assert_int_equal(paimon_expire_snapshots(t, o, NULL, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_expire_snapshots(NULL, t, o, &err), PAIMON_EINVAL);
   paimon_options_free(o);
-  paimon_options_new(&o);
-  paimon_options_set(o, "changelog.num-retained.max", "100");
-  assert_int_equal(paimon_expire_snapshots(t, o, NULL, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(paimon_options_new(&o, NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(o, "changelog.num-retained.max", "100", NULL), PAIMON_OK);
+  assert_int_equal(paimon_table_expire_snapshots(NULL, t, o, &err), PAIMON_EUNSUPPORTED);
   paimon_options_free(o);
   /* durations in the forms Paimon accepts */
   assert_int_equal(expire(t, "1", NULL, "30min", NULL), 0);
@@ -472,8 +476,8 @@ static void test_expire_tags_branches(void **state) {
   /* the branch reads as snapshot 3 did */
   paimon_error err = {0};
   paimon_options *bo;
-  paimon_options_new(&bo);
-  paimon_options_set(bo, "branch", "b");
+  assert_int_equal(paimon_options_new(&bo, NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(bo, "branch", "b", NULL), PAIMON_OK);
   paimon_table *bt;
   PM_ASSERT_OK(paimon_table_open(&bt, t->path, bo, &err), &err);
   sums b3;
@@ -497,7 +501,7 @@ static void test_expire_tags_branches(void **state) {
   assert_int_equal(t->fs->remove(t->fs, tag, NULL), 0);
   assert_int_equal(t->fs->remove(t->fs, bsnap, NULL), 0);
   int64_t removed = 0;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, 4);
   for (size_t i = 0; i < f3.n; i++) assert_true(exists(t, f3.v[i]));
   memset(&err, 0, sizeof err);
@@ -530,7 +534,7 @@ static paimon_table *build_mem(paimon_fs *fs) {
   commit_kind(t, write_rows(t, 999, 1), PAIMON_COMMIT_OVERWRITE, 0);
   for (int i = 0; i < 3; i++) append(t, 1000 + i * 100, 30);
   paimon_commit_messages *m = NULL;
-  PM_ASSERT_OK(paimon_compact_append(t, "c", 1, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "c", 1, &err), &err);
   assert_true(paimon_commit_messages_count(m) > 0);
   commit_kind(t, m, PAIMON_COMMIT_APPEND, 0);
   append(t, 5000, 30);
@@ -564,8 +568,8 @@ static void test_expire_crash_converges(void **state) {
     assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_REMOVE, nth, PAIMON_EIO), 0);
     paimon_options *o = expire_opts("2", NULL, "0 s", NULL);
     int64_t n = -1;
-    int rc = paimon_expire_snapshots(t, o, &n, &err);
-    paimon_fs_memory_inject(fs, PAIMON_FS_OP_REMOVE, 0, 0);
+    int rc = paimon_table_expire_snapshots(&n, t, o, &err);
+    assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_REMOVE, 0, 0), PAIMON_OK);
     bool done = rc == 0;
     if (!done) {
       assert_int_equal(rc, PAIMON_EIO);
@@ -577,7 +581,7 @@ static void test_expire_crash_converges(void **state) {
         assert_sums_equal(&s, &want[id]);
       }
       if (nth % 2) {
-        PM_ASSERT_OK(paimon_expire_snapshots(t, o, &n, &err), &err);
+        PM_ASSERT_OK(paimon_table_expire_snapshots(&n, t, o, &err), &err);
       } else {
         /* narrower options on the re-run converge too, one snapshot per call */
         while (expire(t, "2", NULL, "0 s", "1") > 0) {
@@ -656,14 +660,14 @@ static void test_orphan_files(void **state) {
   paimon_commit_messages *pending = write_rows(t, 7000, 5);
 
   int64_t removed = -1;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 1, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 1, &err), &err);
   assert_int_equal(removed, 6);
   for (size_t i = 0; i < 6; i++) {
     char *p = pm_asprintf("%s/%s", t->root, junk[i]);
     assert_true(exists(t, p)); /* dry run */
     pm_free(p);
   }
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 0, &err), &err);
   assert_int_equal(removed, 6);
   for (size_t i = 0; i < 6; i++) {
     char *p = pm_asprintf("%s/%s", t->root, junk[i]);
@@ -687,14 +691,14 @@ static void test_orphan_files(void **state) {
   PM_ASSERT_OK(read_sums(t, 0, &a4), &err);
   assert_sums_equal(&a4, &s4);
   /* nothing left at the default age; the young file and the pending writer's file go at 0 */
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 0, &err), &err);
   assert_int_equal(removed, 0);
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, 1 + (int64_t)pending->v[0].nnew * (int64_t)pending->n);
   assert_false(exists(t, young));
   PM_ASSERT_OK(read_sums(t, 0, &a4), &err);
   assert_sums_equal(&a4, &s4);
-  assert_int_equal(paimon_remove_orphan_files(t, -5, 0, NULL, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_remove_orphan_files(NULL, t, -5, 0, &err), PAIMON_EINVAL);
   paimon_commit_messages_free(pending);
   strs_free(&live);
   pm_free(young);
@@ -718,15 +722,15 @@ static void test_orphan_memory_fs(void **state) {
   sums want;
   PM_ASSERT_OK(read_sums(t, 0, &want), &err);
   int64_t removed = -1;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 1, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 1, &err), &err);
   assert_int_equal(removed, 0);
   /* referenced by the manifests of the retained history: nothing to remove */
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, 0);
   int64_t files = count_files(t, "");
   /* an abandoned compaction leaves its outputs behind */
   paimon_commit_messages *m;
-  PM_ASSERT_OK(paimon_compact_append(t, NULL, 1, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, NULL, 1, &err), &err);
   int64_t outputs = 0;
   for (size_t i = 0; i < m->n; i++) outputs += (int64_t)m->v[i].ncompact_after;
   assert_true(outputs > 0);
@@ -735,13 +739,13 @@ static void test_orphan_memory_fs(void **state) {
   write_text(t, junk, "x");
   assert_int_equal(count_files(t, ""), files + outputs + 1);
   /* unreferenced but fresh: a one-day threshold keeps them */
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, -1, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, -1, 0, &err), &err);
   assert_int_equal(removed, 0);
   assert_int_equal(count_files(t, ""), files + outputs + 1);
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 1, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 1, &err), &err);
   assert_int_equal(removed, outputs + 1);
   assert_int_equal(count_files(t, ""), files + outputs + 1);
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   assert_int_equal(removed, outputs + 1);
   assert_int_equal(count_files(t, ""), files);
   sums got;
@@ -824,24 +828,24 @@ static void test_corpus_tables(void **state) {
     PM_ASSERT_OK(paimon_table_open(&t, path, NULL, &err), &err);
     assert_int_equal(count_rows(t, 0), want);
     int64_t removed = -1;
-    PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+    PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
     if (removed != cases[i].orphans)
       fail_msg("%s/%s: %lld orphans removed, expected %lld", cases[i].fmt, cases[i].name,
                (long long)removed, (long long)cases[i].orphans);
     assert_int_equal(count_rows(t, 0), want);
     int64_t expired = -1;
     paimon_options *o = expire_opts("1", NULL, "0 s", NULL);
-    PM_ASSERT_OK(paimon_expire_snapshots(t, o, &expired, &err), &err);
+    PM_ASSERT_OK(paimon_table_expire_snapshots(&expired, t, o, &err), &err);
     paimon_options_free(o);
     assert_int_equal(expired, cases[i].snapshots - 1);
     assert_int_equal(count_rows(t, 0), want);
     int64_t *ids = NULL;
     size_t nids = 0;
-    PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &nids, &err), &err);
+    PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &nids, t, &err), &err);
     assert_int_equal(nids, 1);
     assert_int_equal(ids[0], cases[i].snapshots);
     paimon_free(ids);
-    PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 1, &removed, &err), &err);
+    PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 1, &err), &err);
     if (removed != 0)
       fail_msg("%s/%s: expiration left %lld unreferenced files", cases[i].fmt, cases[i].name,
                (long long)removed);
@@ -884,7 +888,7 @@ static void test_compact_unaware(void **state) {
   split_stats(t, &ns, &maxf, &total);
   assert_int_equal(total, 8);
   paimon_commit_messages *m;
-  PM_ASSERT_OK(paimon_compact_append(t, "compactor", 0, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "compactor", 0, &err), &err);
   assert_int_equal(paimon_commit_messages_count(m), 1);
   assert_int_equal(m->v[0].ncompact_before, 8);
   assert_int_equal(m->v[0].ncompact_after, 1);
@@ -896,7 +900,7 @@ static void test_compact_unaware(void **state) {
   /* the messages travel in Java's serialized form, compaction increment included */
   uint8_t *bytes = NULL;
   size_t len = 0;
-  PM_ASSERT_OK(paimon_commit_messages_serialize(m, &bytes, &len, &err), &err);
+  PM_ASSERT_OK(paimon_commit_messages_serialize(&bytes, &len, m, &err), &err);
   paimon_commit_messages_free(m);
   PM_ASSERT_OK(paimon_commit_messages_deserialize(&m, t, bytes, len, &err), &err);
   paimon_free(bytes);
@@ -915,7 +919,7 @@ static void test_compact_unaware(void **state) {
   PM_ASSERT_OK(read_sums(t, 0, &after), &err);
   assert_sums_equal(&after, &before);
   /* one file: nothing more to do */
-  PM_ASSERT_OK(paimon_compact_append(t, NULL, 1, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, NULL, 1, &err), &err);
   assert_int_equal(paimon_commit_messages_count(m), 0);
   paimon_commit_messages_free(m);
   /* the compacted-away files go with their snapshots */
@@ -943,7 +947,7 @@ static void test_compact_bucketed(void **state) {
   assert_int_equal(total, 36);
   /* sliding window: compaction.max.file-num = 4 fires on the 4 oldest files */
   paimon_commit_messages *m;
-  PM_ASSERT_OK(paimon_compact_append(t, "c", 0, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "c", 0, &err), &err);
   assert_int_equal(paimon_commit_messages_count(m), 6);
   for (size_t i = 0; i < m->n; i++) {
     assert_int_equal(m->v[i].ncompact_before, 4);
@@ -968,10 +972,10 @@ static void test_compact_bucketed(void **state) {
   PM_ASSERT_OK(read_sums(t, 0, &after), &err);
   assert_sums_equal(&after, &before);
   /* 3 small files left per bucket: the window no longer fires, full compaction does */
-  PM_ASSERT_OK(paimon_compact_append(t, "c", 0, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "c", 0, &err), &err);
   assert_int_equal(paimon_commit_messages_count(m), 0);
   paimon_commit_messages_free(m);
-  PM_ASSERT_OK(paimon_compact_append(t, "c", 1, &m, &err), &err);
+  PM_ASSERT_OK(paimon_table_compact_append(&m, t, "c", 1, &err), &err);
   assert_int_equal(paimon_commit_messages_count(m), 6);
   commit_kind(t, m, PAIMON_COMMIT_APPEND, 0);
   split_stats(t, &ns, &maxf, &total);
@@ -990,7 +994,7 @@ static void test_compact_refuses(void **state) {
       dir, "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"INT\"}],"
            "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\"}}");
   paimon_commit_messages *m = NULL;
-  assert_int_equal(paimon_compact_append(t, NULL, 0, &m, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(paimon_table_compact_append(&m, t, NULL, 0, &err), PAIMON_EUNSUPPORTED);
   assert_null(m);
   paimon_table_close(t);
   pm_free(dir);

@@ -169,7 +169,7 @@ static int64_t commit_rows(paimon_table *t, paimon_writer *w, const char *user, 
   if (compact) PM_ASSERT_OK(paimon_writer_compact(w, 1, &err), &err);
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, user, ident, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, user, ident, m, NULL, &err), &err);
   if (keep) *keep = m;
   else paimon_commit_messages_free(m);
   return sid;
@@ -216,7 +216,7 @@ static void test_append_survives_compaction_conflict(void **state) {
   two_compactions(t, &wa, &ma, &wb, &mb);
   assert_true(mb->n == 1 && mb->v[0].nnew == 1 && mb->v[0].ncompact_before >= 2);
   int64_t sa = 0, sb = 0;
-  PM_ASSERT_OK(paimon_commit(&sa, t, "a", 1, ma, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sa, t, "a", 1, ma, NULL, &err), &err);
   assert_string_equal(err.message, ""); /* a clean success carries no warning */
   paimon_snapshot *s = NULL;
   PM_ASSERT_OK(paimon_table_snapshot(&s, t, sa, &err), &err);
@@ -224,7 +224,7 @@ static void test_append_survives_compaction_conflict(void **state) {
   paimon_snapshot_free(s);
 
   err.code = -99;
-  int rc = paimon_commit(&sb, t, "b", 1, mb, NULL, &err);
+  int rc = paimon_table_commit(&sb, t, "b", 1, mb, NULL, &err);
   if (rc != 0) fail_msg("a commit whose APPEND landed failed: status %d: %s", rc, err.message);
   assert_int_equal(err.code, PAIMON_OK);
   assert_non_null(strstr(err.message, "compaction conflict"));
@@ -234,7 +234,7 @@ static void test_append_survives_compaction_conflict(void **state) {
   assert_string_equal(paimon_snapshot_commit_kind(s), "APPEND");
   assert_string_equal(paimon_snapshot_commit_user(s), "b");
   paimon_snapshot_free(s);
-  PM_ASSERT_OK(paimon_table_snapshot(&s, t, -1, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot(&s, t, PAIMON_SNAPSHOT_LATEST, &err), &err);
   assert_int_equal(paimon_snapshot_id(s), sb); /* the COMPACT was dropped */
   paimon_snapshot_free(s);
   /* B's new file is published and kept; its compaction output was never published */
@@ -246,7 +246,7 @@ static void test_append_survives_compaction_conflict(void **state) {
     if (!upgraded) assert_false(file_exists(t, 0, mb->v[0].compact_after[f].file_name));
   }
   /* what the CLI used to do after the error: abort; nothing published may go */
-  PM_ASSERT_OK(paimon_commit_messages_abort(t, mb, &err), &err);
+  PM_ASSERT_OK(paimon_table_abort_commit(t, mb, &err), &err);
   assert_true(file_exists(t, 0, mb->v[0].new_files[0].file_name));
   assert_latest_files_exist(t);
   kv rows[MAXK];
@@ -274,7 +274,7 @@ static void test_abort_keeps_published_files(void **state) {
   paimon_commit_messages *m = NULL;
   commit_rows(t, w, "u", 1, DEDUP, 0, false, &m);
   assert_true(m->n > 0);
-  PM_ASSERT_OK(paimon_commit_messages_abort(t, m, &err), &err);
+  PM_ASSERT_OK(paimon_table_abort_commit(t, m, &err), &err);
   for (size_t i = 0; i < m->n; i++)
     for (size_t f = 0; f < m->v[i].nnew; f++)
       assert_true(file_exists(t, m->v[i].bucket, m->v[i].new_files[f].file_name));
@@ -288,7 +288,7 @@ static void test_abort_keeps_published_files(void **state) {
   PM_ASSERT_OK(write_rows(w, t, DEDUP, 0, 2, &err), &err);
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 2, &err), &err);
   assert_true(m->n > 0);
-  PM_ASSERT_OK(paimon_commit_messages_abort(t, m, &err), &err);
+  PM_ASSERT_OK(paimon_table_abort_commit(t, m, &err), &err);
   for (size_t i = 0; i < m->n; i++)
     for (size_t f = 0; f < m->v[i].nnew; f++)
       assert_false(file_exists(t, m->v[i].bucket, m->v[i].new_files[f].file_name));
@@ -336,8 +336,8 @@ static void test_lsm_level_overlap_is_a_conflict(void **state) {
   two_compactions(t, &wa, &ma, &wb, &mb);
   assert_true(ma->v[0].ncompact_after >= 1 && ma->v[0].compact_after[0].level >= 1);
   int64_t sa = 0, sb = 0;
-  PM_ASSERT_OK(paimon_commit(&sa, t, "a", 1, ma, NULL, &err), &err);
-  PM_ASSERT_OK(paimon_commit(&sb, t, "b", 1, mb, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sa, t, "a", 1, ma, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sb, t, "b", 1, mb, NULL, &err), &err);
   assert_non_null(strstr(err.message, "overlap"));
   assert_levels_sorted(t);
   assert_latest_files_exist(t);
@@ -418,7 +418,7 @@ static void lost_reply_case(int lost_at) {
   assert_true(m->v[0].nnew == 1 && m->v[0].ncompact_before == 2);
   g_lost_reply_at = lost_at;
   int64_t sid = 0;
-  int rc = paimon_commit(&sid, t, "u", 1, m, NULL, &err);
+  int rc = paimon_table_commit(&sid, t, "u", 1, m, NULL, &err);
   assert_int_equal(g_lost_reply_at, 0); /* the injection fired */
   if (rc) fail_msg("lost reply %d: the commit landed but the call failed: %d: %s", lost_at, rc, err.message);
   assert_string_equal(err.message, "");
@@ -426,7 +426,7 @@ static void lost_reply_case(int lost_at) {
   const char *kinds[3] = {"APPEND", "APPEND", "COMPACT"};
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &n, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &n, t, &err), &err);
   assert_int_equal(n, 3);
   for (size_t i = 0; i < n; i++) {
     paimon_snapshot *s = NULL;
@@ -435,7 +435,7 @@ static void lost_reply_case(int lost_at) {
     paimon_snapshot_free(s);
   }
   paimon_free(ids);
-  PM_ASSERT_OK(paimon_commit_messages_abort(t, m, &err), &err); /* as a cautious caller would */
+  PM_ASSERT_OK(paimon_table_abort_commit(t, m, &err), &err); /* as a cautious caller would */
   assert_latest_files_exist(t);
   kv rows[MAXK];
   PM_ASSERT_OK(read_at(t, 0, rows, &err), &err);
@@ -472,9 +472,9 @@ static int child_main(const char *dir, int p, int start_fd) {
   char user[32];
   snprintf(user, sizeof user, "proc-%d", p);
   paimon_options *wo = NULL;
-  int rc = paimon_options_new(&wo);
+  int rc = paimon_options_new(&wo, NULL);
   /* half the processes wait for their compactions so every commit carries one */
-  if (rc == 0 && p % 2 == 0) rc = paimon_options_set(wo, "commit.force-compact", "true");
+  if (rc == 0 && p % 2 == 0) rc = paimon_options_set(wo, "commit.force-compact", "true", NULL);
   for (int e = 0; rc == 0 && e < NENGINE; e++) {
     char *path = pm_asprintf("%s/%s", dir, ENGINE_NAME[e]);
     char *okp = pm_asprintf("%s/ok-%d-%d", dir, e, p);
@@ -493,7 +493,7 @@ static int child_main(const char *dir, int p, int start_fd) {
       if (rc == 0) rc = paimon_writer_prepare_commit(&m, w[e], i, &err);
       if (rc) break;
       int64_t sid = 0;
-      int crc = paimon_commit(&sid, t[e], user, i, m, NULL, &err);
+      int crc = paimon_table_commit(&sid, t[e], user, i, m, NULL, &err);
       bool rebuild = crc != 0 || err.message[0];
       if (crc == 0) {
         fprintf(ok[e], "%lld %lld %d\n", (long long)i, (long long)sid, err.message[0] != 0);
@@ -502,7 +502,8 @@ static int child_main(const char *dir, int p, int start_fd) {
       } else {
         failures++;
         paimon_error e2;
-        paimon_commit_messages_abort(t[e], m, &e2);
+        /* best effort: the failure is what this loop counts */
+        (void)!paimon_table_abort_commit(t[e], m, &e2);
       }
       paimon_commit_messages_free(m);
       if (rebuild) {
@@ -540,7 +541,7 @@ static void check_engine(const char *dir, int e) {
   memset(append_of, 0, sizeof append_of);
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &n, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &n, t, &err), &err);
   assert_true(n > 0);
   int compacts = 0;
   for (size_t i = 0; i < n; i++) {

@@ -411,7 +411,7 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
       PM_ASSERT_OK(pm_pk_writer_prepare(w, rnd_n(3) == 0, &m, &err), &err);
       int64_t sid = 0;
       ident++;
-      PM_ASSERT_OK(paimon_commit(&sid, t, "model", ident, m, NULL, &err), &err);
+      PM_ASSERT_OK(paimon_table_commit(&sid, t, "model", ident, m, NULL, &err), &err);
       paimon_commit_messages_free(m);
       for (size_t i = 0; i < npending; i++) apply(&model[pending[i].p][pending[i].k % NK], engine, &pending[i]);
       memcpy(gen_committed, gen, sizeof gen);
@@ -764,7 +764,7 @@ static void test_sequence_field(void **state) {
     paimon_commit_messages *m = NULL;
     PM_ASSERT_OK(pm_pk_writer_prepare(w, true, &m, &err), &err);
     int64_t sid;
-    PM_ASSERT_OK(paimon_commit(&sid, t, "seq", round + 1, m, NULL, &err), &err);
+    PM_ASSERT_OK(paimon_table_commit(&sid, t, "seq", round + 1, m, NULL, &err), &err);
     paimon_commit_messages_free(m);
     memset(model, 0, sizeof model);
     memset(gen_committed, 0, sizeof gen_committed);
@@ -842,7 +842,7 @@ static void test_public_api(void **state) {
     paimon_commit_messages *m = NULL;
     PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, round + 1, &err), &err);
     int64_t sid = 0;
-    PM_ASSERT_OK(paimon_commit(&sid, t, "api", round + 1, m, NULL, &err), &err);
+    PM_ASSERT_OK(paimon_table_commit(&sid, t, "api", round + 1, m, NULL, &err), &err);
     paimon_commit_messages_free(m);
     check_read(t);
   }
@@ -887,7 +887,7 @@ static void test_flush_retry(void **state) {
   assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_ANY, 0, PAIMON_EIO), 0);
   PM_ASSERT_OK(pm_pk_writer_prepare(w, false, &m, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "retry", 1, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "retry", 1, m, NULL, &err), &err);
   int64_t distinct = 0;
   for (int p = 0; p < NP; p++)
     for (int k = 0; k < NK; k++) distinct += model[p][k].present;

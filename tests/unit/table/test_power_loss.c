@@ -127,7 +127,7 @@ static int c_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paim
   }
   crfile *r = calloc(1, sizeof *r);
   assert_non_null(r);
-  assert_int_equal(paimon_rfile_init(&r->base, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_rfile_init(&r->base, PAIMON_FS_VERSION, NULL), 0);
   r->c = c;
   r->in = in;
   r->base.read_at = cr_read_at;
@@ -149,7 +149,7 @@ static int c_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
   }
   cwfile *w = calloc(1, sizeof *w);
   assert_non_null(w);
-  assert_int_equal(paimon_wfile_init(&w->base, PAIMON_FS_VERSION), 0);
+  assert_int_equal(paimon_wfile_init(&w->base, PAIMON_FS_VERSION, NULL), 0);
   w->c = c;
   w->in = in;
   w->base.write = cw_write;
@@ -409,7 +409,7 @@ static paimon_fs *setup(int prior) {
     paimon_commit_messages *m = NULL;
     PM_ASSERT_OK(write_prepare(t, (int64_t)i * OLD_ROWS, OLD_ROWS, i + 1, &m, &err), &err);
     int64_t id = 0;
-    PM_ASSERT_OK(paimon_commit(&id, t, USER, i + 1, m, NULL, &err), &err);
+    PM_ASSERT_OK(paimon_table_commit(&id, t, USER, i + 1, m, NULL, &err), &err);
     assert_int_equal(id, i + 1);
     paimon_commit_messages_free(m);
   }
@@ -426,7 +426,7 @@ static int transaction(cfs *c, int prior, paimon_commit_messages **m, int64_t *s
   *sid = 0;
   int rc = paimon_table_open_fs(&t, &c->base, ROOT, NULL, &err);
   if (rc == 0) rc = write_prepare(t, NEW_BASE, NEW_ROWS, prior + 1, m, &err);
-  if (rc == 0) rc = paimon_commit(sid, t, USER, prior + 1, *m, NULL, &err);
+  if (rc == 0) rc = paimon_table_commit(sid, t, USER, prior + 1, *m, NULL, &err);
   paimon_table_close(t);
   return rc;
 }
@@ -464,11 +464,11 @@ static void check_step(int prior, int mode, int64_t k, int *outcomes) {
    * whole transaction; either way with the same user and identifier */
   int64_t rid = 0;
   if (m) {
-    rc = paimon_commit(&rid, t, USER, prior + 1, m, NULL, &err);
+    rc = paimon_table_commit(&rid, t, USER, prior + 1, m, NULL, &err);
   } else {
     paimon_commit_messages *m2 = NULL;
     rc = write_prepare(t, NEW_BASE, NEW_ROWS, prior + 1, &m2, &err);
-    if (rc == 0) rc = paimon_commit(&rid, t, USER, prior + 1, m2, NULL, &err);
+    if (rc == 0) rc = paimon_table_commit(&rid, t, USER, prior + 1, m2, NULL, &err);
     paimon_commit_messages_free(m2);
   }
   if (rc) fail_msg("%s: retry: %s", ctx, err.message);
@@ -480,20 +480,20 @@ static void check_step(int prior, int mode, int64_t k, int *outcomes) {
     fail_msg("%s: %lld rows after the retry", ctx, (long long)n);
   int64_t *ids = NULL;
   size_t nids = 0;
-  PM_ASSERT_OK(paimon_table_snapshot_ids(t, &ids, &nids, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &nids, t, &err), &err);
   assert_int_equal(nids, (size_t)prior + 1);
   for (size_t i = 0; i < nids; i++) assert_int_equal(ids[i], (int64_t)i + 1);
   paimon_free(ids);
   /* a second retry is a no-op */
   if (m) {
-    PM_ASSERT_OK(paimon_commit(&rid, t, USER, prior + 1, m, NULL, &err), &err);
+    PM_ASSERT_OK(paimon_table_commit(&rid, t, USER, prior + 1, m, NULL, &err), &err);
     assert_int_equal(rid, prior + 1);
   }
   paimon_commit_messages_free(m);
 
   /* leftovers go, and the table still reads the same */
   int64_t removed = 0;
-  PM_ASSERT_OK(paimon_remove_orphan_files(t, 0, 0, &removed, &err), &err);
+  PM_ASSERT_OK(paimon_table_remove_orphan_files(&removed, t, 0, 0, &err), &err);
   size_t left = unreferenced(fs, ROOT);
   if (left) fail_msg("%s: %zu unreferenced files after the orphan cleaner", ctx, left);
   paimon_table_close(t);

@@ -90,7 +90,7 @@ static int64_t write_commit(paimon_table *t, const char *user, int64_t ident, in
   paimon_commit_messages *m;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, ident, &err), &err);
   int64_t id = 0;
-  PM_ASSERT_OK(paimon_commit(&id, t, user, ident, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id, t, user, ident, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   return id;
@@ -108,7 +108,7 @@ static void test_round_trip(void **state) {
   /* the snapshot records the row count */
   paimon_error err = {0};
   paimon_snapshot *s;
-  PM_ASSERT_OK(paimon_table_snapshot(&s, t, -1, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot(&s, t, PAIMON_SNAPSHOT_LATEST, &err), &err);
   assert_int_equal(paimon_snapshot_total_record_count(s), 1500);
   assert_string_equal(paimon_snapshot_commit_kind(s), "APPEND");
   paimon_snapshot_free(s);
@@ -155,8 +155,8 @@ static void test_idempotent_commit(void **state) {
   paimon_commit_messages *m;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 7, &err), &err);
   int64_t id1 = 0, id2 = 0;
-  PM_ASSERT_OK(paimon_commit(&id1, t, "job", 7, m, NULL, &err), &err);
-  PM_ASSERT_OK(paimon_commit(&id2, t, "job", 7, m, NULL, &err), &err); /* retried */
+  PM_ASSERT_OK(paimon_table_commit(&id1, t, "job", 7, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id2, t, "job", 7, m, NULL, &err), &err); /* retried */
   assert_int_equal(id1, 1);
   assert_int_equal(id2, 1);
   int64_t count, ksum;
@@ -205,7 +205,7 @@ static void test_overwrite(void **state) {
   paimon_commit_opts o = PAIMON_COMMIT_OPTS_INIT;
   o.kind = PAIMON_COMMIT_OVERWRITE;
   int64_t id;
-  PM_ASSERT_OK(paimon_commit(&id, t, "u", 2, m, &o, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "u", 2, m, &o, &err), &err);
   assert_int_equal(id, 2);
   assert_p0_replaced(t);
   paimon_commit_messages_free(m);
@@ -227,11 +227,11 @@ static void test_commit_opts_struct_size(void **state) {
   memset(&o, 0, sizeof o); /* zeroed, as callers did before struct_size */
   o.kind = PAIMON_COMMIT_OVERWRITE;
   int64_t id = -1;
-  assert_int_equal(paimon_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "paimon_commit_opts.struct_size is 0"));
   assert_non_null(strstr(err.message, "PAIMON_COMMIT_OPTS_INIT"));
   o.struct_size = sizeof o + 8;
-  assert_int_equal(paimon_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_commit(&id, t, "u", 2, m, &o, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "newer libpaimon"));
   int64_t count, ksum;
   read_sums(t, &count, &ksum);
@@ -240,7 +240,7 @@ static void test_commit_opts_struct_size(void **state) {
    * read and only the partition the messages touch is replaced */
   o.struct_size = offsetof(paimon_commit_opts, overwrite_all);
   o.overwrite_all = 1;
-  PM_ASSERT_OK(paimon_commit(&id, t, "u", 2, m, &o, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "u", 2, m, &o, &err), &err);
   assert_int_equal(id, 2);
   assert_p0_replaced(t);
   paimon_commit_messages_free(m);
@@ -366,7 +366,7 @@ static void test_manifest_merge(void **state) {
   /* the latest snapshot's base + delta lists name fewer than merge-min-count manifests */
   paimon_error err = {0};
   paimon_snapshot *s;
-  PM_ASSERT_OK(paimon_table_snapshot(&s, t, -1, &err), &err);
+  PM_ASSERT_OK(paimon_table_snapshot(&s, t, PAIMON_SNAPSHOT_LATEST, &err), &err);
   paimon_table *tt = (paimon_table *)t;
   pm_snapshot *snap = NULL;
   PM_ASSERT_OK(pm_snapshot_load(&snap, tt->fs, tt->meta_dir, paimon_snapshot_id(s), &err), &err);

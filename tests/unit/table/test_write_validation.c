@@ -203,7 +203,7 @@ static void check_commit_after_refusal(paimon_table *t) {
   paimon_commit_messages *m;
   PM_ASSERT_OK(paimon_writer_prepare_commit(&m, w, 1, &err), &err);
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_commit(&sid, t, "c", 1, m, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_table_commit(&sid, t, "c", 1, m, NULL, &err), &err);
   paimon_commit_messages_free(m);
   paimon_writer_close(w);
   assert_int_equal(count_rows(t), 2);

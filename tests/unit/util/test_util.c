@@ -40,6 +40,12 @@ static void test_errors(void **state) {
   assert_true(paimon_error_is_retryable(PAIMON_EFULL));
   assert_false(paimon_error_is_retryable(PAIMON_ECORRUPT));
   assert_string_equal(paimon_version(), PAIMON_VERSION_STRING);
+  // the number agrees with the header's and with the string's three parts
+  assert_int_equal(paimon_version_number(), PAIMON_VERSION_NUMBER);
+  char vs[32];
+  snprintf(vs, sizeof vs, "%d.%d.%d", paimon_version_number() / 10000,
+           paimon_version_number() / 100 % 100, paimon_version_number() % 100);
+  assert_string_equal(vs, PAIMON_VERSION_STRING);
 
   char *s = pm_asprintf("%s-%05d", "x", 42);
   assert_string_equal(s, "x-00042");
@@ -104,8 +110,8 @@ static void test_allocator_ctx(void **state) {
   /* library code reaches the hooks too (a public call that allocates and frees) */
   size_t before = c1.mallocs, frees_before = c1.frees;
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), PAIMON_OK);
-  assert_int_equal(paimon_options_set(o, "bucket", "4"), PAIMON_OK);
+  assert_int_equal(paimon_options_new(&o, NULL), PAIMON_OK);
+  assert_int_equal(paimon_options_set(o, "bucket", "4", NULL), PAIMON_OK);
   paimon_options_free(o);
   assert_true(c1.mallocs > before);
   assert_true(c1.frees > frees_before);
@@ -480,22 +486,22 @@ static void test_decompress_bounded(void **state) {
 static void test_options(void **state) {
   (void)state;
   paimon_options *o = NULL;
-  assert_int_equal(paimon_options_new(&o), 0);
+  assert_int_equal(paimon_options_new(&o, NULL), 0);
   assert_null(paimon_options_get(o, "bucket"));
-  assert_int_equal(paimon_options_set(o, "bucket", "2"), 0);
-  assert_int_equal(paimon_options_set(o, "file.format", "orc"), 0);
-  assert_int_equal(paimon_options_set(o, "bucket", "4"), 0);
+  assert_int_equal(paimon_options_set(o, "bucket", "2", NULL), 0);
+  assert_int_equal(paimon_options_set(o, "file.format", "orc", NULL), 0);
+  assert_int_equal(paimon_options_set(o, "bucket", "4", NULL), 0);
   assert_string_equal(paimon_options_get(o, "bucket"), "4");
   assert_int_equal(paimon_options_count(o), 2);
   const char *k, *v;
-  assert_int_equal(paimon_options_entry(o, 1, &k, &v), 0);
+  assert_int_equal(paimon_options_entry(&k, &v, o, 1), 0);
   assert_string_equal(k, "file.format");
   assert_string_equal(v, "orc");
-  assert_int_equal(paimon_options_entry(o, 2, &k, &v), PAIMON_EINVAL);
+  assert_int_equal(paimon_options_entry(&k, &v, o, 2), PAIMON_EINVAL);
   for (int i = 0; i < 100; i++) {
     char key[16];
     snprintf(key, sizeof key, "k%d", i);
-    assert_int_equal(paimon_options_set(o, key, key), 0);
+    assert_int_equal(paimon_options_set(o, key, key, NULL), 0);
   }
   assert_string_equal(paimon_options_get(o, "k77"), "k77");
   paimon_options_free(o);
