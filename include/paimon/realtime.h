@@ -84,10 +84,15 @@ typedef struct paimon_realtime_context_opts {
                               record the named sources in "realtime.sources" when all are
                               known, so a new id starts empty even after older snapshots
                               expired. */
+  const paimon_options *options; /**< nullable store options overriding the table's for
+                              every store of the context, as Java's
+                              table.copy(dynamicOptions): realtime.store.max-memory,
+                              realtime.store.max-pinned-memory, realtime.store.stats-mode,
+                              read.batch-size (see README "Memory budget"). Copied. */
 } paimon_realtime_context_opts;
 
 /** Initializer of paimon_realtime_context_opts: struct_size set, the default source. */
-#define PAIMON_REALTIME_CONTEXT_OPTS_INIT {sizeof(paimon_realtime_context_opts), 0}
+#define PAIMON_REALTIME_CONTEXT_OPTS_INIT {sizeof(paimon_realtime_context_opts), 0, 0}
 
 /** paimon_realtime_context_new() with options. Every commit by this library (plain or
  * real-time) carries the other sources' offsets and state properties forward (an
@@ -119,8 +124,18 @@ PAIMON_API void paimon_realtime_context_free(paimon_realtime_context *ctx);
 PAIMON_API int64_t paimon_realtime_committed_offset(const paimon_realtime_context *ctx,
                                                     const char *partition, int32_t bucket);
 /** @param ctx the context.
- * @return the bytes held by all stores of the context (any thread, any time). */
+ * @return the bytes of rows the context's stores hold and have not reclaimed, summed
+ *         over its partition-buckets: the figure each store's realtime.store.max-memory
+ *         bounds (per store, to within one batch). Rows kept alive only by open views are
+ *         not counted (paimon_realtime_pinned_memory()). Any thread, any time. */
 PAIMON_API int64_t paimon_realtime_memory_usage(const paimon_realtime_context *ctx);
+/** @param ctx the context.
+ * @return the bytes of rows the built-in stores reclaimed (committed) that open views
+ *         still keep alive, summed over the context's stores (0 for plugin stores). Past
+ *         realtime.store.max-pinned-memory in a store, new views of it fail with
+ *         #PAIMON_EFULL until views are released; writes are never held up by them. Any
+ *         thread, any time. */
+PAIMON_API int64_t paimon_realtime_pinned_memory(const paimon_realtime_context *ctx);
 /** @param ctx the context.
  * @return the latest snapshot the context has adopted (0 before the first commit). */
 PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ctx);
@@ -129,6 +144,11 @@ PAIMON_API int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *ct
  * Unless "parquet.compression.threads" is set (writer or table option), its prepare
  * compresses Parquet pages on the preparing thread, leaving the other CPUs to the
  * writers that keep ingesting.
+ *
+ * Store options (realtime.store.*) among `opts` override the table's and the context's
+ * while nothing was written through the context and no earlier writer gave store options
+ * (stores are shared by the context's writers); otherwise one that differs from what the
+ * stores use fails with #PAIMON_EINVAL (set it in paimon_realtime_context_opts.options).
  *
  * Replay mode: writer option "realtime.write.skip-committed" = "true" silently drops
  * rows whose offset lies below their partition-bucket's committed end, so a source can

@@ -15,6 +15,7 @@
 
 #include "meta/offsets.h"
 #include "realtime/lookup.h"
+#include "realtime/store_default.h"
 #include "realtime/union_merge.h"
 #include "mergetree/mergetree.h"
 #include "table/ext.h"
@@ -55,7 +56,9 @@ struct paimon_realtime_context {
   int32_t nsys;
   int32_t nkeys;
   int32_t *key_cols; /* indices into store_type */
-  paimon_options *store_opts;
+  paimon_options *store_opts; /* fixed once stores_started (under reg_lock before) */
+  bool stores_started;        /* under reg_lock: a store was created from store_opts */
+  bool writer_store_opts;     /* under reg_lock: a writer's store options were adopted */
   pthread_mutex_t reg_lock;
   rt_store **stores;
   size_t nstores, cap;
@@ -279,12 +282,14 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
                    "(start from paimon_realtime_store_factory_init)",
                    factory->version, PAIMON_REALTIME_STORE_VERSION);
   const char *source_id = NULL;
+  const paimon_options *dyn = NULL;
   if (opts) {
     /* an older, smaller version is read up to its size (docs/conventions.md) */
     paimon_realtime_context_opts o = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
     PM_TRY(pm_struct_in(&o, sizeof o, opts, "paimon_realtime_context_opts", "PAIMON_REALTIME_CONTEXT_OPTS_INIT",
                         err));
     source_id = o.source_id;
+    dyn = o.options;
   }
   if (source_id && *source_id && !source_id_ok(source_id))
     return pm_fail(err, PAIMON_EINVAL,
@@ -352,6 +357,12 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
     PM_CHECK(paimon_options_set(ctx->store_opts, t->schema->option_keys[i],
                                 t->schema->option_values[i], err),
              fail);
+  /* the context's options override the table's, as Java's table.copy(dynamicOptions) */
+  for (size_t i = 0; dyn && i < paimon_options_count(dyn); i++) {
+    const char *k, *v;
+    if (paimon_options_entry(&k, &v, dyn, i) != 0) continue;
+    PM_CHECK(paimon_options_set(ctx->store_opts, k, v, err), fail);
+  }
   PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
   ctx->schema_id = t->schema->id;
   PM_CHECK(load_progress(t, ctx->snapshot_id, ctx->offsets_key, ctx->source_key, &ctx->committed,
@@ -390,6 +401,15 @@ int64_t paimon_realtime_memory_usage(const paimon_realtime_context *cctx) {
   int64_t total = 0;
   for (size_t i = 0; i < ctx->nstores; i++)
     if (ctx->stores[i]->store.memory_usage) total += ctx->stores[i]->store.memory_usage(&ctx->stores[i]->store);
+  pthread_mutex_unlock(&ctx->reg_lock);
+  return total;
+}
+
+int64_t paimon_realtime_pinned_memory(const paimon_realtime_context *cctx) {
+  paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
+  pthread_mutex_lock(&ctx->reg_lock);
+  int64_t total = 0;
+  for (size_t i = 0; i < ctx->nstores; i++) total += pm_rt_store_pinned_memory(&ctx->stores[i]->store);
   pthread_mutex_unlock(&ctx->reg_lock);
   return total;
 }
@@ -435,6 +455,7 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
       return 0;
     }
   }
+  ctx->stores_started = true; /* store_opts is read below without the lock */
   pthread_mutex_unlock(&ctx->reg_lock);
   /* create outside the registry lock (the disk lookups may take a while) */
   paimon_table *t = ctx->t;
@@ -922,6 +943,31 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
    * pages compress on the preparing thread and leave the other CPUs to ingestion. */
   const char *ck = "parquet.compression.threads";
+  /* Stores are the context's, shared by its writers. The first writer's store options
+   * are adopted while no store exists yet; later ones must agree (or the option would be
+   * silently ignored). */
+  int src = 0;
+  pthread_mutex_lock(&ctx->reg_lock);
+  bool adopt = !ctx->stores_started && !ctx->writer_store_opts;
+  for (size_t i = 0; src == 0 && opts && i < paimon_options_count(opts); i++) {
+    const char *k, *v;
+    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
+    if (strncmp(k, "realtime.store.", 15) != 0) continue;
+    const char *have = paimon_options_get(ctx->store_opts, k);
+    if (have && strcmp(have, v) == 0) continue;
+    if (adopt) {
+      ctx->writer_store_opts = true;
+      src = paimon_options_set(ctx->store_opts, k, v, err);
+      continue;
+    }
+    src = pm_fail(err, PAIMON_EINVAL,
+                  "writer option %s=%s: the real-time context's stores already use %s (stores are "
+                  "shared by every writer of a context and take store options from the first "
+                  "writer, before any write): set it in paimon_realtime_context_opts.options",
+                  k, v, have ? have : "the default");
+  }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  if (src) return src;
   paimon_options *wo = NULL;
   int orc = paimon_options_new(&wo, err);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {

@@ -17,7 +17,13 @@
  *   write, seal or merge.
  * Reclaim: advance drops the store's references to covered sealed segments. In append
  * mode a dropped segment immediately releases the batches no view pinned (views pin
- * prefixes, so the largest pinned length covers them all). */
+ * prefixes, so the largest pinned length covers them all).
+ * Memory: `held` counts the bytes of batches the store itself references (written, not
+ * yet reclaimed by advance, merged runs replacing their inputs); memory_usage reports it
+ * and the write budget (realtime.store.max-memory) is checked against it. `mem` counts
+ * every live batch; mem - held is pinned memory, kept alive only by views (or commit
+ * readers) after the store let go of it. Pinned memory never stalls writes: it has its
+ * own limit (realtime.store.max-pinned-memory), past which new views are refused. */
 #include "realtime/store_default.h"
 
 #include <ctype.h>
@@ -51,7 +57,8 @@ static inline bool ref_dec(rt_atomic *r) {
 
 typedef struct rt_shared {
   rt_atomic refs;
-  rt_atomic mem; /* bytes of live batches */
+  rt_atomic mem;  /* bytes of live batches */
+  rt_atomic held; /* bytes of the batches the store references (the budget's figure) */
   int mode;
   int32_t ncols, nsys;
   struct ArrowSchema schema; /* deep copy of the write schema */
@@ -438,7 +445,7 @@ static void batch_adopt(rt_batch *b, struct ArrowArray *arr) {
 
 typedef struct rt_run {
   rt_atomic refs;
-  int64_t rows, lo, hi;
+  int64_t rows, lo, hi, bytes;
   int32_t n;
   rt_batch *b[];
 } rt_run;
@@ -456,6 +463,7 @@ static rt_run *run_new(int32_t n) {
 static void run_add(rt_run *r, rt_batch *b) {
   r->b[r->n++] = b;
   r->rows += b->rows;
+  r->bytes += b->bytes;
   if (b->lo < r->lo) r->lo = b->lo;
   if (b->hi > r->hi) r->hi = b->hi;
 }
@@ -484,6 +492,7 @@ typedef struct rt_seg {
   rt_run **runs;
   int32_t nruns, cap;
   int64_t rows, lo, hi;
+  int64_t bytes; /* writer: bytes of the batches the segment holds for the store */
 } rt_seg;
 
 static rt_seg *seg_new(rt_shared *sh) {
@@ -567,6 +576,7 @@ static int seg_append(rt_seg *g, rt_batch *b) {
     if (!g->chunk[g->wchunk]) return PAIMON_ENOMEM;
   }
   g->wrows += b->rows;
+  g->bytes += b->bytes;
   b->cum_rows = g->wrows;
   g->chunk[g->wchunk][g->wslot++] = b;
   atomic_fetch_add_explicit(&g->count, 1, memory_order_release);
@@ -581,7 +591,8 @@ typedef struct rt_store {
   rt_seg *building; /* replaced under mu by the writer */
   rt_seg **sealed;  /* under mu; offsets ascending */
   int32_t nsealed, capsealed;
-  int64_t max_mem;
+  int64_t max_mem;    /* write budget on sh->held */
+  int64_t max_pinned; /* limit on pinned bytes past which new views are refused */
   int64_t next_min; /* writer: every new offset must be >= this */
   bool any_written;
   bool reserved; /* writer: the next write was admitted by rt_reserve */
@@ -613,7 +624,7 @@ static int batch_measure(const rt_store *st, const struct ArrowArray *batch, int
  * whole budget still enters an empty store, so that a retry after commit always makes
  * progress. */
 static int budget_check(const rt_store *st, int64_t bytes, paimon_error *err) {
-  int64_t held = atomic_load_explicit(&st->sh->mem, memory_order_relaxed);
+  int64_t held = atomic_load_explicit(&st->sh->held, memory_order_relaxed);
   if (held > 0 && held + bytes > st->max_mem)
     return pm_fail(err, PAIMON_EFULL,
                    "%s: store full: prepare and commit (%lld bytes held, batch of %lld, budget "
@@ -713,10 +724,12 @@ static int rt_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_o
     pthread_mutex_lock(&st->mu);
     g->runs[g->nruns++] = r;
     g->rows += b->rows;
+    g->bytes += b->bytes;
     if (b->lo < g->lo) g->lo = b->lo;
     if (b->hi > g->hi) g->hi = b->hi;
     pthread_mutex_unlock(&st->mu);
   }
+  atomic_fetch_add_explicit(&sh->held, b->bytes, memory_order_relaxed);
   st->next_min = b->hi + 1;
   st->any_written = true;
   /* The batch is visible now; merging afterwards only reshapes what views see. */
@@ -968,6 +981,11 @@ static void pk_compact(rt_store *st) {
       return;
     }
     memcpy(oldp, g->runs + i, (size_t)k * sizeof *oldp);
+    int64_t delta = m->bytes;
+    for (int32_t q = 0; q < k; q++) delta -= oldp[q]->bytes;
+    g->bytes += delta;
+    /* the inputs leave the store now; views still reading them make them pinned */
+    atomic_fetch_add_explicit(&st->sh->held, delta, memory_order_relaxed);
     pthread_mutex_lock(&st->mu);
     g->runs[i] = m;
     memmove(g->runs + i + 1, g->runs + j, (size_t)(n - j) * sizeof *g->runs);
@@ -1067,14 +1085,31 @@ static int rt_advance(paimon_realtime_store *s, int64_t end, paimon_error *err) 
   }
   st->nsealed = nk;
   pthread_mutex_unlock(&st->mu);
-  for (int32_t i = 0; i < nd; i++) seg_unref_full(drop[i]); /* frees outside the lock */
+  for (int32_t i = 0; i < nd; i++) {
+    atomic_fetch_sub_explicit(&st->sh->held, drop[i]->bytes, memory_order_relaxed);
+    seg_unref_full(drop[i]); /* frees outside the lock */
+  }
   if (drop != small) pm_free(drop);
   return PAIMON_OK;
 }
 
 static int64_t rt_memory(paimon_realtime_store *s) {
   rt_store *st = s->private_data;
-  return atomic_load_explicit(&st->sh->mem, memory_order_relaxed);
+  return atomic_load_explicit(&st->sh->held, memory_order_relaxed);
+}
+
+/* Live bytes the store no longer references (0 when the two counters race). */
+static int64_t sh_pinned(const rt_shared *sh) {
+  int64_t held = atomic_load_explicit(&sh->held, memory_order_relaxed);
+  int64_t live = atomic_load_explicit(&sh->mem, memory_order_relaxed);
+  return live > held ? live - held : 0;
+}
+
+static void rt_release(paimon_realtime_store *s);
+
+int64_t pm_rt_store_pinned_memory(const paimon_realtime_store *s) {
+  if (!s || s->release != rt_release || !s->private_data) return 0;
+  return sh_pinned(((const rt_store *)s->private_data)->sh);
 }
 
 /* ---- views ------------------------------------------------------------------------------ */
@@ -1119,6 +1154,16 @@ static int rt_acquire(paimon_realtime_store *s, paimon_realtime_view *out, paimo
   rt_store *st = s->private_data;
   rt_shared *sh = st->sh;
   memset(out, 0, sizeof *out);
+  /* A reader holding views across commits keeps reclaimed data alive; rather than
+   * letting that grow without bound (or stall writers), refuse new views until old ones
+   * are released. Retryable. */
+  int64_t pinned = sh_pinned(sh);
+  if (pinned > st->max_pinned)
+    return pm_fail(err, PAIMON_EFULL,
+                   "%s: %lld bytes of reclaimed rows are still pinned by open views, over "
+                   "realtime.store.max-pinned-memory (%lld): release older views (query "
+                   "results, scans) and retry, or raise the limit",
+                   sh->where, (long long)pinned, (long long)st->max_pinned);
   rt_snap *v = pm_calloc(1, sizeof *v);
   if (!v) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
   atomic_init(&v->refs, 1);
@@ -1944,6 +1989,7 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   }
   atomic_init(&sh->refs, 1);
   atomic_init(&sh->mem, 0);
+  atomic_init(&sh->held, 0);
   sh->mode = req->mode;
   sh->nsys = req->mode == PAIMON_REALTIME_PRIMARY_KEY ? 3 : 1;
   sh->batch_size = RT_DEFAULT_BATCH;
@@ -1952,6 +1998,7 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
            req->partition ? req->partition : "", (int)req->bucket);
   st->sh = sh;
   st->max_mem = PM_RT_DEFAULT_MAX_MEMORY;
+  st->max_pinned = -1; /* default: the write budget, set below */
   atomic_init(&st->committed, INT64_MIN);
   pthread_mutex_init(&st->mu, NULL);
   int rc = PAIMON_OK;
@@ -2022,6 +2069,14 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
                    sh->where, v);
       goto fail;
     }
+    v = paimon_options_get(req->options, "realtime.store.max-pinned-memory");
+    if (v && pm_rt_parse_memory_size(v, &st->max_pinned) != 0) {
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "%s: realtime.store.max-pinned-memory must be a positive size like 64mb, got "
+                   "'%s'",
+                   sh->where, v);
+      goto fail;
+    }
     v = paimon_options_get(req->options, "read.batch-size");
     if (v) {
       char *end;
@@ -2044,6 +2099,7 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
       }
     }
   }
+  if (st->max_pinned < 0) st->max_pinned = st->max_mem;
   PM_CHECK(paimon_realtime_store_init(out, req->version, err), fail);
   st->building = seg_new(sh);
   if (!st->building) {

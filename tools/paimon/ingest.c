@@ -78,9 +78,12 @@ const char *const USAGE_INGEST =
     "                         open HTTP connections at most, idle ones included (default\n"
     "                         4096; lowered to fit the open files limit, with a note)\n"
     "  --serve-timeout D      close an HTTP connection idle for D (default 30s)\n"
-    "  -o key=value           writer option (e.g. realtime.store.max-memory); layout\n"
-    "                         options (bucket, bucket-key, partition.*-name, ...) are\n"
-    "                         refused unless equal to the table's\n"
+    "  -o key=value           writer and store option, overriding the table's (e.g.\n"
+    "                         realtime.store.max-memory=64mb: each partition-bucket's\n"
+    "                         budget of uncommitted rows; realtime.store.max-pinned-memory:\n"
+    "                         committed rows open queries may keep alive, default the\n"
+    "                         budget); layout options (bucket, bucket-key,\n"
+    "                         partition.*-name, ...) are refused unless equal to the table's\n"
     "\n"
     "Without --follow the job commits at end of file and exits. One status line per\n"
     "commit goes to stderr.\n";
@@ -170,6 +173,9 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
                         "committed_offsets", committed_offsets(g, csid), "latest_snapshot", latest_j,
                         "memory_bytes", (json_int_t)paimon_realtime_memory_usage(g->ctx));
   if (j) {
+    /* memory_bytes: rows the stores hold, the figure realtime.store.max-memory bounds per
+     * store; pinned: committed rows only open queries still keep alive, bounded apart */
+    json_object_set_new(j, "pinned_memory_bytes", json_integer((json_int_t)paimon_realtime_pinned_memory(g->ctx)));
     /* the source's identity: the fingerprint of its committed prefix (the source state) */
     json_object_set_new(j, "source_id", json_string(g->source_id));
     json_object_set_new(j, "source_fingerprint", fp ? fp : json_null());
@@ -749,6 +755,7 @@ int cmd_ingest(int argc, char **argv) {
   g.pk = paimon_table_primary_keys(&pks, g.t) > 0;
   paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   copts.source_id = source_id;
+  copts.options = wopts; /* -o store options (realtime.store.*) reach every store */
   rc = paimon_realtime_context_open(&g.ctx, g.t, NULL, &copts, &err);
   if (rc != 0) die_err(&err, rc);
   job j;

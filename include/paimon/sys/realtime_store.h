@@ -124,7 +124,8 @@ typedef struct paimon_realtime_store_request {
   const struct ArrowSchema *write_schema; /**< batch layout above (system columns first) */
   int32_t nkeys;               /**< primary-key mode: number of key columns */
   const int32_t *key_columns;  /**< primary-key mode: key columns (indices into children) */
-  const paimon_options *options; /**< table options (e.g. realtime.store.max-memory) */
+  const paimon_options *options; /**< table options overridden by the context's
+                                      (e.g. realtime.store.max-memory) */
   const char *partition;       /**< "k=v/..." for messages */
   int32_t bucket;              /**< the store's bucket */
 } paimon_realtime_store_request;
@@ -166,7 +167,8 @@ typedef struct paimon_realtime_store {
   /** Everything below `end` is durable on disk: reclaim it. Monotonic and idempotent
    * (a smaller or equal `end` is a no-op). Existing views keep their data alive. */
   int (*advance_committed_offset)(struct paimon_realtime_store *s, int64_t end, paimon_error *err);
-  /** Bytes currently held (data not yet reclaimed, including data pinned by views). */
+  /** Bytes the store holds and has not reclaimed: the figure its budget bounds (the
+   * built-in store excludes data that only views keep alive after reclaim). */
   int64_t (*memory_usage)(struct paimon_realtime_store *s);
   /** Called once, after the last call into the store. */
   void (*release)(struct paimon_realtime_store *s);
