@@ -20,12 +20,19 @@
 #define PM_HAVE_RENAMEAT2 1
 #endif
 
+/* Disk full, quota, permission and read-only failures repeat on every retry: they map to
+ * PAIMON_ESTORAGE so commit loops stop at once and report the errno text. */
 static int errno_status(int e) {
   switch (e) {
     case ENOENT:
     case ENOTDIR: return PAIMON_ENOTFOUND;
     case ENOMEM: return PAIMON_ENOMEM;
     case EEXIST: return PAIMON_ECONFLICT;
+    case ENOSPC:
+    case EDQUOT:
+    case EACCES:
+    case EPERM:
+    case EROFS: return PAIMON_ESTORAGE;
     default: return PAIMON_EIO;
   }
 }
