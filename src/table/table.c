@@ -362,6 +362,28 @@ int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const u
   return pm_partition_path(ptype, &prow, defname, legacy, out, err);
 }
 
+int pm_partition_path_check(const pm_type *ptype, const char *part_path, paimon_error *err) {
+  const size_t limit = 255;
+  const char *p = part_path;
+  for (int32_t i = 0; *p; i++) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (len > limit) {
+      const char *col = i < ptype->nfields ? ptype->fields[i].name : "?";
+      const char *eq = memchr(p, '=', len);
+      size_t vlen = eq ? len - (size_t)(eq + 1 - p) : len;
+      return pm_fail(err, PAIMON_EINVAL,
+                     "partition value of column '%s' is %zu bytes (as escaped in the path): the "
+                     "partition directory name '%.40s...' (%zu bytes) exceeds the file-name "
+                     "limit of %zu bytes",
+                     col, vlen, p, len, limit);
+    }
+    if (!slash) break;
+    p = slash + 1;
+  }
+  return 0;
+}
+
 int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,
                        const char *file_name, const char *external_path, char **out,
                        paimon_error *err) {
