@@ -28,7 +28,9 @@ enum {
   PAIMON_ENOMEM = -7,       /**< allocation failed or a sane limit was exceeded */
   PAIMON_EFULL = -8,        /**< real-time store at its memory budget (retry after commit) or its pinned limit (retry after releasing views) */
   PAIMON_ESTATE = -9,       /**< object unusable after an earlier failure; rebuild it */
-  PAIMON_ITEROVER = -10     /**< iteration finished (not an error) */
+  PAIMON_ITEROVER = -10,    /**< iteration finished (not an error) */
+  PAIMON_ESTORAGE = -11     /**< storage refused for good: disk full, quota, permission,
+                                 read-only file system; retrying unchanged fails again */
 };
 
 /** Error details, owned by the caller (usually on the stack); pass NULL to any function
@@ -50,7 +52,8 @@ PAIMON_API const char *paimon_strerror(int code);
 /** Tells whether a failure is transient.
  * @param code the status a failed call returned.
  * @return 1 when an operation that failed with `code` may succeed if repeated unchanged
- *         (#PAIMON_EIO, #PAIMON_ECONFLICT, #PAIMON_EFULL), else 0. */
+ *         (#PAIMON_EIO, #PAIMON_ECONFLICT, #PAIMON_EFULL), else 0 (#PAIMON_ESTORAGE
+ *         among them: free space or fix permissions first). */
 PAIMON_API int paimon_error_is_retryable(int code);
 
 #ifdef __cplusplus

@@ -20,18 +20,44 @@
 #define PM_HAVE_RENAMEAT2 1
 #endif
 
+/* Disk full, quota, permission and read-only failures repeat on every retry: they map to
+ * PAIMON_ESTORAGE so commit loops stop at once and report the errno text. */
 static int errno_status(int e) {
   switch (e) {
     case ENOENT:
     case ENOTDIR: return PAIMON_ENOTFOUND;
     case ENOMEM: return PAIMON_ENOMEM;
     case EEXIST: return PAIMON_ECONFLICT;
+    case ENOSPC:
+    case EDQUOT:
+    case EACCES:
+    case EPERM:
+    case EROFS: return PAIMON_ESTORAGE;
     default: return PAIMON_EIO;
   }
 }
 
 static int fail_errno(paimon_error *err, int e, const char *what, const char *path) {
   return pm_fail(err, errno_status(e), "%s: %s failed: %s", path, what, strerror(e));
+}
+
+/* The local file system handles plain paths and "file:" URIs only. Any other scheme
+ * ("s3://b/t", "hdfs://nn/t") is refused before touching the disk: stripped of nothing, it
+ * would be taken as the relative path "s3:/b/t" and create a directory named "s3:". A
+ * scheme is RFC 3986's ALPHA *(ALPHA / DIGIT / "+" / "-" / ".") followed by ":/", so a
+ * relative file name such as "a:b" stays a file name. */
+static int check_scheme(const char *path, paimon_error *err) {
+  if (!path || pm_path_strip_scheme(path) != path) return PAIMON_OK; /* file: */
+  const char *p = path;
+  if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) return PAIMON_OK;
+  while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+         *p == '+' || *p == '-' || *p == '.')
+    p++;
+  if (p[0] != ':' || p[1] != '/') return PAIMON_OK;
+  return pm_fail(err, PAIMON_EUNSUPPORTED,
+                 "%s: unsupported scheme '%.*s': the local file system reads plain paths and "
+                 "file: URIs only",
+                 path, (int)(p - path), path);
 }
 
 /* ---- read handle ----------------------------------------------------------------- */
@@ -81,6 +107,7 @@ static void l_rclose(paimon_rfile *f) {
 static int l_open_read(paimon_fs *fs, const char *path, paimon_rfile **out, paimon_error *err) {
   (void)fs;
   *out = NULL;
+  PM_TRY(check_scheme(path, err));
   const char *p = pm_path_strip_scheme(path);
   int fd;
   do {
@@ -144,6 +171,7 @@ static int mkdirs_local(const char *p, const char *orig, paimon_error *err) {
 }
 
 static int l_mkdirs(paimon_fs *fs, const char *path, paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   const char *p = pm_path_strip_scheme(path);
   if (!*p) return PAIMON_OK;
@@ -386,6 +414,7 @@ static int l_wclose(paimon_wfile *f, paimon_error *err) {
 static int l_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, paimon_error *err) {
   (void)fs;
   *out = NULL;
+  PM_TRY(check_scheme(path, err));
   const char *p = pm_path_strip_scheme(path);
   PM_TRY(mkdirs_parent(p, path, err));
   int fd;
@@ -415,6 +444,7 @@ static int l_open_write(paimon_fs *fs, const char *path, paimon_wfile **out, pai
 /* ---- metadata operations --------------------------------------------------------- */
 
 static int l_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   struct stat st;
   if (stat(pm_path_strip_scheme(path), &st) != 0) return fail_errno(err, errno, "stat", path);
@@ -434,6 +464,7 @@ static void fill_info(paimon_fs_stat_info *out, const struct stat *st) {
 
 static int l_stat_info(paimon_fs *fs, const char *path, paimon_fs_stat_info *out,
                        paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   struct stat st;
   if (stat(pm_path_strip_scheme(path), &st) != 0) return fail_errno(err, errno, "stat", path);
@@ -467,17 +498,20 @@ static int list_local(const char *path, paimon_fs_list_cb cb, paimon_fs_list_inf
 
 static int l_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
                   paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   return list_local(path, cb, NULL, payload, err);
 }
 
 static int l_list_info(paimon_fs *fs, const char *path, paimon_fs_list_info_cb cb, void *payload,
                        paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   return list_local(path, NULL, cb, payload, err);
 }
 
 static int l_remove(paimon_fs *fs, const char *path, paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   const char *p = pm_path_strip_scheme(path);
   if (unlink(p) == 0) return PAIMON_OK;
@@ -493,6 +527,8 @@ static int l_remove(paimon_fs *fs, const char *path, paimon_error *err) {
 }
 
 static int l_rename_noreplace(paimon_fs *fs, const char *from, const char *to, paimon_error *err) {
+  PM_TRY(check_scheme(from, err));
+  PM_TRY(check_scheme(to, err));
   (void)fs;
   const char *f = pm_path_strip_scheme(from);
   const char *t = pm_path_strip_scheme(to);
@@ -527,6 +563,7 @@ static int l_rename_noreplace(paimon_fs *fs, const char *from, const char *to, p
 }
 
 static int l_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   (void)fs;
   const char *p = pm_path_strip_scheme(path);
   return fsync_dir(*p ? p : ".", path, err);
@@ -537,6 +574,7 @@ static int l_sync_dir(paimon_fs *fs, const char *path, paimon_error *err) {
  * a partial file. The temp file is created with O_EXCL, so no two writers share one. */
 static int l_write_exclusive(paimon_fs *fs, const char *path, const void *data, size_t n,
                              paimon_error *err) {
+  PM_TRY(check_scheme(path, err));
   const char *p = pm_path_strip_scheme(path);
   const char *slash = strrchr(p, '/');
   char uuid[37];

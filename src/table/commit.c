@@ -1054,7 +1054,7 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
     }
     if (rc == PAIMON_ECONFLICT && !fatal) {
       attempt_cleanup(t, &af, true); /* our own manifests and lists only */
-    } else if (rc == PAIMON_EIO) {
+    } else if (rc == PAIMON_EIO || rc == PAIMON_ESTORAGE) {
       /* unknown outcome: keep everything; the next round checks by user+identifier */
       attempt_cleanup(t, &af, false);
       if (!can_tell && compact_of == 0) return rc;
@@ -1062,8 +1062,12 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
       attempt_cleanup(t, &af, true);
       return rc;
     }
-    if (attempt >= max_retries) {
-      if (rc == PAIMON_EIO) {
+    /* A permanent storage failure (disk full, permission, read-only) fails the same way
+     * on every round: stop now, after the same last look as an exhausted I/O retry,
+     * and keep the file system's own message (it names the errno text). */
+    bool permanent = rc == PAIMON_ESTORAGE;
+    if (attempt >= max_retries || permanent) {
+      if (rc == PAIMON_EIO || permanent) {
         /* a last look: the final attempt may have published before failing */
         int64_t last = 0;
         paimon_error e2;
@@ -1077,9 +1081,15 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
           return 0;
         }
       }
-      return pm_fail(err, rc == PAIMON_ECONFLICT ? PAIMON_ECONFLICT : rc,
-                     "%s: commit gave up after %lld attempts (%s)", t->path, (long long)attempt + 1,
-                     rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors");
+      /* the last attempt's own message says what failed (file, errno text) */
+      char last[sizeof err->message];
+      snprintf(last, sizeof last, "%s",
+               err && err->message[0] ? err->message : paimon_strerror(rc));
+      if (permanent)
+        return pm_fail(err, rc, "%s: commit failed, not retried: %s", t->path, last);
+      return pm_fail(err, rc, "%s: commit gave up after %lld attempts (%s): %s", t->path,
+                     (long long)attempt + 1,
+                     rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors", last);
     }
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     sleep_ms(wait_ms / 2 + (int64_t)((seed >> 33) % (uint64_t)(wait_ms / 2 + 1)));
@@ -1158,7 +1168,8 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       snprintf(warn, sizeof warn,
                "rows committed as snapshot %lld; their compaction %s committed (%.300s)%s; "
                "recreate a writer that prepared these messages before it compacts again",
-               (long long)append_id, rc == PAIMON_EIO ? "may not have been" : "was not", why,
+               (long long)append_id,
+               rc == PAIMON_EIO || rc == PAIMON_ESTORAGE ? "may not have been" : "was not", why,
                dr ? " and its files are left to orphan cleaning" : "");
       entries_free(&appends);
       entries_free(&compacts);

@@ -1,4 +1,5 @@
 /* table/table.c: opening tables, options, branches, path resolution, snapshot access. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,55 @@ static bool branch_name_ok(const char *b) {
   return true;
 }
 
+typedef struct branch_names {
+  char text[256]; /* "main, a, b": cut short when it fills */
+} branch_names;
+
+/* Java BranchManager layout: each branch is a directory `branch/branch-<name>`. */
+static int collect_branch(const char *name, int is_dir, void *payload) {
+  branch_names *b = payload;
+  if (!is_dir || strncmp(name, "branch-", 7) != 0 || !name[7]) return 0;
+  size_t len = strlen(b->text);
+  if (len + 1 < sizeof b->text)
+    snprintf(b->text + len, sizeof b->text - len, ", %s", name + 7);
+  return 0;
+}
+
+/* No schema file under the metadata directory: says which of the usual causes it is, each
+ * with its own status (a missing path, a file or foreign directory, a missing branch). */
+static int explain_no_schema(paimon_table *t, paimon_error *err) {
+  int is_dir = 0;
+  int rc = t->fs->stat(t->fs, t->root, NULL, &is_dir, err);
+  if (rc == PAIMON_ENOTFOUND)
+    return pm_fail(err, PAIMON_ENOTFOUND, "%s: no such file or directory", t->path);
+  if (rc) return rc;
+  if (!is_dir)
+    return pm_fail(err, PAIMON_EINVAL, "%s: not a Paimon table: a file, not a table directory",
+                   t->path);
+  if (t->branch) {
+    int64_t sid;
+    paimon_error e2;
+    if (pm_schema_latest_id(t->fs, t->root, &sid, &e2) == 0) {
+      branch_names b = {"main"};
+      char *dir = pm_asprintf("%s/branch", t->root);
+      if (!dir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      rc = t->fs->list(t->fs, dir, collect_branch, &b, &e2);
+      pm_free(dir);
+      return pm_fail(err, PAIMON_ENOTFOUND,
+                     "%s: branch '%s' does not exist; existing branches: %s%s", t->path,
+                     t->branch, b.text, rc && rc != PAIMON_ENOTFOUND ? " (listing failed)" : "");
+    }
+  }
+  char *sdir = pm_asprintf("%s/schema", t->root);
+  if (!sdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int has = pm_fs_exists(t->fs, sdir, err);
+  pm_free(sdir);
+  if (has < 0) return has;
+  return pm_fail(err, PAIMON_EINVAL, "%s: not a Paimon table: %s", t->path,
+                 has ? "its schema directory holds no schema-<id> file"
+                     : "no schema directory (a table has schema/schema-<id> files)");
+}
+
 int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
                          const paimon_options *opts, paimon_error *err) {
   *out = NULL;
@@ -180,11 +230,7 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
   }
   int64_t sid;
   rc = pm_schema_latest_id(fs, t->meta_dir, &sid, err);
-  if (rc == PAIMON_ENOTFOUND) {
-    rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: not a Paimon table (no schema files)%s%s",
-                 t->path, t->branch ? " for branch " : "", t->branch ? t->branch : "");
-    goto fail;
-  }
+  if (rc == PAIMON_ENOTFOUND) rc = explain_no_schema(t, err);
   if (rc) goto fail;
   PM_CHECK(pm_schema_load(&t->schema, fs, t->meta_dir, sid, err), fail);
   t->pk_names = pm_calloc((size_t)t->schema->nprimary_keys + 1, sizeof(char *));
@@ -314,6 +360,28 @@ int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const u
   const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
   bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
   return pm_partition_path(ptype, &prow, defname, legacy, out, err);
+}
+
+int pm_partition_path_check(const pm_type *ptype, const char *part_path, paimon_error *err) {
+  const size_t limit = 255;
+  const char *p = part_path;
+  for (int32_t i = 0; *p; i++) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (len > limit) {
+      const char *col = i < ptype->nfields ? ptype->fields[i].name : "?";
+      const char *eq = memchr(p, '=', len);
+      size_t vlen = eq ? len - (size_t)(eq + 1 - p) : len;
+      return pm_fail(err, PAIMON_EINVAL,
+                     "partition value of column '%s' is %zu bytes (as escaped in the path): the "
+                     "partition directory name '%.40s...' (%zu bytes) exceeds the file-name "
+                     "limit of %zu bytes",
+                     col, vlen, p, len, limit);
+    }
+    if (!slash) break;
+    p = slash + 1;
+  }
+  return 0;
 }
 
 int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t bucket,

@@ -49,6 +49,10 @@ int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t buc
  * pm_schema_partition_type(t->schema). pm_free *out. */
 int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const uint8_t *part,
                             size_t plen, char **out, paimon_error *err);
+/* EINVAL naming the column when a directory name of `part_path` (from pm_partition_path
+ * over `ptype`) exceeds the 255-byte file-name limit (NAME_MAX on Linux, HDFS's default
+ * max-component-length), so a writer refuses the row before touching the path. */
+int pm_partition_path_check(const pm_type *ptype, const char *part_path, paimon_error *err);
 /* Directory of the metadata of `branch` (NULL = the table's own). pm_free the result. */
 char *pm_table_branch_dir(const paimon_table *t, const char *branch);
 

@@ -328,6 +328,7 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
   int rc = pm_binrow_view(&prow, part, plen, err);
   if (rc == 0) rc = pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part,
                                       &bw->part_path, err);
+  if (rc == 0) rc = pm_partition_path_check(w->part_type, bw->part_path, err);
   if (rc == 0) rc = restore_seq(w, bw, err);
   if (rc) {
     bw_free(w, bw, false);

@@ -775,6 +775,7 @@ static int get_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t
     pm_binrow prow;
     PM_CHECK(pm_binrow_view(&prow, part, plen, err), fail);
     PM_CHECK(pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &b->part_path, err), fail);
+    PM_CHECK(pm_partition_path_check(w->part_type, b->part_path, err), fail);
   }
   {
     const pm_data_file *files = NULL;

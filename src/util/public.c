@@ -32,6 +32,7 @@ PAIMON_API const char *paimon_strerror(int code) {
     case PAIMON_EFULL: return "memory budget full";
     case PAIMON_ESTATE: return "object unusable after an earlier failure";
     case PAIMON_ITEROVER: return "iteration over";
+    case PAIMON_ESTORAGE: return "storage refused (disk full, quota or permission)";
     default: return "unknown status";
   }
 }

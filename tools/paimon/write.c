@@ -353,10 +353,13 @@ typedef struct csv_conv {
   size_t *rb; /* where each cell starts in the raw record */
   bool *quoted;
   size_t cap;
+  size_t bad_at; /* csv_split failed: the offending byte (0-based) and field */
+  long bad_field;
   char msg[512]; /* the last record error */
 } csv_conv;
 
-/* Splits a CSV record into cells (RFC 4180). Returns the cell count or -1. */
+/* Splits a CSV record into cells (RFC 4180). Returns the cell count, or -1 with the
+ * offending byte and field in cv->bad_at and cv->bad_field. */
 static long csv_split(csv_conv *cv, const char *p, size_t n) {
   cv->cells.len = 0;
   long nc = 0;
@@ -381,7 +384,11 @@ static long csv_split(csv_conv *cv, const char *p, size_t n) {
       cv->quoted[nc] = true;
       i++;
       for (;;) {
-        if (i >= n) return -1; /* unterminated quote */
+        if (i >= n) { /* unterminated quote: points at its opening */
+          cv->bad_at = cv->rb[nc];
+          cv->bad_field = nc;
+          return -1;
+        }
         if (p[i] == '"') {
           if (i + 1 < n && p[i + 1] == '"') {
             if (fv_write(&cv->cells, "\"", 1)) die("out of memory%s", "");
@@ -394,12 +401,20 @@ static long csv_split(csv_conv *cv, const char *p, size_t n) {
         if (fv_write(&cv->cells, p + i, 1)) die("out of memory%s", "");
         i++;
       }
-      if (i < n && p[i] != ',') return -1;
+      if (i < n && p[i] != ',') {
+        cv->bad_at = i;
+        cv->bad_field = nc;
+        return -1;
+      }
     } else {
       size_t b = i;
       while (i < n && p[i] != ',') i++;
       for (size_t k = b; k < i; k++)
-        if (p[k] == '"') return -1;
+        if (p[k] == '"') {
+          cv->bad_at = k;
+          cv->bad_field = nc;
+          return -1;
+        }
       if (fv_write(&cv->cells, p + b, i - b)) die("out of memory%s", "");
     }
     cv->ce[nc] = cv->cells.len;
@@ -440,6 +455,35 @@ static bool num_chars(const char *p, size_t n) {
   return true;
 }
 
+/* "column 'name' (field N)" for field `c` (0-based), or "field N" past the header. */
+static void csv_field_name(const csv_conv *cv, long c, char *out, size_t cap) {
+  const char *name = cv->names && c >= 0 && (size_t)c < cv->ncols ? cv->names[c] : NULL;
+  if (name) snprintf(out, cap, "column '%.200s' (field %ld)", name, c + 1);
+  else snprintf(out, cap, "field %ld", c + 1);
+}
+
+/* A malformed record: names the field and the byte where the quoting goes wrong. */
+static const char *csv_split_error(csv_conv *cv, const char *p) {
+  char field[300];
+  csv_field_name(cv, cv->bad_field, field, sizeof field);
+  snprintf(cv->msg, sizeof cv->msg,
+           "%s: malformed CSV at byte %zu of the line (%s): quote a cell that holds '\"' "
+           "or ',' and double the quotes inside it",
+           field, cv->bad_at + 1,
+           p[cv->bad_at] == '"' ? "unbalanced quote" : "text after a closing quote");
+  return cv->msg;
+}
+
+/* A cell the column's type refuses: names the field, its position and a prefix of it. */
+static const char *csv_cell_error(csv_conv *cv, size_t c, const char *v, size_t vl,
+                                  const char *why) {
+  char field[300];
+  csv_field_name(cv, (long)c, field, sizeof field);
+  snprintf(cv->msg, sizeof cv->msg, "%s at byte %zu of the line: '%.*s%s' %s", field,
+           cv->rb[c] + 1, (int)(vl > 60 ? 60 : vl), v, vl > 60 ? "..." : "", why);
+  return cv->msg;
+}
+
 /* Invalid UTF-8 in a raw record: NULL when valid, else a message naming the byte, the
  * field and its header name. JSON lines refuse invalid UTF-8 (paimon_jsonl_parse), so CSV
  * refuses it too rather than storing U+FFFD in place of the bytes. */
@@ -448,10 +492,8 @@ static const char *csv_utf8_error(csv_conv *cv, const char *p, size_t n, long nc
   if (at == n) return NULL;
   long c = 0;
   while (c + 1 < nc && cv->rb[c + 1] <= at) c++;
-  const char *name = cv->names && (size_t)c < cv->ncols ? cv->names[c] : NULL;
   char field[300];
-  if (name) snprintf(field, sizeof field, "column '%s' (field %ld)", name, c + 1);
-  else snprintf(field, sizeof field, "field %ld", c + 1);
+  csv_field_name(cv, c, field, sizeof field);
   snprintf(cv->msg, sizeof cv->msg, "%s: invalid UTF-8 at byte %zu of the line (0x%02x)", field,
            at + 1, (unsigned)(unsigned char)p[at]);
   return cv->msg;
@@ -459,7 +501,11 @@ static const char *csv_utf8_error(csv_conv *cv, const char *p, size_t n, long nc
 
 static void csv_header(csv_conv *cv, const paimon_table *t, const char *p, size_t n, int64_t line) {
   long nc = csv_split(cv, p, n);
-  if (nc < 0) die("standard input: malformed CSV header%s", "");
+  if (nc < 0) {
+    fprintf(stderr, "paimon: standard input: line %lld: CSV header: %s\n", (long long)line,
+            csv_split_error(cv, p));
+    exit(1);
+  }
   const char *bad = csv_utf8_error(cv, p, n, nc);
   if (bad) {
     fprintf(stderr, "paimon: standard input: line %lld: CSV header: %s\n", (long long)line, bad);
@@ -495,8 +541,12 @@ static void csv_header(csv_conv *cv, const paimon_table *t, const char *p, size_
 /* Appends the JSON line of one CSV record to `o`. Returns NULL or an error message. */
 static const char *csv_record_json(csv_conv *cv, const char *p, size_t n, fv_out *o) {
   long nc = csv_split(cv, p, n);
-  if (nc < 0) return "malformed CSV (unbalanced quotes)";
-  if ((size_t)nc != cv->ncols) return "the record's field count differs from the header's";
+  if (nc < 0) return csv_split_error(cv, p);
+  if ((size_t)nc != cv->ncols) {
+    snprintf(cv->msg, sizeof cv->msg, "field count: the record has %ld fields, the header %zu",
+             nc, cv->ncols);
+    return cv->msg;
+  }
   const char *bad = csv_utf8_error(cv, p, n, nc);
   if (bad) return bad;
   if (fv_write(o, "{", 1)) die("out of memory%s", "");
@@ -510,12 +560,12 @@ static const char *csv_record_json(csv_conv *cv, const char *p, size_t n, fv_out
     } else {
       switch (cv->kinds[c]) {
         case CK_RAW_NUM:
-          if (!num_chars(v, vl)) return "not a number in an integer column";
+          if (!num_chars(v, vl)) return csv_cell_error(cv, c, v, vl, "is not an integer");
           rc = rc || fv_write(o, v, vl);
           break;
         case CK_RAW_BOOL:
           if (!((vl == 4 && !memcmp(v, "true", 4)) || (vl == 5 && !memcmp(v, "false", 5))))
-            return "BOOLEAN cells are true or false";
+            return csv_cell_error(cv, c, v, vl, "is not a BOOLEAN (true or false)");
           rc = rc || fv_write(o, v, vl);
           break;
         case CK_FLOAT:
@@ -523,7 +573,8 @@ static const char *csv_record_json(csv_conv *cv, const char *p, size_t n, fv_out
           else rc = rc || cli_json_str(o, v, vl); /* NaN, Infinity, -Infinity */
           break;
         case CK_NESTED:
-          if (!one_json_value(v, vl)) return "nested cells hold one JSON array or object";
+          if (!one_json_value(v, vl))
+            return csv_cell_error(cv, c, v, vl, "is not one JSON array or object (nested column)");
           rc = rc || fv_write(o, v, vl);
           break;
         default: rc = rc || cli_json_str(o, v, vl); break;
