@@ -1097,6 +1097,76 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
   }
 }
 
+/* Several prepares of one writer committed together (paimon_realtime_commit of pending
+ * progress, or merged messages) can chain: one prepare's compaction outputs X, a later
+ * one compacts X again. X is added and deleted by this same commit, never live in the
+ * base snapshot, so the COMPACT half would fail ConflictDetection's delete check and be
+ * dropped while the writer keeps listing its outputs. The ADD and the DELETE cancel, as
+ * Java 1.4.1 FileEntry.mergeEntries (which its conflict check applies to base + changes)
+ * and MergeTreeWriter.updateCompactResult (inside one prepare window) do. This keeps the
+ * whole commit one APPEND + COMPACT pair under one identifier, with the offsets of every
+ * progress in the APPEND snapshot, rather than Java's snapshot per committable, which
+ * needs an identifier each. Matching entries (same partition, bucket, level, name) move
+ * to *gone. */
+static int cancel_intermediates(entries *compacts, entries *gone, paimon_error *err) {
+  for (size_t d = 0; d < compacts->n; d++) {
+    if (compacts->v[d].kind != PM_ENTRY_DELETE) continue;
+    for (size_t a = 0; a < compacts->n; a++) {
+      if (compacts->v[a].kind != PM_ENTRY_ADD || !same_file(&compacts->v[a], &compacts->v[d])) continue;
+      const pm_manifest_entry *e = &compacts->v[a];
+      PM_TRY(entries_add(gone, PM_ENTRY_DELETE, e->partition, e->partition_len, e->bucket, e->total_buckets,
+                         &e->file, err));
+      compacts->v[a].kind = compacts->v[d].kind = -1; /* dropped below */
+      break;
+    }
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < compacts->n; i++) {
+    if (compacts->v[i].kind == -1) {
+      pm_free(compacts->v[i].partition);
+      pm_data_file_clear(&compacts->v[i].file);
+    } else {
+      compacts->v[m++] = compacts->v[i];
+    }
+  }
+  compacts->n = m;
+  return 0;
+}
+
+/* After the commit that cancelled them is published: deletes the intermediate files, as
+ * MergeTreeWriter.updateCompactResult does, unless a snapshot, tag or changelog names
+ * them (an earlier commit of the same messages whose outcome was unknown) or an entry of
+ * this commit names them at another level (an upgrade moved the file). Best effort: a
+ * file left behind is an orphan, never a loss. */
+static void delete_intermediates(paimon_table *t, const entries *gone, const entries *appends,
+                                 const entries *compacts) {
+  if (gone->n == 0) return;
+  pm_strmap published;
+  if (pm_table_referenced_files(t, &published, NULL)) return;
+  pm_type *ptype = NULL;
+  if (pm_schema_partition_type(t->schema, &ptype, NULL) == 0) {
+    for (size_t i = 0; i < gone->n; i++) {
+      const pm_manifest_entry *g = &gone->v[i];
+      bool keep = pm_strmap_get(&published, g->file.file_name, NULL);
+      for (size_t k = 0; !keep && k < appends->n + compacts->n; k++) {
+        const pm_manifest_entry *e = k < appends->n ? &appends->v[k] : &compacts->v[k - appends->n];
+        keep = e->bucket == g->bucket && e->partition_len == g->partition_len &&
+               memcmp(e->partition, g->partition, g->partition_len) == 0 &&
+               strcmp(e->file.file_name, g->file.file_name) == 0;
+      }
+      if (keep) continue;
+      char *pp = NULL, *path = NULL;
+      if (pm_table_partition_path(t, ptype, g->partition, g->partition_len, &pp, NULL) == 0 &&
+          pm_table_data_path(t, pp, g->bucket, g->file.file_name, g->file.external_path, &path, NULL) == 0)
+        t->fs->remove(t->fs, path, NULL);
+      pm_free(path);
+      pm_free(pp);
+    }
+  }
+  pm_type_free(ptype);
+  pm_strmap_free(&published);
+}
+
 int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err) {
@@ -1126,11 +1196,14 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       rc = entries_add(&compacts, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
                        m->total_buckets, &m->compact_after[f], err);
   }
+  entries gone = {0};
+  if (rc == 0) rc = cancel_intermediates(&compacts, &gone, err);
   bool nothing = appends.n == 0 && compacts.n == 0;
   if (rc == 0 && nothing && !o->allow_empty && !hook &&
       !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
     entries_free(&appends);
     entries_free(&compacts);
+    entries_free(&gone);
     commit_ok(err, NULL);
     return 0; /* nothing to commit */
   }
@@ -1139,8 +1212,10 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
   if (rc == 0 && !only_compact) {
     rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, 0, snapshot_id_out, err);
     if (rc == 1) { /* the identifier was committed before, compaction included */
+      delete_intermediates(t, &gone, &appends, &compacts);
       entries_free(&appends);
       entries_free(&compacts);
+      entries_free(&gone);
       commit_ok(err, NULL);
       return 0;
     }
@@ -1173,12 +1248,17 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
                dr ? " and its files are left to orphan cleaning" : "");
       entries_free(&appends);
       entries_free(&compacts);
+      entries_free(&gone);
       commit_ok(err, warn);
       return 0;
     }
   }
-  if (rc == 0) commit_ok(err, NULL);
+  if (rc == 0) {
+    delete_intermediates(t, &gone, &appends, &compacts); /* published: no longer needed */
+    commit_ok(err, NULL);
+  }
   entries_free(&appends);
   entries_free(&compacts);
+  entries_free(&gone);
   return rc;
 }
