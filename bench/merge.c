@@ -81,7 +81,8 @@ static void build_run(run_data *r, int ri) {
   /* Key k of [0, 4M) belongs to this run with probability 1/2: runs share ~half their keys. */
   int64_t k = 0, i = 0;
   while (i < ROWS_PER_RUN) {
-    if (mix((uint64_t)k * 7 + (uint64_t)ri) & 1 || (4 * (int64_t)ROWS_PER_RUN - k) <= ROWS_PER_RUN - i) {
+    if (mix((uint64_t)k * 7 + (uint64_t)ri) & 1 ||
+        (4 * (int64_t)ROWS_PER_RUN - k) <= ROWS_PER_RUN - i) {
       r->key[i] = k;
       r->seq[i] = (int64_t)ri * ROWS_PER_RUN + i;
       r->vint64[i] = k;

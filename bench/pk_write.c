@@ -46,8 +46,10 @@ int main(int argc, char **argv) {
   paimon_error err = {0};
   paimon_table *t = NULL;
   const char *json =
-      "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"id\":1,\"name\":\"v1\",\"type\":\"BIGINT\"},"
-      "{\"id\":2,\"name\":\"v2\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"v3\",\"type\":\"DOUBLE\"},"
+      "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"BIGINT NOT "
+      "NULL\"},{\"id\":1,\"name\":\"v1\",\"type\":\"BIGINT\"},"
+      "{\"id\":2,\"name\":\"v2\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"v3\",\"type\":"
+      "\"DOUBLE\"},"
       "{\"id\":4,\"name\":\"v4\",\"type\":\"DOUBLE\"}],\"primaryKeys\":[\"k\"],"
       "\"options\":{\"bucket\":\"1\",\"file.format\":\"parquet\"}}";
   if (paimon_table_create_json(&t, argv[1], json, &err)) die("create", &err);
@@ -129,11 +131,14 @@ int main(int argc, char **argv) {
     paimon_scan_free(sc);
     if (el < best) best = el;
   }
-  printf("ours: rows=%lld keys=%lld file_rows=%lld write_cpu=%.3fs (prepare+commit %.3fs) write_wall=%.3fs "
-         "mor_read_cpu=%.3fs out_rows=%lld sum_v2=%lld sum_v3=%.6e\n",
-         (long long)rows, (long long)keys, (long long)file_rows, t_write, t_commit, w_write, best,
-         (long long)out_rows, (long long)sum_v2, sum_v3);
-  printf("pk_write_rows_per_s=%.0f mor_read_rows_per_s=%.0f\n", (double)rows / t_write, (double)rows / best);
+  printf(
+      "ours: rows=%lld keys=%lld file_rows=%lld write_cpu=%.3fs (prepare+commit %.3fs) "
+      "write_wall=%.3fs "
+      "mor_read_cpu=%.3fs out_rows=%lld sum_v2=%lld sum_v3=%.6e\n",
+      (long long)rows, (long long)keys, (long long)file_rows, t_write, t_commit, w_write, best,
+      (long long)out_rows, (long long)sum_v2, sum_v3);
+  printf("pk_write_rows_per_s=%.0f mor_read_rows_per_s=%.0f\n", (double)rows / t_write,
+         (double)rows / best);
   for (int i = 0; i < 5; i++) pm_col_free(&c[i]);
   pm_type_free(lt);
   pm_type_free(dt);

@@ -36,8 +36,10 @@ int main(int argc, char **argv) {
   double t1s = bench_median_scan(PM_FORMAT_PARQUET, argv[1], t1, runs, &one);
   printf("ours full: rows=%lld int_sum=%lld double_sum=%.6e string_bytes=%lld median=%.3fs\n",
          (long long)full.rows, (long long)full.isum, full.dsum, (long long)full.bytes, tf);
-  printf("ours one_col: rows=%lld double_sum=%.6e median=%.3fs\n", (long long)one.rows, one.dsum, t1s);
-  printf("full_rows_per_s=%.0f one_col_rows_per_s=%.0f\n", (double)full.rows / tf, (double)one.rows / t1s);
+  printf("ours one_col: rows=%lld double_sum=%.6e median=%.3fs\n", (long long)one.rows, one.dsum,
+         t1s);
+  printf("full_rows_per_s=%.0f one_col_rows_per_s=%.0f\n", (double)full.rows / tf,
+         (double)one.rows / t1s);
   pm_type_free(t1);
   pm_type_free(t);
   return 0;

@@ -64,10 +64,10 @@ static void die(const char *what, int rc, const paimon_error *err) {
   fprintf(stderr, "%s: status %d: %s\n", what, rc, err ? err->message : "");
   exit(1);
 }
-#define CHECK(what, expr)                                                                  \
-  do {                                                                                     \
-    int rc__ = (expr);                                                                     \
-    if (rc__) die(what, rc__, &err);                                                       \
+#define CHECK(what, expr)            \
+  do {                               \
+    int rc__ = (expr);               \
+    if (rc__) die(what, rc__, &err); \
   } while (0)
 
 static const char *COLS =
@@ -216,10 +216,11 @@ static double phase_ingest(void) {
   }
   double dw = wall() - w0, dc = cpu() - c0;
   double rows = (double)total * BATCH;
-  printf("ingest: %.1f M rows in %.3f s wall, %.3f s cpu: %.2f M rows/s per core (%.2f M/s wall), "
-         "store memory %.1f MB\n",
-         rows / 1e6, dw, dc, rows / dc / 1e6, rows / dw / 1e6,
-         (double)paimon_realtime_memory_usage(ctx) / 1048576.0);
+  printf(
+      "ingest: %.1f M rows in %.3f s wall, %.3f s cpu: %.2f M rows/s per core (%.2f M/s wall), "
+      "store memory %.1f MB\n",
+      rows / 1e6, dw, dc, rows / dc / 1e6, rows / dw / 1e6,
+      (double)paimon_realtime_memory_usage(ctx) / 1048576.0);
   for (int i = 0; i < NPRE; i++) batch_free(&b[i]);
   free(b);
   paimon_writer_close(w);
@@ -370,11 +371,12 @@ static void phase_visible(double *p50, double *p99) {
   qsort(d, (size_t)n, sizeof *d, bench_cmp_d);
   *p50 = n ? d[n / 2] : -1;
   *p99 = n ? d[(int)((double)n * 0.99)] : -1;
-  printf("visible: %d probes (%d not seen within 1 s) in %.1f s, %lld queries, concurrent ingest "
-         "%.2f M rows/s: p50 %.0f us, p90 %.0f us, p99 %.0f us, max %.0f us (negative = seen "
-         "before write returned)\n",
-         n, lost, dur, (long long)atomic_load(&vs.queries), (double)ing / dur / 1e6, *p50,
-         n ? d[(int)(n * 0.9)] : -1, *p99, n ? d[n - 1] : -1);
+  printf(
+      "visible: %d probes (%d not seen within 1 s) in %.1f s, %lld queries, concurrent ingest "
+      "%.2f M rows/s: p50 %.0f us, p90 %.0f us, p99 %.0f us, max %.0f us (negative = seen "
+      "before write returned)\n",
+      n, lost, dur, (long long)atomic_load(&vs.queries), (double)ing / dur / 1e6, *p50,
+      n ? d[(int)(n * 0.9)] : -1, *p99, n ? d[n - 1] : -1);
   free(d);
   for (int i = 0; i < ntables; i++) {
     paimon_writer_close(ws[i]);
@@ -474,10 +476,11 @@ static double phase_union(const char *name, bool pk) {
     exit(1);
   }
   double in_rows = (double)(DISK_ROWS + MEM_ROWS);
-  printf("union %s: %lld disk + %lld memory rows -> %lld rows; best of 3: %.3f s cpu (%.3f s wall): "
-         "%.2f M input rows/s per core\n",
-         pk ? "primary key" : "append", (long long)DISK_ROWS, (long long)MEM_ROWS, (long long)out_rows,
-         best, best_wall, in_rows / best / 1e6);
+  printf(
+      "union %s: %lld disk + %lld memory rows -> %lld rows; best of 3: %.3f s cpu (%.3f s wall): "
+      "%.2f M input rows/s per core\n",
+      pk ? "primary key" : "append", (long long)DISK_ROWS, (long long)MEM_ROWS, (long long)out_rows,
+      best, best_wall, in_rows / best / 1e6);
   paimon_writer_close(w);
   paimon_realtime_context_free(ctx);
   paimon_table_close(t);
@@ -598,26 +601,32 @@ static double phase_prepare(void) {
   double t0 = wall(), u0 = (double)atomic_load(&ps.cpu_ns) / 1e9, q0 = runq_wait(ps.task);
   sleep_us(1000000);
   int64_t r1 = atomic_load(&ps.rows);
-  double t1 = wall(), u1 = (double)atomic_load(&ps.cpu_ns) / 1e9, p0 = cpu(), q1 = runq_wait(ps.task);
+  double t1 = wall(), u1 = (double)atomic_load(&ps.cpu_ns) / 1e9, p0 = cpu(),
+         q1 = runq_wait(ps.task);
   paimon_realtime_progress *pg;
   CHECK("prepare", paimon_realtime_prepare_commit(&pg, wp, 1, &err));
   int64_t r2 = atomic_load(&ps.rows);
-  double t2 = wall(), u2 = (double)atomic_load(&ps.cpu_ns) / 1e9, p1 = cpu(), q2 = runq_wait(ps.task);
+  double t2 = wall(), u2 = (double)atomic_load(&ps.cpu_ns) / 1e9, p1 = cpu(),
+         q2 = runq_wait(ps.task);
   atomic_store(&ps.stop, true);
   pthread_join(th, NULL);
   double steady = (double)(r1 - r0) / (t1 - t0), during = (double)(r2 - r1) / (t2 - t1);
-  printf("prepare: 2 M rows prepared in %.3f s wall (%.3f s cpu); concurrent ingest %.2f M rows/s "
-         "steady, %.2f M rows/s during the prepare (wall clock); ingest thread on cpu %.0f%% / %.0f%% "
-         "of the time, %.2f / %.2f M rows per cpu second\n",
-         t2 - t1, p1 - p0, steady / 1e6, during / 1e6, 100 * (u1 - u0) / (t1 - t0),
-         100 * (u2 - u1) / (t2 - t1), (double)(r1 - r0) / (u1 - u0) / 1e6, (double)(r2 - r1) / (u2 - u1) / 1e6);
+  printf(
+      "prepare: 2 M rows prepared in %.3f s wall (%.3f s cpu); concurrent ingest %.2f M rows/s "
+      "steady, %.2f M rows/s during the prepare (wall clock); ingest thread on cpu %.0f%% / %.0f%% "
+      "of the time, %.2f / %.2f M rows per cpu second\n",
+      t2 - t1, p1 - p0, steady / 1e6, during / 1e6, 100 * (u1 - u0) / (t1 - t0),
+      100 * (u2 - u1) / (t2 - t1), (double)(r1 - r0) / (u1 - u0) / 1e6,
+      (double)(r2 - r1) / (u2 - u1) / 1e6);
   /* rates over the time the ingest thread was not waiting for a CPU: blocking inside the
    * library (locks, I/O) still counts, preemption by other processes does not */
   double steady_avail = (double)(r1 - r0) / ((t1 - t0) - (q1 - q0)),
          during_avail = (double)(r2 - r1) / ((t2 - t1) - (q2 - q1));
-  printf("prepare: excluding run-queue waits (%.0f / %.0f ms): %.2f M rows/s steady, %.2f M rows/s during "
-         "the prepare; wall-clock ratio %.2f\n",
-         (q1 - q0) * 1e3, (q2 - q1) * 1e3, steady_avail / 1e6, during_avail / 1e6, during / steady);
+  printf(
+      "prepare: excluding run-queue waits (%.0f / %.0f ms): %.2f M rows/s steady, %.2f M rows/s "
+      "during "
+      "the prepare; wall-clock ratio %.2f\n",
+      (q1 - q0) * 1e3, (q2 - q1) * 1e3, steady_avail / 1e6, during_avail / 1e6, during / steady);
   paimon_realtime_progress_free(pg);
   for (int i = 0; i < NPRE; i++) batch_free(&b0[i]);
   for (int i = 0; i < 8; i++) batch_free(&b1[i]);
@@ -640,7 +649,8 @@ static bool want(int argc, char **argv, const char *phase) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s WORKDIR [ingest|visible|union_append|union_pk|prepare]...\n", argv[0]);
+    fprintf(stderr, "usage: %s WORKDIR [ingest|visible|union_append|union_pk|prepare]...\n",
+            argv[0]);
     return 2;
   }
   WORK = argv[1];
@@ -654,9 +664,10 @@ int main(int argc, char **argv) {
     else up = phase_union("rt_union_pk", true);
   }
   if (want(argc, argv, "prepare")) ratio = phase_prepare();
-  printf("RESULT ingest_rows_per_s=%.0f visible_p50_us=%.0f visible_p99_us=%.0f "
-         "union_append_rows_per_s=%.0f union_pk_rows_per_s=%.0f ingest_during_prepare_ratio=%.2f\n",
-         ingest, p50, p99, ua, up, ratio);
+  printf(
+      "RESULT ingest_rows_per_s=%.0f visible_p50_us=%.0f visible_p99_us=%.0f "
+      "union_append_rows_per_s=%.0f union_pk_rows_per_s=%.0f ingest_during_prepare_ratio=%.2f\n",
+      ingest, p50, p99, ua, up, ratio);
   pm_type_free(g_rt_type);
   pm_type_free(g_plain_type);
   return 0;

@@ -57,8 +57,9 @@ static char *schema_json(const pm_type *t) {
     }
     pm_buf_printf(&b, "%s{\"name\":\"%s\",\"type\":\"%s\"}", i ? "," : "", t->fields[i].name, ty);
   }
-  pm_buf_printf(&b, "],\"options\":{\"bucket\":\"1\",\"bucket-key\":\"%s\",\"file.format\":\"parquet\","
-                    "\"file.compression\":\"zstd\"}}",
+  pm_buf_printf(&b,
+                "],\"options\":{\"bucket\":\"1\",\"bucket-key\":\"%s\",\"file.format\":\"parquet\","
+                "\"file.compression\":\"zstd\"}}",
                 t->fields[0].name);
   pm_buf_append(&b, "", 1);
   return (char *)pm_buf_detach(&b);
@@ -66,9 +67,9 @@ static char *schema_json(const pm_type *t) {
 
 /* Runs the write `runs` times into WORK/write_parquet_tN (the last table is kept);
  * *med / *cmed receive the median wall and CPU seconds. Returns the kept table's path. */
-static const char *measure(const char *work, const char *json, struct ArrowArray *batches, size_t nb,
-                           struct ArrowSchema *sch_p, int64_t rows, int runs, const paimon_options *wopts,
-                           double *med, double *cmed) {
+static const char *measure(const char *work, const char *json, struct ArrowArray *batches,
+                           size_t nb, struct ArrowSchema *sch_p, int64_t rows, int runs,
+                           const paimon_options *wopts, double *med, double *cmed) {
   static char path[4096];
   double times[99], cpus[99];
   paimon_error err = {0};
@@ -92,8 +93,8 @@ static const char *measure(const char *work, const char *json, struct ArrowArray
     times[run] = bench_now_s() - t0;
     cpus[run] = cpu_s() - c0;
     if (paimon_commit_messages_row_count(m) != rows) {
-      fprintf(stderr, "committed %lld rows, wrote %lld\n", (long long)paimon_commit_messages_row_count(m),
-              (long long)rows);
+      fprintf(stderr, "committed %lld rows, wrote %lld\n",
+              (long long)paimon_commit_messages_row_count(m), (long long)rows);
       exit(1);
     }
     paimon_commit_messages_free(m);
@@ -101,7 +102,8 @@ static const char *measure(const char *work, const char *json, struct ArrowArray
     paimon_snapshot *s = NULL;
     if (paimon_table_snapshot(&s, tab, PAIMON_SNAPSHOT_LATEST, &err) != 0) die("snapshot", &err);
     if (paimon_snapshot_total_record_count(s) != rows) {
-      fprintf(stderr, "snapshot holds %lld rows\n", (long long)paimon_snapshot_total_record_count(s));
+      fprintf(stderr, "snapshot holds %lld rows\n",
+              (long long)paimon_snapshot_total_record_count(s));
       exit(1);
     }
     paimon_snapshot_free(s);
@@ -178,11 +180,16 @@ int main(int argc, char **argv) {
   }
   printf("ours: rows=%lld median=%.3fs cpu_median=%.3fs table_size_mb=%.1f\n", (long long)rows, med,
          cmed, kb / 1024.0);
-  printf("ours, pages compressed on the writing thread only (parquet.compression.threads=0): median=%.3fs "
-         "cpu_median=%.3fs\n", imed, icmed);
-  printf("write_rows_per_s=%.0f write_rows_per_cpu_s=%.0f inline_write_rows_per_s=%.0f peak_rss_mb=%.0f "
-         "input_rss_mb=%.0f\n",
-         (double)rows / med, (double)rows / cmed, (double)rows / imed, rss_mb("VmHWM"), input_mb);
+  printf(
+      "ours, pages compressed on the writing thread only (parquet.compression.threads=0): "
+      "median=%.3fs "
+      "cpu_median=%.3fs\n",
+      imed, icmed);
+  printf(
+      "write_rows_per_s=%.0f write_rows_per_cpu_s=%.0f inline_write_rows_per_s=%.0f "
+      "peak_rss_mb=%.0f "
+      "input_rss_mb=%.0f\n",
+      (double)rows / med, (double)rows / cmed, (double)rows / imed, rss_mb("VmHWM"), input_mb);
   for (size_t i = 0; i < nb; i++) batches[i].release(&batches[i]);
   free(batches);
   sch.release(&sch);

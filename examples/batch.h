@@ -72,7 +72,7 @@ static inline ex_column *ex_add(ex_batch *b, const char *name, const char *forma
 
 /* Fixed-width columns: copy `rows` values. */
 static inline void ex_batch_fixed(ex_batch *b, const char *name, const char *format, const void *v,
-                           size_t width) {
+                                  size_t width) {
   ex_column *c = ex_add(b, name, format);
   c->buffers[1] = ex_alloc((size_t)b->rows * width);
   memcpy(c->buffers[1], v, (size_t)b->rows * width);
@@ -151,7 +151,8 @@ static inline void ex_release_schema(struct ArrowSchema *s) {
 }
 
 /* Moves the batch into `array` + `schema` (a struct of the columns) and frees `b`. */
-static inline void ex_batch_export(ex_batch *b, struct ArrowArray *array, struct ArrowSchema *schema) {
+static inline void ex_batch_export(ex_batch *b, struct ArrowArray *array,
+                                   struct ArrowSchema *schema) {
   memset(array, 0, sizeof *array);
   memset(schema, 0, sizeof *schema);
   array->length = b->rows;

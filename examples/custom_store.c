@@ -54,7 +54,9 @@ typedef struct counting_store {
 } counting_store;
 
 /* Each forwarding function counts and calls the built-in store with its own struct. */
-static counting_store *unwrap(paimon_realtime_store *s) { return (counting_store *)s->private_data; }
+static counting_store *unwrap(paimon_realtime_store *s) {
+  return (counting_store *)s->private_data;
+}
 
 static int cs_write(paimon_realtime_store *s, struct ArrowArray *batch, paimon_offset_range range,
                     paimon_error *err) {
@@ -106,8 +108,8 @@ static int cs_create_query_readers(paimon_realtime_store *s, const paimon_realti
                                    void *payload, paimon_error *err) {
   counting_store *c = unwrap(s);
   atomic_fetch_add(&c->counts->create_query_readers, 1);
-  return c->inner.create_query_readers(&c->inner, view, from_offset, columns, filter, sink,
-                                       payload, err);
+  return c->inner.create_query_readers(&c->inner, view, from_offset, columns, filter, sink, payload,
+                                       err);
 }
 
 /* Key lookups in a view (ABI version 3, primary-key tables; the library's point lookups
@@ -307,13 +309,14 @@ int main(int argc, char **argv) {
   paimon_table_close(table);
 
   call_counts *n = &state.counts;
-  printf("create %ld\nwrite %ld\nseal_for_commit %ld\ncreate_commit_readers %ld\n"
-         "acquire_read_view %ld\ncreate_query_readers %ld\nadvance_committed_offset %ld\n"
-         "memory_usage %ld\nrelease %ld\nreserve %ld\ncancel_reservation %ld\n",
-         atomic_load(&n->create), atomic_load(&n->write), atomic_load(&n->seal_for_commit),
-         atomic_load(&n->create_commit_readers), atomic_load(&n->acquire_read_view),
-         atomic_load(&n->create_query_readers), atomic_load(&n->advance_committed_offset),
-         atomic_load(&n->memory_usage), atomic_load(&n->release), atomic_load(&n->reserve),
-         atomic_load(&n->cancel_reservation));
+  printf(
+      "create %ld\nwrite %ld\nseal_for_commit %ld\ncreate_commit_readers %ld\n"
+      "acquire_read_view %ld\ncreate_query_readers %ld\nadvance_committed_offset %ld\n"
+      "memory_usage %ld\nrelease %ld\nreserve %ld\ncancel_reservation %ld\n",
+      atomic_load(&n->create), atomic_load(&n->write), atomic_load(&n->seal_for_commit),
+      atomic_load(&n->create_commit_readers), atomic_load(&n->acquire_read_view),
+      atomic_load(&n->create_query_readers), atomic_load(&n->advance_committed_offset),
+      atomic_load(&n->memory_usage), atomic_load(&n->release), atomic_load(&n->reserve),
+      atomic_load(&n->cancel_reservation));
   return ok ? 0 : 1;
 }

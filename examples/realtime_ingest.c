@@ -101,8 +101,8 @@ int main(int argc, char **argv) {
 
   ingest(writer, 0, 6);
   ingest(writer, 6, 10);
-  printf("before commit: disk %" PRId64 " rows, union %" PRId64 " rows\n",
-         count_rows(table, NULL), count_rows(table, ctx));
+  printf("before commit: disk %" PRId64 " rows, union %" PRId64 " rows\n", count_rows(table, NULL),
+         count_rows(table, ctx));
 
   /* Seal what was written and write it as data files (ingest could continue meanwhile),
    * then publish files + offsets as one snapshot. */
@@ -120,8 +120,8 @@ int main(int argc, char **argv) {
          paimon_realtime_committed_offset(ctx, "", 1));
 
   ingest(writer, 10, 15);
-  printf("after commit:  disk %" PRId64 " rows, union %" PRId64 " rows\n",
-         count_rows(table, NULL), count_rows(table, ctx));
+  printf("after commit:  disk %" PRId64 " rows, union %" PRId64 " rows\n", count_rows(table, NULL),
+         count_rows(table, ctx));
 
   /* Uncommitted rows are dropped with the context; a restarted job would replay them
    * from the committed offsets. */

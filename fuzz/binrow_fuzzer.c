@@ -50,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok && pm_col_append_struct(&c, true) == 0) {
       struct ArrowArray a;
       if (pm_col_export(&c, &a, NULL) == 0) {
-        if (pm_binrow_build(rt, (const struct ArrowArray *const *)a.children, 0, true, &out, NULL) != 0)
+        if (pm_binrow_build(rt, (const struct ArrowArray *const *)a.children, 0, true, &out,
+                            NULL) != 0)
           abort(); /* whatever decodes must encode */
         pm_array_release(&a);
       }

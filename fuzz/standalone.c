@@ -140,7 +140,8 @@ int main(int argc, char **argv) {
         int flips = 1 + (int)(rnd() % 4);
         for (int j = 0; j < flips; j++) {
           /* bias half the flips to the tail, where footers and headers live */
-          size_t pos = (rnd() & 1) ? (size_t)(rnd() % n) : n - 1 - (size_t)(rnd() % (n < 256 ? n : 256));
+          size_t pos =
+              (rnd() & 1) ? (size_t)(rnd() % n) : n - 1 - (size_t)(rnd() % (n < 256 ? n : 256));
           m[pos] ^= (uint8_t)(1u << (rnd() % 8));
         }
       }

@@ -39,7 +39,8 @@ typedef struct paimon_allocator {
 } paimon_allocator;
 
 /** Initializer of paimon_allocator: struct_size set, no functions (set all three). */
-#define PAIMON_ALLOCATOR_INIT {sizeof(paimon_allocator), 0, 0, 0, 0}
+#define PAIMON_ALLOCATOR_INIT \
+  { sizeof(paimon_allocator), 0, 0, 0, 0 }
 
 /** Installs allocation hooks; the struct is copied.
  * Not thread-safe: call it before any other libpaimon function.

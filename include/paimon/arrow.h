@@ -34,24 +34,24 @@ struct ArrowSchema {
   const char *metadata; /**< binary-encoded key/value metadata (nullable) */
   int64_t flags;        /**< ARROW_FLAG_* bits */
   int64_t n_children;   /**< number of children */
-  struct ArrowSchema **children; /**< child types (struct fields, list element, ...) */
-  struct ArrowSchema *dictionary; /**< value type of a dictionary-encoded column, or NULL */
+  struct ArrowSchema **children;         /**< child types (struct fields, list element, ...) */
+  struct ArrowSchema *dictionary;        /**< value type of a dictionary-encoded column, or NULL */
   void (*release)(struct ArrowSchema *); /**< frees the schema; NULL once released */
-  void *private_data;   /**< producer's private data */
+  void *private_data;                    /**< producer's private data */
 };
 
 /** Column data (Arrow C Data Interface); the layout is given by a matching ArrowSchema. */
 struct ArrowArray {
-  int64_t length;     /**< number of logical values */
-  int64_t null_count; /**< number of nulls, or -1 when not computed */
-  int64_t offset;     /**< logical offset into the buffers */
-  int64_t n_buffers;  /**< number of buffers (depends on the type) */
-  int64_t n_children; /**< number of children */
-  const void **buffers; /**< validity bitmap first (may be NULL), then the type's buffers */
+  int64_t length;               /**< number of logical values */
+  int64_t null_count;           /**< number of nulls, or -1 when not computed */
+  int64_t offset;               /**< logical offset into the buffers */
+  int64_t n_buffers;            /**< number of buffers (depends on the type) */
+  int64_t n_children;           /**< number of children */
+  const void **buffers;         /**< validity bitmap first (may be NULL), then the type's buffers */
   struct ArrowArray **children; /**< child arrays */
-  struct ArrowArray *dictionary; /**< dictionary values, or NULL */
+  struct ArrowArray *dictionary;        /**< dictionary values, or NULL */
   void (*release)(struct ArrowArray *); /**< frees the array; NULL once released */
-  void *private_data; /**< producer's private data */
+  void *private_data;                   /**< producer's private data */
 };
 
 #endif /* ARROW_C_DATA_INTERFACE */

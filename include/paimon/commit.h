@@ -27,18 +27,19 @@ enum {
 /** Options of paimon_table_commit(). Initialize with #PAIMON_COMMIT_OPTS_INIT, then set what
  * you need (versioned by size: docs/conventions.md "Versioned structs"). */
 typedef struct paimon_commit_opts {
-  size_t struct_size;       /**< sizeof(paimon_commit_opts) as the caller compiled it; set
+  size_t struct_size;               /**< sizeof(paimon_commit_opts) as the caller compiled it; set
                                  by #PAIMON_COMMIT_OPTS_INIT. Fields past it take defaults */
-  int kind;                 /**< PAIMON_COMMIT_APPEND or PAIMON_COMMIT_OVERWRITE */
-  int overwrite_all;        /**< with OVERWRITE: replace the whole table */
-  int allow_empty;          /**< publish a snapshot even when there is nothing to commit */
-  const char *const *property_keys;   /**< snapshot property names (nullable, n entries) */
+  int kind;                         /**< PAIMON_COMMIT_APPEND or PAIMON_COMMIT_OVERWRITE */
+  int overwrite_all;                /**< with OVERWRITE: replace the whole table */
+  int allow_empty;                  /**< publish a snapshot even when there is nothing to commit */
+  const char *const *property_keys; /**< snapshot property names (nullable, n entries) */
   const char *const *property_values; /**< their values (n entries) */
   size_t nproperties;                 /**< number of snapshot properties */
 } paimon_commit_opts;
 
 /** Initializer of paimon_commit_opts: struct_size set, everything else APPEND defaults. */
-#define PAIMON_COMMIT_OPTS_INIT {sizeof(paimon_commit_opts), PAIMON_COMMIT_APPEND, 0, 0, 0, 0, 0}
+#define PAIMON_COMMIT_OPTS_INIT \
+  { sizeof(paimon_commit_opts), PAIMON_COMMIT_APPEND, 0, 0, 0, 0, 0 }
 
 /** Commits messages as one new snapshot (two when they carry both new files and a
  * compaction: APPEND, then COMPACT, as Java Paimon commits them).
@@ -80,13 +81,10 @@ typedef struct paimon_commit_opts {
  *         error, and whatever it is, paimon_table_abort_commit() deletes only files no
  *         snapshot names. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_commit(int64_t *snapshot_id_out,
-                                   const paimon_table *t,
-                                   const char *commit_user,
-                                   int64_t commit_identifier,
+PAIMON_API int paimon_table_commit(int64_t *snapshot_id_out, const paimon_table *t,
+                                   const char *commit_user, int64_t commit_identifier,
                                    const paimon_commit_messages *msgs,
-                                   const paimon_commit_opts *opts,
-                                   paimon_error *err);
+                                   const paimon_commit_opts *opts, paimon_error *err);
 
 /** Aborts uncommitted messages: deletes their new files and compaction outputs, except
  * every file that a snapshot, tag or changelog of the table names (the messages, or
@@ -99,8 +97,7 @@ PAIMON_API int paimon_table_commit(int64_t *snapshot_id_out,
  * @return #PAIMON_OK, #PAIMON_EIO (nothing is deleted when the snapshots cannot be
  *         read), #PAIMON_ECORRUPT, #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_abort_commit(const paimon_table *t,
-                                         const paimon_commit_messages *m,
+PAIMON_API int paimon_table_abort_commit(const paimon_table *t, const paimon_commit_messages *m,
                                          paimon_error *err);
 
 /** @deprecated Use paimon_table_commit(); this alias stays for one release.
@@ -116,8 +113,8 @@ PAIMON_NODISCARD
 PAIMON_DEPRECATED("use paimon_table_commit")
 PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
-                             const paimon_commit_messages *msgs,
-                             const paimon_commit_opts *opts, paimon_error *err);
+                             const paimon_commit_messages *msgs, const paimon_commit_opts *opts,
+                             paimon_error *err);
 /** @deprecated Use paimon_table_abort_commit(); this alias stays for one release.
  * @param t   the table they were written for.
  * @param m   the messages.
@@ -125,8 +122,7 @@ PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
  * @return as paimon_table_abort_commit(). */
 PAIMON_NODISCARD
 PAIMON_DEPRECATED("use paimon_table_abort_commit")
-PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
-                                            const paimon_commit_messages *m,
+PAIMON_API int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_messages *m,
                                             paimon_error *err);
 
 #ifdef __cplusplus

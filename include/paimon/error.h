@@ -26,10 +26,11 @@ enum {
   PAIMON_EUNSUPPORTED = -5, /**< valid input this version cannot handle yet */
   PAIMON_ECONFLICT = -6,    /**< lost a commit race; retryable */
   PAIMON_ENOMEM = -7,       /**< allocation failed or a sane limit was exceeded */
-  PAIMON_EFULL = -8,        /**< real-time store at its memory budget (retry after commit) or its pinned limit (retry after releasing views) */
-  PAIMON_ESTATE = -9,       /**< object unusable after an earlier failure; rebuild it */
-  PAIMON_ITEROVER = -10,    /**< iteration finished (not an error) */
-  PAIMON_ESTORAGE = -11     /**< storage refused for good: disk full, quota, permission,
+  PAIMON_EFULL =
+      -8, /**< real-time store at its memory budget (retry after commit) or its pinned limit (retry after releasing views) */
+  PAIMON_ESTATE = -9,    /**< object unusable after an earlier failure; rebuild it */
+  PAIMON_ITEROVER = -10, /**< iteration finished (not an error) */
+  PAIMON_ESTORAGE = -11  /**< storage refused for good: disk full, quota, permission,
                                  read-only file system; retrying unchanged fails again */
 };
 

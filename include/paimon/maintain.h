@@ -50,10 +50,8 @@ extern "C" {
  * @param err         nullable error details.
  * @return #PAIMON_OK or one of the errors above. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_expire_snapshots(int64_t *expired_out,
-                                             const paimon_table *t,
-                                             const paimon_options *opts,
-                                             paimon_error *err);
+PAIMON_API int paimon_table_expire_snapshots(int64_t *expired_out, const paimon_table *t,
+                                             const paimon_options *opts, paimon_error *err);
 
 /** Deletes files under the table root that no snapshot, tag or long-lived changelog of
  * any branch references, and that are older than
@@ -80,10 +78,9 @@ PAIMON_API int paimon_table_expire_snapshots(int64_t *expired_out,
  * @param err               nullable error details.
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED (see above), #PAIMON_EIO, #PAIMON_ECORRUPT. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_remove_orphan_files(int64_t *removed_out,
-                                                const paimon_table *t,
-                                                int64_t older_than_millis,
-                                                int dry_run, paimon_error *err);
+PAIMON_API int paimon_table_remove_orphan_files(int64_t *removed_out, const paimon_table *t,
+                                                int64_t older_than_millis, int dry_run,
+                                                paimon_error *err);
 
 /** Compacts an append table (fixed-bucket or bucket-unaware) and returns the commit
  * messages to publish with paimon_table_commit (a COMPACT snapshot); nothing changes before the
@@ -115,10 +112,8 @@ PAIMON_API int paimon_table_remove_orphan_files(int64_t *removed_out,
  * @return #PAIMON_OK, #PAIMON_EUNSUPPORTED, #PAIMON_EIO, #PAIMON_ECORRUPT,
  *         #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_compact_append(paimon_commit_messages **out,
-                                           const paimon_table *t,
-                                           const char *commit_user, int full,
-                                           paimon_error *err);
+PAIMON_API int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table *t,
+                                           const char *commit_user, int full, paimon_error *err);
 
 /** @deprecated Use paimon_table_expire_snapshots() (out-parameter first); this alias
  * stays for one release.
@@ -129,8 +124,7 @@ PAIMON_API int paimon_table_compact_append(paimon_commit_messages **out,
  * @return as paimon_table_expire_snapshots(). */
 PAIMON_NODISCARD
 PAIMON_DEPRECATED("use paimon_table_expire_snapshots (out-parameter first)")
-PAIMON_API int paimon_expire_snapshots(const paimon_table *t,
-                                       const paimon_options *opts,
+PAIMON_API int paimon_expire_snapshots(const paimon_table *t, const paimon_options *opts,
                                        int64_t *expired_out, paimon_error *err);
 /** @deprecated Use paimon_table_remove_orphan_files() (out-parameter first); this alias
  * stays for one release.
@@ -142,10 +136,8 @@ PAIMON_API int paimon_expire_snapshots(const paimon_table *t,
  * @return as paimon_table_remove_orphan_files(). */
 PAIMON_NODISCARD
 PAIMON_DEPRECATED("use paimon_table_remove_orphan_files (out-parameter first)")
-PAIMON_API int paimon_remove_orphan_files(const paimon_table *t,
-                                          int64_t older_than_millis, int dry_run,
-                                          int64_t *removed_out,
-                                          paimon_error *err);
+PAIMON_API int paimon_remove_orphan_files(const paimon_table *t, int64_t older_than_millis,
+                                          int dry_run, int64_t *removed_out, paimon_error *err);
 /** @deprecated Use paimon_table_compact_append() (out-parameter first); this alias stays
  * for one release.
  * @param t           the table.
@@ -156,10 +148,8 @@ PAIMON_API int paimon_remove_orphan_files(const paimon_table *t,
  * @return as paimon_table_compact_append(). */
 PAIMON_NODISCARD
 PAIMON_DEPRECATED("use paimon_table_compact_append (out-parameter first)")
-PAIMON_API int paimon_compact_append(const paimon_table *t,
-                                     const char *commit_user, int full,
-                                     paimon_commit_messages **out,
-                                     paimon_error *err);
+PAIMON_API int paimon_compact_append(const paimon_table *t, const char *commit_user, int full,
+                                     paimon_commit_messages **out, paimon_error *err);
 
 #ifdef __cplusplus
 }

@@ -51,8 +51,8 @@ PAIMON_API size_t paimon_options_count(const paimon_options *o);
  * @param i     index below paimon_options_count().
  * @return #PAIMON_OK, or #PAIMON_EINVAL when `i` is out of range. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_options_entry(const char **key, const char **value,
-                                    const paimon_options *o, size_t i);
+PAIMON_API int paimon_options_entry(const char **key, const char **value, const paimon_options *o,
+                                    size_t i);
 /** Frees an options object and its strings.
  * @param o the object, or NULL (ignored). */
 PAIMON_API void paimon_options_free(paimon_options *o);

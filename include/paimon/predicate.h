@@ -86,16 +86,15 @@ PAIMON_API int paimon_predicate_and(paimon_predicate **out, paimon_predicate *a,
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a,
-                                   paimon_predicate *b, paimon_error *err);
+PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a, paimon_predicate *b,
+                                   paimon_error *err);
 /** Negation `NOT a`.
  * @param out receives the predicate.
  * @param a   operand; ownership passes to the callee, also on failure.
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_predicate_not(paimon_predicate **out, paimon_predicate *a,
-                                    paimon_error *err);
+PAIMON_API int paimon_predicate_not(paimon_predicate **out, paimon_predicate *a, paimon_error *err);
 
 /** Parses a SQL-like filter: comparisons (= <> != < <= > >=), IS [NOT] NULL, IN (...),
  * AND, OR, NOT and parentheses. String literals in single quotes ('' escapes a quote);
@@ -105,8 +104,7 @@ PAIMON_API int paimon_predicate_not(paimon_predicate **out, paimon_predicate *a,
  * @param err  nullable error details (the message points at the syntax error).
  * @return #PAIMON_OK, #PAIMON_EINVAL (syntax error) or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text,
-                                      paimon_error *err);
+PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text, paimon_error *err);
 
 /** Renders a predicate as text that paimon_predicate_parse() accepts.
  * @param out receives the string, freed with paimon_free() (NULL on failure).
@@ -114,8 +112,7 @@ PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text,
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL (NULL `out` or `p`) or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_predicate_to_string(char **out, const paimon_predicate *p,
-                                          paimon_error *err);
+PAIMON_API int paimon_predicate_to_string(char **out, const paimon_predicate *p, paimon_error *err);
 
 /** Frees a predicate.
  * @param p the predicate, or NULL (ignored). */

@@ -72,10 +72,10 @@ PAIMON_API int paimon_realtime_context_new(paimon_realtime_context **out, const 
  * #PAIMON_REALTIME_CONTEXT_OPTS_INIT, then set what you need (versioned by size:
  * docs/conventions.md "Versioned structs"). */
 typedef struct paimon_realtime_context_opts {
-  size_t struct_size;    /**< sizeof(paimon_realtime_context_opts) as the caller compiled
+  size_t struct_size;            /**< sizeof(paimon_realtime_context_opts) as the caller compiled
                               it; set by #PAIMON_REALTIME_CONTEXT_OPTS_INIT. Fields past
                               it take defaults */
-  const char *source_id; /**< nullable. NULL or "": the default source, whose progress is
+  const char *source_id;         /**< nullable. NULL or "": the default source, whose progress is
                               paimon-cpp's snapshot property "realtime.offsets" and whose
                               source state is "realtime.source". Another id ([A-Za-z0-9_.-],
                               1..64 chars) keeps its own progress ("realtime.offsets.<id>")
@@ -92,7 +92,8 @@ typedef struct paimon_realtime_context_opts {
 } paimon_realtime_context_opts;
 
 /** Initializer of paimon_realtime_context_opts: struct_size set, the default source. */
-#define PAIMON_REALTIME_CONTEXT_OPTS_INIT {sizeof(paimon_realtime_context_opts), 0, 0}
+#define PAIMON_REALTIME_CONTEXT_OPTS_INIT \
+  { sizeof(paimon_realtime_context_opts), 0, 0 }
 
 /** paimon_realtime_context_new() with options. Every commit by this library (plain or
  * real-time) carries the other sources' offsets and state properties forward (an

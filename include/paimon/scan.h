@@ -54,8 +54,7 @@ PAIMON_API int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error
  * @param err nullable error details.
  * @return #PAIMON_OK, #PAIMON_EINVAL or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p,
-                                      paimon_error *err);
+PAIMON_API int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_error *err);
 /** Plans the scan. A table without snapshots yields an empty plan.
  * @param out receives the plan, owned by the caller (paimon_plan_free()); it keeps the
  *            table alive.
@@ -87,8 +86,7 @@ PAIMON_API const paimon_split *paimon_plan_split(const paimon_plan *p, size_t i)
  * @param err nullable error details.
  * @return #PAIMON_OK or #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_plan_schema(struct ArrowSchema *out, const paimon_plan *p,
-                                  paimon_error *err);
+PAIMON_API int paimon_plan_schema(struct ArrowSchema *out, const paimon_plan *p, paimon_error *err);
 /** Frees a plan; streams reading its splits stay valid.
  * @param p the plan, or NULL (ignored). */
 PAIMON_API void paimon_plan_free(paimon_plan *p);
@@ -97,22 +95,23 @@ PAIMON_API void paimon_plan_free(paimon_plan *p);
  * split. The library writes into it: initialize with #PAIMON_FILE_INFO_INIT so that
  * struct_size tells paimon_split_file() how much it may write. */
 typedef struct paimon_file_info {
-  size_t struct_size;    /**< sizeof(paimon_file_info) as the caller compiled it; set by
+  size_t struct_size;          /**< sizeof(paimon_file_info) as the caller compiled it; set by
                               #PAIMON_FILE_INFO_INIT; never written by the library */
-  const char *path;      /**< resolved path the reader opens */
-  const char *file_name; /**< name as stored */
-  int64_t file_size;     /**< size in bytes */
-  int64_t row_count;     /**< rows in the file */
+  const char *path;            /**< resolved path the reader opens */
+  const char *file_name;       /**< name as stored */
+  int64_t file_size;           /**< size in bytes */
+  int64_t row_count;           /**< rows in the file */
   int64_t min_sequence_number; /**< smallest sequence number of its rows */
   int64_t max_sequence_number; /**< largest sequence number of its rows */
-  int64_t schema_id;     /**< schema the file was written with */
-  int32_t level;         /**< LSM level (0 for append tables and fresh files) */
-  int64_t delete_row_count; /**< -1 when unknown */
-  int64_t deletion_count;   /**< rows removed by a deletion vector; 0 when none */
+  int64_t schema_id;           /**< schema the file was written with */
+  int32_t level;               /**< LSM level (0 for append tables and fresh files) */
+  int64_t delete_row_count;    /**< -1 when unknown */
+  int64_t deletion_count;      /**< rows removed by a deletion vector; 0 when none */
 } paimon_file_info;
 
 /** Initializer of paimon_file_info: struct_size set, the rest zero. */
-#define PAIMON_FILE_INFO_INIT {sizeof(paimon_file_info), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define PAIMON_FILE_INFO_INIT \
+  { sizeof(paimon_file_info), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /** @param s the split.
  * @return its partition rendered as "k1=v1/k2=v2" (empty when unpartitioned), borrowed:

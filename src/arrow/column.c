@@ -295,7 +295,8 @@ static int append_nulls_rec(pm_col *c, int64_t n) {
       PM_TRY(offsets_need(&c->offsets, rows));
       int32_t cur;
       memcpy(&cur, c->offsets.data + (size_t)c->length * 4, 4);
-      for (int64_t i = c->length + 1; i <= rows; i++) memcpy(c->offsets.data + (size_t)i * 4, &cur, 4);
+      for (int64_t i = c->length + 1; i <= rows; i++)
+        memcpy(c->offsets.data + (size_t)i * 4, &cur, 4);
       c->offsets.len = (size_t)(rows + 1) * 4;
       break;
     }
@@ -593,7 +594,8 @@ int64_t pm_arr_int(const struct ArrowArray *a, const pm_type *t, int64_t i) {
 static int append_struct_from(pm_col *dst, const struct ArrowArray *src, int64_t i) {
   if (src->n_children != dst->nchildren) return PAIMON_EINVAL;
   int64_t j = src->offset + i;
-  for (int32_t k = 0; k < dst->nchildren; k++) PM_TRY(pm_col_append_from(&dst->children[k], src->children[k], j));
+  for (int32_t k = 0; k < dst->nchildren; k++)
+    PM_TRY(pm_col_append_from(&dst->children[k], src->children[k], j));
   return PAIMON_OK;
 }
 
@@ -630,9 +632,7 @@ int pm_col_append_from(pm_col *dst, const struct ArrowArray *src, int64_t i) {
       }
       return pm_col_append_list_end(dst);
     }
-    case L_STRUCT:
-      PM_TRY(append_struct_from(dst, src, i));
-      return pm_col_append_struct(dst, true);
+    case L_STRUCT: PM_TRY(append_struct_from(dst, src, i)); return pm_col_append_struct(dst, true);
   }
   return PAIMON_EINVAL;
 }

@@ -18,7 +18,7 @@ typedef struct pm_col {
   pm_buf offsets;  /* int32[length+1] for var types, ARRAY, MAP; empty otherwise */
   pm_buf data;     /* fixed-width values, bit-packed booleans, or var bytes */
   int32_t nchildren;
-  struct pm_col *children; /* ARRAY: 1 ("element"); MAP/MULTISET: 1 ("entries" struct of
+  struct pm_col *children;     /* ARRAY: 1 ("element"); MAP/MULTISET: 1 ("entries" struct of
                               key,value) ; ROW: nfields */
   pm_type *owned_entries_type; /* MAP: the synthesized entries struct type */
 } pm_col;

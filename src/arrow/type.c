@@ -389,10 +389,10 @@ static int parse_base(parser *p, pm_type **out, int depth) {
   int rc = PAIMON_OK;
   skip_ws(p);
   size_t start = p->pos;
-#define NEW(id_)                                                                           \
-  do {                                                                                     \
-    t = pm_type_new(id_, true);                                                            \
-    if (!t) return pm_fail(p->err, PAIMON_ENOMEM, "out of memory");                        \
+#define NEW(id_)                                                    \
+  do {                                                              \
+    t = pm_type_new(id_, true);                                     \
+    if (!t) return pm_fail(p->err, PAIMON_ENOMEM, "out of memory"); \
   } while (0)
   if (accept_kw(p, "BOOLEAN")) NEW(PM_BOOLEAN);
   else if (accept_kw(p, "TINYINT")) NEW(PM_TINYINT);
@@ -450,8 +450,7 @@ static int parse_base(parser *p, pm_type **out, int depth) {
       if (accept_kw(p, "WITH")) {
         if (accept_kw(p, "LOCAL") && accept_kw(p, "TIME") && accept_kw(p, "ZONE"))
           t->id = PM_TIMESTAMP_LTZ;
-        else
-          rc = perr(p, "expected WITH LOCAL TIME ZONE");
+        else rc = perr(p, "expected WITH LOCAL TIME ZONE");
       } else if (accept_kw(p, "WITHOUT")) {
         if (!accept_kw(p, "TIME") || !accept_kw(p, "ZONE")) rc = perr(p, "expected TIME ZONE");
       } else {
@@ -598,8 +597,8 @@ static void schema_release(struct ArrowSchema *s) {
 }
 
 /* Initialises `s` as a live node (release set) so partial failures can be released. */
-static int schema_node(struct ArrowSchema *s, const char *format, const char *name,
-                       char *metadata, int64_t flags, int64_t nchildren) {
+static int schema_node(struct ArrowSchema *s, const char *format, const char *name, char *metadata,
+                       int64_t flags, int64_t nchildren) {
   memset(s, 0, sizeof *s);
   schema_priv *pv = pm_calloc(1, sizeof *pv);
   if (!pv) {
@@ -694,10 +693,19 @@ static int to_arrow(const pm_type *t, const char *name, char *metadata, struct A
                t->id == PM_TIMESTAMP_LTZ ? "UTC" : "");
       break;
     }
-    case PM_ARRAY: strcpy(fmt, "+l"); nchild = 1; break;
+    case PM_ARRAY:
+      strcpy(fmt, "+l");
+      nchild = 1;
+      break;
     case PM_MAP:
-    case PM_MULTISET: strcpy(fmt, "+m"); nchild = 1; break;
-    case PM_ROW: strcpy(fmt, "+s"); nchild = t->nfields; break;
+    case PM_MULTISET:
+      strcpy(fmt, "+m");
+      nchild = 1;
+      break;
+    case PM_ROW:
+      strcpy(fmt, "+s");
+      nchild = t->nfields;
+      break;
     default:
       pm_free(metadata);
       memset(out, 0, sizeof *out);
@@ -780,7 +788,8 @@ static char *meta_get(const char *md, const char *key) {
     if (vl < 0) return NULL;
     const uint8_t *v = p + 4;
     p = v + vl;
-    if ((size_t)kl == klen && memcmp(k, key, klen) == 0) return pm_strndup((const char *)v, (size_t)vl);
+    if ((size_t)kl == klen && memcmp(k, key, klen) == 0)
+      return pm_strndup((const char *)v, (size_t)vl);
   }
   return NULL;
 }
@@ -817,10 +826,10 @@ static int from_arrow(pm_type **out, const struct ArrowSchema *s, int depth, pai
   bool nullable = (s->flags & ARROW_FLAG_NULLABLE) != 0;
   pm_type *t = NULL;
   int rc = PAIMON_OK;
-#define MK(id_)                                                                            \
-  do {                                                                                     \
-    t = pm_type_new(id_, nullable);                                                        \
-    if (!t) return pm_fail(err, PAIMON_ENOMEM, "out of memory");                           \
+#define MK(id_)                                                  \
+  do {                                                           \
+    t = pm_type_new(id_, nullable);                              \
+    if (!t) return pm_fail(err, PAIMON_ENOMEM, "out of memory"); \
   } while (0)
   if (!strcmp(f, "b")) MK(PM_BOOLEAN);
   else if (!strcmp(f, "c")) MK(PM_TINYINT);

@@ -54,7 +54,7 @@ typedef enum pm_type_id {
 struct pm_type;
 
 typedef struct pm_field {
-  int32_t id;           /* Paimon field id; -1 when unknown (match by name) */
+  int32_t id; /* Paimon field id; -1 when unknown (match by name) */
   char *name;
   struct pm_type *type; /* owned */
   char *description;    /* nullable */
@@ -63,9 +63,9 @@ typedef struct pm_field {
 typedef struct pm_type {
   pm_type_id id;
   bool nullable;
-  int32_t length;    /* CHAR/VARCHAR/BINARY/VARBINARY; INT32_MAX for STRING/BYTES */
-  int32_t precision; /* DECIMAL, TIME, TIMESTAMP(_LTZ) */
-  int32_t scale;     /* DECIMAL */
+  int32_t length;        /* CHAR/VARCHAR/BINARY/VARBINARY; INT32_MAX for STRING/BYTES */
+  int32_t precision;     /* DECIMAL, TIME, TIMESTAMP(_LTZ) */
+  int32_t scale;         /* DECIMAL */
   struct pm_type *elem;  /* ARRAY/MULTISET element, MAP key (owned) */
   struct pm_type *value; /* MAP value (owned) */
   int32_t nfields;       /* ROW */
@@ -103,7 +103,9 @@ bool pm_type_is_string(const pm_type *t); /* CHAR, VARCHAR */
 bool pm_type_is_binary(const pm_type *t); /* BINARY, VARBINARY, VARIANT, BLOB */
 bool pm_type_is_var(const pm_type *t);    /* string or binary */
 /* Timestamp unit: 0 = millis, 1 = micros, 2 = nanos (from precision). */
-static inline int pm_ts_unit(int32_t precision) { return precision <= 3 ? 0 : precision <= 6 ? 1 : 2; }
+static inline int pm_ts_unit(int32_t precision) {
+  return precision <= 3 ? 0 : precision <= 6 ? 1 : 2;
+}
 
 /* Arrow schema for a type (`name` may be NULL). Top-level ROW fields get metadata
  * "paimon.id" and "paimon.type". The caller releases `out`. */

@@ -52,8 +52,7 @@ typedef struct pm_format_reader_ops {
   /* Next batch into `out` (struct array, read_type's fields). `*first_row` receives the
    * position in the file of the batch's first row (for deletion vectors). Returns
    * PAIMON_ITEROVER after the last batch. */
-  int (*next)(pm_format_reader *r, struct ArrowArray *out, int64_t *first_row,
-              paimon_error *err);
+  int (*next)(pm_format_reader *r, struct ArrowArray *out, int64_t *first_row, paimon_error *err);
   /* Total rows in the file (from its footer/header); -1 when unknown (Avro). */
   int64_t (*row_count)(pm_format_reader *r);
   void (*close)(pm_format_reader *r);
@@ -127,7 +126,7 @@ int pm_parquet_open(pm_format_reader **out, paimon_fs *fs, const char *path,
                     const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err);
 int pm_orc_open(pm_format_reader **out, paimon_fs *fs, const char *path, const pm_type *read_type,
                 const pm_format_read_opts *opts, paimon_error *err);
-int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path,
-                 const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err);
+int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path, const pm_type *read_type,
+                 const pm_format_read_opts *opts, paimon_error *err);
 
 #endif

@@ -323,7 +323,8 @@ static int dio_flush(lwfile *lf, bool all, paimon_error *err) {
   size_t whole = lf->staged & ~(size_t)(L_DIO_ALIGN - 1);
   size_t done = 0;
   while (done < whole) {
-    ssize_t w = pwrite(lf->fd, lf->stage + done, whole - done, (off_t)(lf->stage_off + (int64_t)done));
+    ssize_t w =
+        pwrite(lf->fd, lf->stage + done, whole - done, (off_t)(lf->stage_off + (int64_t)done));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0 || ((size_t)w & (L_DIO_ALIGN - 1)) != 0) {
       /* refused (or cut short off a block boundary): finish through the page cache */
@@ -405,7 +406,8 @@ static int l_wclose(paimon_wfile *f, paimon_error *err) {
   lwfile *lf = (lwfile *)f;
   int rc = lf->direct ? dio_flush(lf, true, err) : PAIMON_OK;
   stage_put(lf->stage_mem);
-  if (close(lf->fd) != 0 && errno != EINTR && rc == PAIMON_OK) rc = fail_errno(err, errno, "close", lf->path);
+  if (close(lf->fd) != 0 && errno != EINTR && rc == PAIMON_OK)
+    rc = fail_errno(err, errno, "close", lf->path);
   pm_free(lf->path);
   pm_free(lf);
   return rc;
@@ -598,7 +600,8 @@ static int l_write_exclusive(paimon_fs *fs, const char *path, const void *data, 
     else done += (size_t)w;
   }
   if (rc == 0 && fsync(fd) != 0) rc = fail_errno(err, errno, "fsync", tmp);
-  if (fd >= 0 && close(fd) != 0 && errno != EINTR && rc == 0) rc = fail_errno(err, errno, "close", tmp);
+  if (fd >= 0 && close(fd) != 0 && errno != EINTR && rc == 0)
+    rc = fail_errno(err, errno, "close", tmp);
   if (rc == 0) rc = l_rename_noreplace(fs, tmp, path, err); /* fsyncs the directory */
   if (rc && fd >= 0) unlink(tmp);
   pm_free(tmp);

@@ -137,16 +137,16 @@ static void drop_file(memfs *m, entry *e) {
   *e = m->files[--m->nfiles];
 }
 
-#define LOCKED_NORM(m, path, np, err)                                                      \
-  char *np = pm_path_normalize(path);                                                      \
-  if (!np) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);                  \
+#define LOCKED_NORM(m, path, np, err)                                     \
+  char *np = pm_path_normalize(path);                                     \
+  if (!np) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path); \
   pthread_mutex_lock(&(m)->mu)
 
-#define UNLOCK_RETURN(m, np, rc)                                                           \
-  do {                                                                                     \
-    pthread_mutex_unlock(&(m)->mu);                                                        \
-    pm_free(np);                                                                           \
-    return (rc);                                                                           \
+#define UNLOCK_RETURN(m, np, rc)    \
+  do {                              \
+    pthread_mutex_unlock(&(m)->mu); \
+    pm_free(np);                    \
+    return (rc);                    \
   } while (0)
 
 /* ---- read handle ----------------------------------------------------------------- */

@@ -9,15 +9,18 @@ char *pm_path_normalize(const char *p);
 
 int pm_rfile_read_exact(paimon_rfile *f, const char *path, void *buf, size_t n, int64_t offset,
                         paimon_error *err) {
-  if (offset < 0) return pm_fail(err, PAIMON_ECORRUPT, "%s: negative read offset %lld", path, (long long)offset);
+  if (offset < 0)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: negative read offset %lld", path, (long long)offset);
   size_t done = 0;
   while (done < n) {
     size_t got = 0;
     PM_TRY(f->read_at(f, (uint8_t *)buf + done, n - done, offset + (int64_t)done, &got, err));
     if (got == 0)
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: short read: wanted %zu bytes at offset %lld, got %zu",
-                     path, n, (long long)offset, done);
-    if (got > n - done) return pm_fail(err, PAIMON_EIO, "%s: file system returned too many bytes", path);
+      return pm_fail(err, PAIMON_ECORRUPT,
+                     "%s: short read: wanted %zu bytes at offset %lld, got %zu", path, n,
+                     (long long)offset, done);
+    if (got > n - done)
+      return pm_fail(err, PAIMON_EIO, "%s: file system returned too many bytes", path);
     done += got;
   }
   return PAIMON_OK;
@@ -30,7 +33,8 @@ int pm_fs_read_all(paimon_fs *fs, const char *path, size_t max, pm_buf *out, pai
   int64_t size = 0;
   int rc = f->size(f, &size, err);
   if (rc == 0 && (size < 0 || (uint64_t)size > max))
-    rc = pm_fail(err, PAIMON_ECORRUPT, "%s: file size %lld exceeds limit %zu", path, (long long)size, max);
+    rc = pm_fail(err, PAIMON_ECORRUPT, "%s: file size %lld exceeds limit %zu", path,
+                 (long long)size, max);
   if (rc == 0 && pm_buf_reserve(out, (size_t)size + 1) != 0)
     rc = pm_fail(err, PAIMON_ENOMEM, "%s: cannot allocate %lld bytes", path, (long long)size);
   if (rc == 0) rc = pm_rfile_read_exact(f, path, out->data, (size_t)size, 0, err);
@@ -138,9 +142,7 @@ int pm_fs_write_exclusive(paimon_fs *fs, const char *path, const void *data, siz
   return rc;
 }
 
-bool pm_fs_has_mtime(const paimon_fs *fs) {
-  return FS_HAS(fs, stat_info) && FS_HAS(fs, list_info);
-}
+bool pm_fs_has_mtime(const paimon_fs *fs) { return FS_HAS(fs, stat_info) && FS_HAS(fs, list_info); }
 
 static const paimon_fs_stat_info g_info_init = PAIMON_FS_STAT_INFO_INIT;
 
@@ -280,8 +282,8 @@ char *pm_path_join(const char *a, const char *b) {
 
 const char *pm_path_strip_scheme(const char *p) {
   if (!p) return p;
-  if ((p[0] == 'f' || p[0] == 'F') && (p[1] == 'i' || p[1] == 'I') && (p[2] == 'l' || p[2] == 'L') &&
-      (p[3] == 'e' || p[3] == 'E') && p[4] == ':') {
+  if ((p[0] == 'f' || p[0] == 'F') && (p[1] == 'i' || p[1] == 'I') &&
+      (p[2] == 'l' || p[2] == 'L') && (p[3] == 'e' || p[3] == 'E') && p[4] == ':') {
     p += 5;
     if (p[0] == '/' && p[1] == '/') {
       /* "file://authority/path": drop the (normally empty) authority. */

@@ -17,8 +17,7 @@ int pm_rfile_read_exact(paimon_rfile *f, const char *path, void *buf, size_t n, 
                         paimon_error *err);
 
 /* Writes `data` to `path` (creating parents), syncs and closes. */
-int pm_fs_write_all(paimon_fs *fs, const char *path, const void *data, size_t n,
-                    paimon_error *err);
+int pm_fs_write_all(paimon_fs *fs, const char *path, const void *data, size_t n, paimon_error *err);
 
 /* 1 when `path` exists, 0 when not, negative status on error. */
 int pm_fs_exists(paimon_fs *fs, const char *path, paimon_error *err);

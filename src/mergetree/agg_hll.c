@@ -39,7 +39,7 @@ enum { T_HLL4 = 0, T_HLL6 = 1, T_HLL8 = 2 };
 #define F_REBUILD 32
 
 /* HllUtil.LG_AUX_ARR_INTS: initial exception-table size per lgK. */
-static const uint8_t LG_AUX_ARR_INTS[MAX_LG_K + 1] = {0, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4,
+static const uint8_t LG_AUX_ARR_INTS[MAX_LG_K + 1] = {0, 2, 2, 2, 2, 2, 2, 3,  3,  3,  4,
                                                       4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 
 static inline uint32_t pair_of(uint32_t slot, uint32_t value) {

@@ -68,8 +68,8 @@ struct rb_node {
 /* One Roaring64Bitmap: its ART plus Containers' single second-level array. */
 typedef struct rb64 {
   rb_node *root;
-  uint64_t keys;      /* Art.keySize */
-  rb_cont **slots;    /* nslots entries, NULL where Java has a null slot */
+  uint64_t keys;   /* Art.keySize */
+  rb_cont **slots; /* nslots entries, NULL where Java has a null slot */
   uint32_t nslots;
   uint64_t live;      /* Containers.containerSize */
   int32_t first_idx;  /* Containers.firstLevelIdx; -1 before the first container */
@@ -266,9 +266,18 @@ static int cont_run_optimize(rb_cont *c, uint64_t *w) {
 static rb_node *node_new(uint8_t type) {
   size_t nk = 0, nb = 0;
   switch (type) {
-    case RB_N4: nk = 4; nb = 4; break;
-    case RB_N16: nk = 16; nb = 16; break;
-    case RB_N48: nk = 48; nb = 256; break;
+    case RB_N4:
+      nk = 4;
+      nb = 4;
+      break;
+    case RB_N16:
+      nk = 16;
+      nb = 16;
+      break;
+    case RB_N48:
+      nk = 48;
+      nb = 256;
+      break;
     case RB_N256: nk = 256; break;
     default: break;
   }
@@ -578,8 +587,8 @@ static int rd_node(rb_reader *r, rb64 *b, int depth, uint8_t path[6], rb_node **
     r->p += 14;
     if (memcmp(key, path, (size_t)depth) || memcmp(key + depth, prefix, (size_t)plen))
       return rb_bad(r, "ART leaf key does not match its path");
-    if (idx > INT32_MAX) return rb_bad(r, "ART leaf container index %llu out of range",
-                                       (unsigned long long)idx);
+    if (idx > INT32_MAX)
+      return rb_bad(r, "ART leaf container index %llu out of range", (unsigned long long)idx);
     rb_node *l = leaf_new(key, (uint32_t)idx);
     if (!l) return PAIMON_ENOMEM;
     l->plen = (uint8_t)plen;
@@ -709,8 +718,8 @@ static int rb_decode(rb_reader *r, rb64 *b) {
   PM_TRY(rd_need(r, 1, "the empty tag"));
   uint8_t tag = *r->p++;
   if (tag == 0) {
-    if (r->p != r->end) return rb_bad(r, "%zu bytes after an empty bitmap",
-                                      (size_t)(r->end - r->p));
+    if (r->p != r->end)
+      return rb_bad(r, "%zu bytes after an empty bitmap", (size_t)(r->end - r->p));
     return 0;
   }
   if (tag != 1) return rb_bad(r, "bad empty tag %u", tag);

@@ -114,8 +114,7 @@ static int alloc_hashes(th_in *in, uint64_t n, int which, paimon_error *err) {
 
 /* Reads `count` 8-byte hashes stored in ascending order (Java early-stops on them, so an
  * out-of-order array would change the result: reject it). */
-static int read_ordered(const uint8_t *p, uint64_t count, th_in *in, int which,
-                        paimon_error *err) {
+static int read_ordered(const uint8_t *p, uint64_t count, th_in *in, int which, paimon_error *err) {
   PM_TRY(alloc_hashes(in, count, which, err));
   uint64_t prev = 0;
   for (uint64_t i = 0; i < count; i++) {
@@ -319,13 +318,13 @@ static int parse(const uint8_t *p, size_t len, th_in *in, int which, paimon_erro
                    "theta_sketch: input %d: %zu bytes, shorter than the 8-byte preamble", which,
                    len);
   switch (p[1]) {
-  case 1: return parse_v1(p, len, in, which, err);
-  case 2: return parse_v2(p, len, in, which, err);
-  case 3: return parse_v3(p, len, in, which, err);
-  case 4: return parse_v4(p, len, in, which, err);
-  default:
-    return pm_fail(err, PAIMON_ECORRUPT, "theta_sketch: input %d: unknown serial version %d",
-                   which, p[1]);
+    case 1: return parse_v1(p, len, in, which, err);
+    case 2: return parse_v2(p, len, in, which, err);
+    case 3: return parse_v3(p, len, in, which, err);
+    case 4: return parse_v4(p, len, in, which, err);
+    default:
+      return pm_fail(err, PAIMON_ECORRUPT, "theta_sketch: input %d: unknown serial version %d",
+                     which, p[1]);
   }
 }
 

@@ -177,7 +177,8 @@ static void level_sort(const pm_mt_keycmp *kc, pm_mt_level *lv, bool l0) {
     size_t j = i;
     while (j > 0) {
       pm_data_file *y = lv->files[j - 1];
-      int c = l0 ? l0_cmp(y, x) : key_cmp(kc, y->min_key, y->min_key_len, x->min_key, x->min_key_len);
+      int c =
+          l0 ? l0_cmp(y, x) : key_cmp(kc, y->min_key, y->min_key_len, x->min_key, x->min_key_len);
       if (c <= 0) break;
       lv->files[j] = y;
       j--;
@@ -191,9 +192,8 @@ static int check_level(const pm_mt_keycmp *kc, const pm_mt_level *lv, int32_t le
   for (size_t i = 1; i < lv->n; i++) {
     const pm_data_file *a = lv->files[i - 1], *b = lv->files[i];
     if (key_cmp(kc, a->max_key, a->max_key_len, b->min_key, b->min_key_len) >= 0)
-      return pm_fail(err, PAIMON_ECORRUPT,
-                     "level %d: files %s and %s overlap in key range", (int)level, a->file_name,
-                     b->file_name);
+      return pm_fail(err, PAIMON_ECORRUPT, "level %d: files %s and %s overlap in key range",
+                     (int)level, a->file_name, b->file_name);
   }
   return 0;
 }
@@ -294,8 +294,7 @@ size_t pm_mt_levels_num_files(const pm_mt_levels *l) {
   return n;
 }
 
-int pm_mt_levels_runs(const pm_mt_levels *l, pm_mt_lrun **runs, int32_t *nruns,
-                      paimon_error *err) {
+int pm_mt_levels_runs(const pm_mt_levels *l, pm_mt_lrun **runs, int32_t *nruns, paimon_error *err) {
   int32_t n = pm_mt_levels_num_runs(l);
   pm_mt_lrun *r = pm_calloc((size_t)n + 1, sizeof *r);
   if (!r) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -415,7 +414,8 @@ int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_
     pm_mt_unit_clear(out);
     return rc;
   }
-  if (got && (out->nfiles == 0 || (out->nfiles == 1 && out->files[0]->level == out->output_level))) {
+  if (got &&
+      (out->nfiles == 0 || (out->nfiles == 1 && out->files[0]->level == out->output_level))) {
     pm_mt_unit_clear(out);
     got = false;
   }
@@ -593,7 +593,8 @@ int pm_mt_plan_compaction(const pm_mt_keycmp *kc, const pm_data_file *const *fil
     if (r1 - r0 > 1) {
       rc = cand_section(&c);
       for (int32_t r = r0; r < r1 && rc == 0; r++)
-        rc = cand_run(&c, part->files + part->run_start[r], part->run_start[r + 1] - part->run_start[r]);
+        rc = cand_run(&c, part->files + part->run_start[r],
+                      part->run_start[r + 1] - part->run_start[r]);
       continue;
     }
     for (int32_t f = part->run_start[r0]; f < part->run_start[r0 + 1] && rc == 0; f++) {
@@ -661,8 +662,8 @@ int pm_mt_reducer_add(pm_mt_reducer *r, const struct ArrowArray *const *cols, in
   return pm_mt_state_add(&r->st, &rec, err);
 }
 
-int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row,
-                         int8_t *kind, int64_t *seq, paimon_error *err) {
+int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row, int8_t *kind,
+                         int64_t *seq, paimon_error *err) {
   pm_mt_state_finish(&r->st);
   *has = r->st.has_result;
   *ref_row = -1;
@@ -738,7 +739,7 @@ struct pm_mt_kvmerge {
   int64_t nout;
   pm_col *comp; /* nf builders */
   int64_t ncomp;
-  pm_col *cols;  /* ncols builders */
+  pm_col *cols; /* ncols builders */
   const struct ArrowArray **srcs;
   int64_t *rows;
 };
@@ -762,8 +763,9 @@ static int kv_check(pm_mt_kvmerge *m, int32_t run, const struct ArrowArray *a, p
     if (c <= m->nkeys + 1 && (ch->n_buffers < 2 || !ch->buffers[1] ||
                               (c < m->nkeys && pm_type_is_var(m->kv->fields[c].type) &&
                                (ch->n_buffers < 3 || !ch->buffers[2]))))
-      return pm_fail(err, PAIMON_ECORRUPT, "compaction run %d: key/sequence/kind column %d has no values",
-                     (int)run, (int)c);
+      return pm_fail(err, PAIMON_ECORRUPT,
+                     "compaction run %d: key/sequence/kind column %d has no values", (int)run,
+                     (int)c);
   }
   return 0;
 }
@@ -795,7 +797,8 @@ static int leaf_load(pm_mt_kvmerge *m, kleaf *L, paimon_error *err) {
   kb *b = L->cur;
   L->seq = b->seq[L->pos];
   L->kind = b->kind[L->pos];
-  if ((uint8_t)L->kind > 3) return pm_fail(err, PAIMON_ECORRUPT, "compaction: invalid _VALUE_KIND %d", L->kind);
+  if ((uint8_t)L->kind > 3)
+    return pm_fail(err, PAIMON_ECORRUPT, "compaction: invalid _VALUE_KIND %d", L->kind);
   if (m->int_mode) L->key = load_key(m, b, L->pos);
   return 0;
 }
@@ -813,7 +816,8 @@ static int leaf_fetch(pm_mt_kvmerge *m, int32_t i, paimon_error *err) {
       return 0;
     }
     if (rc == 0) rc = kv_check(m, i, &b->arr, err);
-    if (rc == 0 && b->arr.length > 0 && hold(m, b)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0 && b->arr.length > 0 && hold(m, b))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     if (rc) {
       kb_free(b);
       return rc;
@@ -936,14 +940,16 @@ static int gather(pm_mt_kvmerge *m, struct ArrowArray *out, paimon_error *err) {
   if (m->ncomp) {
     comparr = pm_calloc((size_t)m->nf, sizeof *comparr);
     if (!comparr) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    for (int32_t k = 0; k < m->nf && rc == 0; k++) rc = pm_col_export(&m->comp[k], &comparr[k], err);
+    for (int32_t k = 0; k < m->nf && rc == 0; k++)
+      rc = pm_col_export(&m->comp[k], &comparr[k], err);
   }
   for (int32_t c = 0; c < m->ncols && rc == 0; c++) {
     pm_col *dst = &m->cols[c];
     if (c == m->nkeys || c == m->nkeys + 1) {
       rc = pm_col_reserve(dst, n, 0);
       for (int64_t i = 0; i < n && rc == 0; i++)
-        rc = c == m->nkeys ? pm_col_append_i64(dst, m->out[i].seq) : pm_col_append_i8(dst, m->out[i].kind);
+        rc = c == m->nkeys ? pm_col_append_i64(dst, m->out[i].seq)
+                           : pm_col_append_i8(dst, m->out[i].kind);
       if (rc) rc = pm_fail(err, rc, "out of memory");
       continue;
     }
@@ -1031,8 +1037,10 @@ static int merge_step(pm_mt_kvmerge *m, paimon_error *err) {
     if (L->done) {
       m->heap[0] = m->heap[--m->nheap];
     } else {
-      bool back = m->int_mode ? L->key < load_key(m, b, pos) : cmp_keys_at(m, L->cur, L->pos, b, pos) < 0;
-      if (back) return pm_fail(err, PAIMON_ECORRUPT, "compaction run %d: keys are not sorted", (int)w);
+      bool back =
+          m->int_mode ? L->key < load_key(m, b, pos) : cmp_keys_at(m, L->cur, L->pos, b, pos) < 0;
+      if (back)
+        return pm_fail(err, PAIMON_ECORRUPT, "compaction run %d: keys are not sorted", (int)w);
     }
     if (m->nheap) sift_down(m, 0);
   }
@@ -1135,7 +1143,8 @@ int pm_mt_kvmerge_new(pm_mt_kvmerge **out, const pm_mt_engine *engine, const pm_
   }
   for (int32_t k = 0; k < m->nkeys; k++)
     if (!pm_mt_type_comparable(kv_type->fields[k].type)) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "compaction: key field %d has a non-comparable type", (int)k);
+      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "compaction: key field %d has a non-comparable type",
+                   (int)k);
       goto fail;
     }
   for (int32_t f = 0; f < m->nf; f++) {

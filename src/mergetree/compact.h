@@ -32,9 +32,9 @@ int pm_mt_take_refs(pm_col *dst, const struct ArrowArray *const *srcs, const int
 
 typedef struct pm_mt_sort_spec {
   int32_t nkeys;
-  const pm_type *const *key_types;          /* comparable types */
-  const struct ArrowArray *const *keys;     /* key columns (no nulls) */
-  int32_t nseq;                             /* sequence.field columns, may be 0 */
+  const pm_type *const *key_types;      /* comparable types */
+  const struct ArrowArray *const *keys; /* key columns (no nulls) */
+  int32_t nseq;                         /* sequence.field columns, may be 0 */
   const pm_type *const *seq_types;
   const struct ArrowArray *const *seqs;
   bool seq_asc;
@@ -88,15 +88,14 @@ typedef struct pm_mt_lrun {
 } pm_mt_lrun;
 
 /* Runs newest first: each level-0 file, then levels 1..max. `*runs` is pm_malloc'd. */
-int pm_mt_levels_runs(const pm_mt_levels *l, pm_mt_lrun **runs, int32_t *nruns,
-                      paimon_error *err);
+int pm_mt_levels_runs(const pm_mt_levels *l, pm_mt_lrun **runs, int32_t *nruns, paimon_error *err);
 
 /* ---- picking (UniversalCompaction) ------------------------------------------------ */
 
 typedef struct pm_mt_pick_opts {
-  int32_t max_size_amp;  /* compaction.max-size-amplification-percent (200) */
-  int32_t size_ratio;    /* compaction.size-ratio (1) */
-  int32_t trigger;       /* num-sorted-run.compaction-trigger (5) */
+  int32_t max_size_amp; /* compaction.max-size-amplification-percent (200) */
+  int32_t size_ratio;   /* compaction.size-ratio (1) */
+  int32_t trigger;      /* num-sorted-run.compaction-trigger (5) */
 } pm_mt_pick_opts;
 
 /* A compaction unit: files (borrowed from the levels) and their output level. */
@@ -178,8 +177,8 @@ int pm_mt_reducer_add(pm_mt_reducer *r, const struct ArrowArray *const *cols, in
 /* Finishes the key group. Returns false when there is no result. Otherwise *ref_row >= 0
  * when the result is an input row (with that row kind and sequence in *kind, *seq), or -1 when the
  * result was appended to `out` (one builder per engine field) with *kind, *seq. */
-int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row,
-                         int8_t *kind, int64_t *seq, paimon_error *err);
+int pm_mt_reducer_finish(pm_mt_reducer *r, pm_col *out, bool *has, int64_t *ref_row, int8_t *kind,
+                         int64_t *seq, paimon_error *err);
 
 /* ---- write-buffer reduction (reduce.c) -------------------------------------------- */
 

@@ -104,14 +104,21 @@ int pm_mt_value_class(const pm_type *t) {
     case PM_BOOLEAN: return MT_VC_BOOL;
     case PM_TINYINT: return MT_VC_I8;
     case PM_SMALLINT: return MT_VC_I16;
-    case PM_INT: case PM_DATE: case PM_TIME: return MT_VC_I32;
-    case PM_BIGINT: case PM_TIMESTAMP: case PM_TIMESTAMP_LTZ: return MT_VC_I64;
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME: return MT_VC_I32;
+    case PM_BIGINT:
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: return MT_VC_I64;
     case PM_FLOAT: return MT_VC_F32;
     case PM_DOUBLE: return MT_VC_F64;
     case PM_DECIMAL: return MT_VC_DEC;
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY: case PM_VARIANT:
-    case PM_BLOB:
-      return MT_VC_BYTES;
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_VARIANT:
+    case PM_BLOB: return MT_VC_BYTES;
     default: return MT_VC_NESTED;
   }
 }
@@ -131,7 +138,10 @@ void pm_mt_cell_read(const mt_field *f, const struct ArrowArray *col, int64_t ro
       memcpy(c->v.dec, (const uint8_t *)col->buffers[1] + 16 * (col->offset + row), 16);
       break;
     case MT_VC_BYTES: c->p = pm_arr_bytes(col, row, &c->len); break;
-    default: c->arr = col; c->row = row; break;
+    default:
+      c->arr = col;
+      c->row = row;
+      break;
   }
 }
 
@@ -139,8 +149,10 @@ int pm_mt_cell_append(const mt_field *f, const mt_cell *c, pm_col *dst) {
   if (c->null) return pm_col_append_null(dst);
   switch (f->vc) {
     case MT_VC_BOOL: return pm_col_append_bool(dst, c->v.i != 0);
-    case MT_VC_I8: case MT_VC_I16: case MT_VC_I32: case MT_VC_I64:
-      return pm_col_append_int(dst, c->v.i);
+    case MT_VC_I8:
+    case MT_VC_I16:
+    case MT_VC_I32:
+    case MT_VC_I64: return pm_col_append_int(dst, c->v.i);
     case MT_VC_F32: return pm_col_append_f32(dst, c->v.f);
     case MT_VC_F64: return pm_col_append_f64(dst, c->v.d);
     case MT_VC_DEC: return pm_col_append_dec128(dst, c->v.dec);
@@ -167,16 +179,28 @@ static const struct {
   const char *name;
   int agg;
 } AGG_NAMES[] = {
-    {"sum", MT_AGG_SUM}, {"product", MT_AGG_PRODUCT}, {"max", MT_AGG_MAX}, {"min", MT_AGG_MIN},
-    {"last_value", MT_AGG_LAST_VALUE}, {"last_non_null_value", MT_AGG_LAST_NON_NULL},
-    {"first_value", MT_AGG_FIRST_VALUE}, {"first_non_null_value", MT_AGG_FIRST_NON_NULL},
-    {"first_not_null_value", MT_AGG_FIRST_NON_NULL}, {"listagg", MT_AGG_LISTAGG},
-    {"bool_and", MT_AGG_BOOL_AND}, {"bool_or", MT_AGG_BOOL_OR},
-    {"primary-key", MT_AGG_PRIMARY_KEY}, {"collect", MT_AGG_COLLECT},
-    {"merge_map", MT_AGG_MERGE_MAP}, {"nested_update", MT_AGG_NESTED_UPDATE},
-    {"rbm32", MT_AGG_RBM32}, {"nested_partial_update", MT_AGG_NESTED_PARTIAL_UPDATE},
-    {"merge_map_with_keytime", MT_AGG_MERGE_MAP_KEYTIME}, {"rbm64", MT_AGG_RBM64},
-    {"theta_sketch", MT_AGG_THETA}, {"hll_sketch", MT_AGG_HLL},
+    {"sum", MT_AGG_SUM},
+    {"product", MT_AGG_PRODUCT},
+    {"max", MT_AGG_MAX},
+    {"min", MT_AGG_MIN},
+    {"last_value", MT_AGG_LAST_VALUE},
+    {"last_non_null_value", MT_AGG_LAST_NON_NULL},
+    {"first_value", MT_AGG_FIRST_VALUE},
+    {"first_non_null_value", MT_AGG_FIRST_NON_NULL},
+    {"first_not_null_value", MT_AGG_FIRST_NON_NULL},
+    {"listagg", MT_AGG_LISTAGG},
+    {"bool_and", MT_AGG_BOOL_AND},
+    {"bool_or", MT_AGG_BOOL_OR},
+    {"primary-key", MT_AGG_PRIMARY_KEY},
+    {"collect", MT_AGG_COLLECT},
+    {"merge_map", MT_AGG_MERGE_MAP},
+    {"nested_update", MT_AGG_NESTED_UPDATE},
+    {"rbm32", MT_AGG_RBM32},
+    {"nested_partial_update", MT_AGG_NESTED_PARTIAL_UPDATE},
+    {"merge_map_with_keytime", MT_AGG_MERGE_MAP_KEYTIME},
+    {"rbm64", MT_AGG_RBM64},
+    {"theta_sketch", MT_AGG_THETA},
+    {"hll_sketch", MT_AGG_HLL},
 };
 
 static bool is_numeric(const pm_type *t) {
@@ -206,24 +230,31 @@ static int set_nested_update(mt_field *f, const opts *o, const char *name, bool 
   }
   if (partial && f->nnkey == 0)
     return pm_fail(err, PAIMON_EINVAL,
-                   "nested_partial_update column '%s' needs option fields.%s.nested-key", name, name);
+                   "nested_partial_update column '%s' needs option fields.%s.nested-key", name,
+                   name);
   const char *ns = opt_getf(o, name, "nested-key-null-strategy");
   if (ns) {
     if (f->nnkey == 0)
-      return pm_fail(err, PAIMON_EINVAL, "Option 'fields.%s.nested-key-null-strategy' requires "
-                     "'fields.%s.nested-key' to be configured.", name, name);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "Option 'fields.%s.nested-key-null-strategy' requires "
+                     "'fields.%s.nested-key' to be configured.",
+                     name, name);
     if (ieq(ns, "merge")) f->nkey_null = MT_NKN_MERGE;
     else if (ieq(ns, "ignore")) f->nkey_null = MT_NKN_IGNORE;
     else if (ieq(ns, "error")) f->nkey_null = MT_NKN_ERROR;
     else
-      return pm_fail(err, PAIMON_EINVAL, "option fields.%s.nested-key-null-strategy: '%s' is not "
-                     "one of merge, ignore, error", name, ns);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option fields.%s.nested-key-null-strategy: '%s' is not "
+                     "one of merge, ignore, error",
+                     name, ns);
   }
   const char *sq = partial ? NULL : opt_getf(o, name, "nested-sequence-field");
   if (sq && *sq) {
     if (f->nnkey == 0)
-      return pm_fail(err, PAIMON_EINVAL, "Option 'fields.%s.nested-sequence-field' requires "
-                     "'fields.%s.nested-key' to be configured.", name, name);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "Option 'fields.%s.nested-sequence-field' requires "
+                     "'fields.%s.nested-key' to be configured.",
+                     name, name);
     snprintf(what, sizeof what, "fields.%s.nested-sequence-field", name);
     PM_TRY(split_fields(f->type->elem, sq, true, &f->nseq, &f->nnseq, what, err));
     for (int32_t q = 0; q < f->nnseq; q++)
@@ -281,20 +312,23 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
     return pm_fail(err, PAIMON_EUNSUPPORTED,
                    "aggregate function '%s' of field '%s' is not supported", fn, name);
   switch (agg) {
-    case MT_AGG_SUM: case MT_AGG_PRODUCT:
+    case MT_AGG_SUM:
+    case MT_AGG_PRODUCT:
       if (!is_numeric(f->type))
-        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'NumericType'",
-                       fn, name);
+        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'NumericType'", fn,
+                       name);
       break;
-    case MT_AGG_BOOL_AND: case MT_AGG_BOOL_OR:
+    case MT_AGG_BOOL_AND:
+    case MT_AGG_BOOL_OR:
       if (f->type->id != PM_BOOLEAN)
-        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'BooleanType'",
-                       fn, name);
+        return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'BooleanType'", fn,
+                       name);
       break;
     case MT_AGG_LISTAGG: {
       if (f->type->id != PM_VARCHAR || f->type->length != INT32_MAX)
         return pm_fail(err, PAIMON_EINVAL,
-                       "Data type for list agg column '%s' must be STRING (unbounded VARCHAR)", name);
+                       "Data type for list agg column '%s' must be STRING (unbounded VARCHAR)",
+                       name);
       const char *d = opt_getf(o, name, "list-agg-delimiter");
       f->delim = pm_strdup(d ? d : ",");
       if (!f->delim) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -304,14 +338,19 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
     }
     case MT_AGG_COLLECT:
       if (f->type->id != PM_ARRAY)
-        return pm_fail(err, PAIMON_EINVAL, "Data type for collect column '%s' must be 'Array'", name);
+        return pm_fail(err, PAIMON_EINVAL, "Data type for collect column '%s' must be 'Array'",
+                       name);
       PM_TRY(opt_bool("distinct", opt_getf(o, name, "distinct"), false, &f->distinct, err));
       break;
     case MT_AGG_MERGE_MAP:
       if (f->type->id != PM_MAP)
-        return pm_fail(err, PAIMON_EINVAL, "Data type of merge map column '%s' must be 'MAP'", name);
+        return pm_fail(err, PAIMON_EINVAL, "Data type of merge map column '%s' must be 'MAP'",
+                       name);
       break;
-    case MT_AGG_RBM32: case MT_AGG_RBM64: case MT_AGG_THETA: case MT_AGG_HLL:
+    case MT_AGG_RBM32:
+    case MT_AGG_RBM64:
+    case MT_AGG_THETA:
+    case MT_AGG_HLL:
       if (f->type->id != PM_VARBINARY)
         return pm_fail(err, PAIMON_EINVAL, "Data type for %s column '%s' must be 'VARBINARY'", fn,
                        name);
@@ -395,9 +434,10 @@ static int build_partial_update(pm_mt_engine *e, const opts *o, const char *cons
     for (int32_t j = 0; j < nprot; j++) {
       const char *fname = e->vt->fields[prot[j]].name;
       if (in_list(pk, npk, fname)) {
-        rc = pm_fail(err, PAIMON_EINVAL,
-                     "The sequence-group '%s' contains primary key field '%s', which is not allowed.",
-                     k, fname);
+        rc = pm_fail(
+            err, PAIMON_EINVAL,
+            "The sequence-group '%s' contains primary key field '%s', which is not allowed.", k,
+            fname);
       } else if (e->f[prot[j]].group >= 0) {
         rc = pm_fail(err, PAIMON_EINVAL, "Field %s is defined repeatedly by multiple groups: %s",
                      fname, k);
@@ -413,9 +453,10 @@ static int build_partial_update(pm_mt_engine *e, const opts *o, const char *cons
     for (int32_t j = 0; j < e->groups[g].n; j++) {
       int32_t sf = e->groups[g].fields[j];
       if (in_list(pk, npk, e->vt->fields[sf].name)) {
-        rc = pm_fail(err, PAIMON_EINVAL,
-                     "The sequence-group '%s' contains primary key field '%s', which is not allowed.",
-                     k, e->vt->fields[sf].name);
+        rc = pm_fail(
+            err, PAIMON_EINVAL,
+            "The sequence-group '%s' contains primary key field '%s', which is not allowed.", k,
+            e->vt->fields[sf].name);
         goto done;
       }
       if (!pm_mt_type_comparable(e->f[sf].type)) {
@@ -467,18 +508,21 @@ static int build_partial_update(pm_mt_engine *e, const opts *o, const char *cons
   if (remove_on_seq_group) {
     int32_t *sf = NULL, nsf = 0;
     const char *v = opt_get(o, "partial-update.remove-record-on-sequence-group");
-    rc = split_fields(e->vt, v, false, &sf, &nsf, "partial-update.remove-record-on-sequence-group", err);
+    rc = split_fields(e->vt, v, false, &sf, &nsf, "partial-update.remove-record-on-sequence-group",
+                      err);
     if (rc) {
       rc = pm_fail(err, PAIMON_EINVAL,
                    "field '%s' defined in 'partial-update.remove-record-on-sequence-group' option "
-                   "must be part of sequence groups", v);
+                   "must be part of sequence groups",
+                   v);
       goto done;
     }
     for (int32_t j = 0; j < nsf; j++) {
       if (!is_seq[sf[j]]) {
         rc = pm_fail(err, PAIMON_EINVAL,
                      "field '%s' defined in 'partial-update.remove-record-on-sequence-group' "
-                     "option must be part of sequence groups", v);
+                     "option must be part of sequence groups",
+                     v);
         pm_free(sf);
         goto done;
       }
@@ -510,7 +554,8 @@ static int build_aggregation(pm_mt_engine *e, const opts *o, const char *const *
     if (e->remove_on_delete && e->f[i].ignore_retract)
       return pm_fail(err, PAIMON_EINVAL,
                      "aggregation.remove-record-on-delete and fields.%s.ignore-retract have "
-                     "conflicting behavior so should not be enabled at the same time.", name);
+                     "conflicting behavior so should not be enabled at the same time.",
+                     name);
   }
   return 0;
 }
@@ -558,8 +603,9 @@ int pm_mt_engine_new(pm_mt_engine **out, const pm_type *value_type, const char *
     }
   }
   const char *sf = opt_get(&o, "sequence.field");
-  if (sf && *sf) PM_CHECK(split_fields(value_type, sf, true, &e->seq_fields, &e->nseq,
-                                       "sequence.field", err), fail);
+  if (sf && *sf)
+    PM_CHECK(split_fields(value_type, sf, true, &e->seq_fields, &e->nseq, "sequence.field", err),
+             fail);
   for (int32_t j = 0; j < e->nseq; j++)
     if (!pm_mt_type_comparable(e->f[e->seq_fields[j]].type)) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED, "sequence.field '%s' has a non-comparable type",
@@ -576,14 +622,17 @@ int pm_mt_engine_new(pm_mt_engine **out, const pm_type *value_type, const char *
     }
   }
   if (e->kind == PM_MT_FIRST_ROW && e->nseq > 0) {
-    rc = pm_fail(err, PAIMON_EINVAL, "Do not support use sequence field on FIRST_ROW merge engine.");
+    rc =
+        pm_fail(err, PAIMON_EINVAL, "Do not support use sequence field on FIRST_ROW merge engine.");
     goto fail;
   }
   if (e->kind == PM_MT_PARTIAL_UPDATE) {
-    PM_CHECK(opt_getbool(&o, "partial-update.remove-record-on-delete", &e->remove_on_delete, err), fail);
+    PM_CHECK(opt_getbool(&o, "partial-update.remove-record-on-delete", &e->remove_on_delete, err),
+             fail);
     PM_CHECK(build_partial_update(e, &o, pk, npk, err), fail);
   } else if (e->kind == PM_MT_AGGREGATION) {
-    PM_CHECK(opt_getbool(&o, "aggregation.remove-record-on-delete", &e->remove_on_delete, err), fail);
+    PM_CHECK(opt_getbool(&o, "aggregation.remove-record-on-delete", &e->remove_on_delete, err),
+             fail);
     PM_CHECK(build_aggregation(e, &o, pk, npk, err), fail);
   }
   *out = e;
@@ -826,8 +875,8 @@ static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], cons
  * MIN / -1 is MIN), FLOAT / DOUBLE are IEEE 754, DECIMAL is BigDecimal.multiply / divide then
  * Decimal.fromBigDecimal (null past the precision). Only an integer or DECIMAL retraction by
  * zero fails, as Java's ArithmeticException does. */
-static int product_apply(const mt_field *f, const char *name, const mt_cell *acc,
-                         const mt_cell *in, bool retract, mt_cell *out, paimon_error *err) {
+static int product_apply(const mt_field *f, const char *name, const mt_cell *acc, const mt_cell *in,
+                         bool retract, mt_cell *out, paimon_error *err) {
   if (acc->null || in->null) {
     *out = (acc->null && !retract) ? *in : *acc;
     return 0;
@@ -846,8 +895,10 @@ static int product_apply(const mt_field *f, const char *name, const mt_cell *acc
         return 0;
       }
       if (in->v.i == 0)
-        return pm_fail(err, PAIMON_EINVAL, "aggregation: / by zero retracting product field '%s' "
-                       "(the retracted record holds 0)", name);
+        return pm_fail(err, PAIMON_EINVAL,
+                       "aggregation: / by zero retracting product field '%s' "
+                       "(the retracted record holds 0)",
+                       name);
       out->v.i = int_div(f->vc, acc->v.i, in->v.i);
       return 0;
   }
@@ -874,8 +925,8 @@ static bool next_token(const uint8_t *s, int32_t n, const uint8_t *d, int32_t dl
   return true;
 }
 
-static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, mt_cell *out,
-                         paimon_error *err) {
+static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
+                         mt_cell *out, paimon_error *err) {
   const mt_field *f = &s->e->f[k];
   /* FieldListaggAgg.agg (1.4.1): a null side yields the other, then an empty (0-byte) side
    * yields the other; blank values are concatenated like any other (skipping blank values,
@@ -1036,7 +1087,8 @@ static void dec_result(const pm_type *t, const u256 *mag, bool neg, mt_cell *out
     out->null = true;
     return;
   }
-  i128 v = {(int64_t)((uint64_t)mag->w[3] << 32 | mag->w[2]), (uint64_t)mag->w[1] << 32 | mag->w[0]};
+  i128 v = {(int64_t)((uint64_t)mag->w[3] << 32 | mag->w[2]),
+            (uint64_t)mag->w[1] << 32 | mag->w[0]};
   if (neg) v = i128_neg(v);
   out->null = false;
   dec_store(out->v.dec, v);
@@ -1063,8 +1115,10 @@ static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], cons
   u256_from_i128(dec_load(a), &x, &nx);
   u256_from_i128(dec_load(b), &y, &ny);
   if (u256_zero(&y))
-    return pm_fail(err, PAIMON_EINVAL, "aggregation: Division by zero retracting product field "
-                   "'%s' (the retracted record holds 0)", name);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "aggregation: Division by zero retracting product field "
+                   "'%s' (the retracted record holds 0)",
+                   name);
   u256 n = x;
   for (int32_t i = 0; i < t->scale; i++) u256_mul_small(&n, 10);
   u256_divmod(&n, &y, &q, &r);
@@ -1088,7 +1142,8 @@ static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], cons
     if (u256_cmp(&d, &one) != 0)
       return pm_fail(err, PAIMON_EINVAL,
                      "aggregation: Non-terminating decimal expansion; no exact representable "
-                     "decimal result (retracting product field '%s')", name);
+                     "decimal result (retracting product field '%s')",
+                     name);
     u256 twice = r;
     u256_mul_small(&twice, 2);
     if (u256_cmp(&twice, &y) >= 0) u256_inc(&q);
@@ -1119,7 +1174,9 @@ static bool val_eq(const pm_type *t, const struct ArrowArray *a, int64_t i,
       if (x != x || y != y) return x != x && y != y;
       return memcmp(&x, &y, sizeof x) == 0;
     }
-    case PM_ARRAY: case PM_MAP: case PM_MULTISET: {
+    case PM_ARRAY:
+    case PM_MAP:
+    case PM_MULTISET: {
       int64_t ab, ae, bb, be;
       pm_arr_list_range(a, i, &ab, &ae);
       pm_arr_list_range(b, j, &bb, &be);
@@ -1138,10 +1195,10 @@ static bool val_eq(const pm_type *t, const struct ArrowArray *a, int64_t i,
         for (int64_t m = 0; m < be - bb && !found; m++) {
           int64_t y = cb->offset + bb + m;
           if (!val_eq(t->elem, ca->children[0], x, cb->children[0], y)) continue;
-          if (t->id == PM_MAP)
-            found = val_eq(t->value, ca->children[1], x, cb->children[1], y);
+          if (t->id == PM_MAP) found = val_eq(t->value, ca->children[1], x, cb->children[1], y);
           else
-            found = PM_ARR_FIXED(ca->children[1], int32_t, x) == PM_ARR_FIXED(cb->children[1], int32_t, y);
+            found = PM_ARR_FIXED(ca->children[1], int32_t, x) ==
+                    PM_ARR_FIXED(cb->children[1], int32_t, y);
         }
         if (!found) return false;
       }
@@ -1149,7 +1206,8 @@ static bool val_eq(const pm_type *t, const struct ArrowArray *a, int64_t i,
     }
     case PM_ROW:
       for (int32_t k = 0; k < t->nfields; k++)
-        if (!val_eq(t->fields[k].type, a->children[k], a->offset + i, b->children[k], b->offset + j))
+        if (!val_eq(t->fields[k].type, a->children[k], a->offset + i, b->children[k],
+                    b->offset + j))
           return false;
       return true;
     default:
@@ -1179,7 +1237,8 @@ static int cell_list(const mt_cell *c, int64_t *b, int64_t *e, const struct Arro
 /* n cleared flags in the state's reused scratch. */
 static int flags_zeroed(mt_state *s, int64_t n, bool **out, paimon_error *err) {
   if (n > s->cap_flags) {
-    if ((uint64_t)n > PM_MAX_ALLOC) return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
+    if ((uint64_t)n > PM_MAX_ALLOC)
+      return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
     bool *f = pm_realloc(s->flags, (size_t)n);
     if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     s->flags = f;
@@ -1205,8 +1264,8 @@ static int pick_reserve(mt_state *s, int64_t n, paimon_error *err) {
 /* The element ranges of acc and in (a null cell gives an empty range), with the picks
  * emptied and room for all their elements. */
 static int lists_begin(mt_state *s, const mt_cell *acc, const mt_cell *in, int64_t *ab, int64_t *ae,
-                       const struct ArrowArray **ac, int64_t *ib, int64_t *ie, const struct ArrowArray **ic,
-                       paimon_error *err) {
+                       const struct ArrowArray **ac, int64_t *ib, int64_t *ie,
+                       const struct ArrowArray **ic, paimon_error *err) {
   *ab = *ae = *ib = *ie = 0;
   *ac = *ic = NULL;
   if (!acc->null) PM_TRY(cell_list(acc, ab, ae, ac, err));
@@ -1274,7 +1333,8 @@ static bool nkey_eq(const mt_field *f, const struct ArrowArray *a, int64_t i,
   const pm_type *rt = f->type->elem;
   for (int32_t q = 0; q < f->nnkey; q++) {
     int32_t fi = f->nkey[q];
-    if (!val_eq(rt->fields[fi].type, a->children[fi], a->offset + i, b->children[fi], b->offset + j))
+    if (!val_eq(rt->fields[fi].type, a->children[fi], a->offset + i, b->children[fi],
+                b->offset + j))
       return false;
   }
   return true;
@@ -1300,7 +1360,9 @@ static uint64_t val_hash(const pm_type *t, const struct ArrowArray *a, int64_t i
       if (x == x) memcpy(&b, &x, sizeof b);
       return pm_mix64(b);
     }
-    case PM_ARRAY: case PM_MAP: case PM_MULTISET: {
+    case PM_ARRAY:
+    case PM_MAP:
+    case PM_MULTISET: {
       int64_t b, e;
       pm_arr_list_range(a, i, &b, &e);
       const struct ArrowArray *c = a->children[0];
@@ -1381,8 +1443,8 @@ static int index_reset(mt_state *s, int64_t n, paimon_error *err) {
 
 /* Index of the live pick whose key equals (a, i), or -1 with *slot the free slot where
  * such a pick goes and *h its hash (for pick_add_keyed). */
-static int64_t pick_find(const mt_state *s, const mt_field *f, const struct ArrowArray *a, int64_t i,
-                         int64_t *slot, uint64_t *h) {
+static int64_t pick_find(const mt_state *s, const mt_field *f, const struct ArrowArray *a,
+                         int64_t i, int64_t *slot, uint64_t *h) {
   *h = key_hash(f, a, i);
   for (int64_t pos = (int64_t)(*h & (uint64_t)s->hmask);; pos = (pos + 1) & s->hmask) {
     int64_t n = s->hslot[pos] - 1;
@@ -1473,7 +1535,9 @@ static bool java_hash(const pm_type *t, const struct ArrowArray *a, int64_t i, i
     case PM_BOOLEAN: *h = pm_arr_bool(a, i) ? 1231 : 1237; return true;
     case PM_TINYINT: *h = PM_ARR_FIXED(a, int8_t, i); return true;
     case PM_SMALLINT: *h = PM_ARR_FIXED(a, int16_t, i); return true;
-    case PM_INT: case PM_DATE: case PM_TIME: *h = PM_ARR_FIXED(a, int32_t, i); return true;
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME: *h = PM_ARR_FIXED(a, int32_t, i); return true;
     case PM_BIGINT: {
       uint64_t v = (uint64_t)PM_ARR_FIXED(a, int64_t, i);
       *h = (int32_t)(uint32_t)(v ^ (v >> 32));
@@ -1493,7 +1557,8 @@ static bool java_hash(const pm_type *t, const struct ArrowArray *a, int64_t i, i
       *h = (int32_t)(uint32_t)(b ^ (b >> 32));
       return true;
     }
-    case PM_CHAR: case PM_VARCHAR: { /* BinaryString: hashBytes of the UTF-8 bytes */
+    case PM_CHAR:
+    case PM_VARCHAR: { /* BinaryString: hashBytes of the UTF-8 bytes */
       int32_t len;
       const uint8_t *p = pm_arr_bytes(a, i, &len);
       *h = pm_paimon_hash_bytes(p, (size_t)len);
@@ -1522,9 +1587,18 @@ static bool java_hash(const pm_type *t, const struct ArrowArray *a, int64_t i, i
  * and nested keys (not modelled; they keep first-insertion order). */
 static bool java_hashable(const pm_type *t) {
   switch (t->id) {
-    case PM_BOOLEAN: case PM_TINYINT: case PM_SMALLINT: case PM_INT: case PM_DATE: case PM_TIME:
-    case PM_BIGINT: case PM_FLOAT: case PM_DOUBLE: case PM_CHAR: case PM_VARCHAR: case PM_DECIMAL:
-      return true;
+    case PM_BOOLEAN:
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME:
+    case PM_BIGINT:
+    case PM_FLOAT:
+    case PM_DOUBLE:
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_DECIMAL: return true;
     default: return false;
   }
 }
@@ -1532,8 +1606,12 @@ static bool java_hashable(const pm_type *t) {
 /* Nested key types whose BinaryRow bytes (and so hashCode) we reproduce. */
 static bool nkey_hashable(const pm_type *t) {
   switch (t->id) {
-    case PM_ARRAY: case PM_MULTISET: case PM_MAP: case PM_ROW: case PM_VARIANT: case PM_BLOB:
-      return false;
+    case PM_ARRAY:
+    case PM_MULTISET:
+    case PM_MAP:
+    case PM_ROW:
+    case PM_VARIANT:
+    case PM_BLOB: return false;
     default: return true;
   }
 }
@@ -1767,8 +1845,8 @@ static int merge_map_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_
 }
 
 /* FieldNestedUpdateAgg.agg. */
-static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
-                        mt_cell *out, paimon_error *err) {
+static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, mt_cell *out,
+                        paimon_error *err) {
   const mt_field *f = &s->e->f[k];
   if (in->null) {
     *out = *acc;
@@ -1871,12 +1949,14 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
   if (pm_roaring32_validate(acc->p, (size_t)acc->len, &ua, err) ||
       pm_roaring32_validate(in->p, (size_t)in->len, &ub, err))
     return pm_fail_ctx(err, PAIMON_ECORRUPT, "aggregation of %s", s->e->vt->fields[k].name);
-  roaring_bitmap_t *x = roaring_bitmap_portable_deserialize_safe((const char *)acc->p, (size_t)acc->len);
-  roaring_bitmap_t *y = x ? roaring_bitmap_portable_deserialize_safe((const char *)in->p, (size_t)in->len)
-                          : NULL;
+  roaring_bitmap_t *x =
+      roaring_bitmap_portable_deserialize_safe((const char *)acc->p, (size_t)acc->len);
+  roaring_bitmap_t *y =
+      x ? roaring_bitmap_portable_deserialize_safe((const char *)in->p, (size_t)in->len) : NULL;
   if (!x || !y) {
     roaring_bitmap_free(x);
-    return pm_fail(err, PAIMON_ECORRUPT, "aggregation: field %d holds an invalid roaring bitmap", k);
+    return pm_fail(err, PAIMON_ECORRUPT, "aggregation: field %d holds an invalid roaring bitmap",
+                   k);
   }
   roaring_bitmap_or_inplace(x, y);
   roaring_bitmap_free(y);
@@ -2087,7 +2167,8 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     case MT_AGG_SUM: sum_apply(f, acc, in, false, out); return 0;
     case MT_AGG_PRODUCT:
       return product_apply(f, s->e->vt->fields[k].name, acc, in, false, out, err);
-    case MT_AGG_MAX: case MT_AGG_MIN:
+    case MT_AGG_MAX:
+    case MT_AGG_MIN:
       /* FieldMaxAgg / FieldMinAgg: a null side yields the other; otherwise
        * InternalRowUtils.compare, which throws for types it cannot order (BOOLEAN, nested)
        * only once two non-null values meet, so such a table stays readable until then. */
@@ -2095,9 +2176,10 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
       else {
         if (f->vc == MT_VC_BOOL || !pm_mt_type_comparable(f->type)) {
           char *tn = pm_type_to_string(f->type);
-          pm_fail(err, PAIMON_EINVAL, "Incomparable type: %s (field '%s' uses aggregate function "
-                  "'%s'; Java Paimon cannot order it either)", tn ? tn : "?",
-                  s->e->vt->fields[k].name, f->agg == MT_AGG_MAX ? "max" : "min");
+          pm_fail(err, PAIMON_EINVAL,
+                  "Incomparable type: %s (field '%s' uses aggregate function "
+                  "'%s'; Java Paimon cannot order it either)",
+                  tn ? tn : "?", s->e->vt->fields[k].name, f->agg == MT_AGG_MAX ? "max" : "min");
           pm_free(tn);
           return PAIMON_EINVAL;
         }
@@ -2105,7 +2187,8 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
         *out = (f->agg == MT_AGG_MAX ? c < 0 : !(c < 0)) ? *in : *acc;
       }
       return 0;
-    case MT_AGG_LAST_VALUE: case MT_AGG_PRIMARY_KEY: *out = *in; return 0;
+    case MT_AGG_LAST_VALUE:
+    case MT_AGG_PRIMARY_KEY: *out = *in; return 0;
     case MT_AGG_LAST_NON_NULL: *out = in->null ? *acc : *in; return 0;
     case MT_AGG_FIRST_VALUE:
       if (!s->first_init[k]) {
@@ -2123,7 +2206,8 @@ static int agg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
         *out = *acc;
       }
       return 0;
-    case MT_AGG_BOOL_AND: case MT_AGG_BOOL_OR:
+    case MT_AGG_BOOL_AND:
+    case MT_AGG_BOOL_OR:
       if (acc->null || in->null) *out = acc->null ? *in : *acc;
       else {
         *out = *acc;
@@ -2159,8 +2243,7 @@ static int retract_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
   }
   switch (f->agg) {
     case MT_AGG_SUM: sum_apply(f, acc, in, true, out); return 0;
-    case MT_AGG_PRODUCT:
-      return product_apply(f, s->e->vt->fields[k].name, acc, in, true, out, err);
+    case MT_AGG_PRODUCT: return product_apply(f, s->e->vt->fields[k].name, acc, in, true, out, err);
     case MT_AGG_LAST_VALUE: out->null = true; return 0;
     case MT_AGG_LAST_NON_NULL:
       if (!in->null) out->null = true;
@@ -2384,7 +2467,8 @@ int pm_mt_state_add(mt_state *s, const mt_rec *r, paimon_error *err) {
 
 void pm_mt_state_finish(mt_state *s) {
   switch (s->e->kind) {
-    case PM_MT_DEDUPLICATE: case PM_MT_FIRST_ROW:
+    case PM_MT_DEDUPLICATE:
+    case PM_MT_FIRST_ROW:
       s->has_result = s->has_ref;
       if (s->has_ref) s->result_kind = s->ref.kind;
       break;

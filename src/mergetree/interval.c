@@ -89,8 +89,10 @@ int pm_mt_interval_partition(const pm_mt_keycmp *kc, const pm_data_file *const *
   *out = NULL;
   if (n > (size_t)INT32_MAX / 4) return pm_fail(err, PAIMON_ENOMEM, "too many data files: %zu", n);
   for (size_t i = 0; i < n; i++) {
-    PM_TRY(pm_mt_binkey_check(kc, files[i]->min_key, files[i]->min_key_len, files[i]->file_name, err));
-    PM_TRY(pm_mt_binkey_check(kc, files[i]->max_key, files[i]->max_key_len, files[i]->file_name, err));
+    PM_TRY(
+        pm_mt_binkey_check(kc, files[i]->min_key, files[i]->min_key_len, files[i]->file_name, err));
+    PM_TRY(
+        pm_mt_binkey_check(kc, files[i]->max_key, files[i]->max_key_len, files[i]->file_name, err));
   }
   int32_t nf = (int32_t)n;
   size_t cnt = n ? n : 1;
@@ -106,8 +108,12 @@ int pm_mt_interval_partition(const pm_mt_keycmp *kc, const pm_data_file *const *
   }
   if (!p || !order || !tmp || !heap || !r.head || !r.tail || !r.next || !p->section_start ||
       !p->run_start || !p->files) {
-    pm_free(order); pm_free(tmp); pm_free(heap);
-    pm_free(r.head); pm_free(r.tail); pm_free(r.next);
+    pm_free(order);
+    pm_free(tmp);
+    pm_free(heap);
+    pm_free(r.head);
+    pm_free(r.tail);
+    pm_free(r.next);
     pm_mt_partition_free(p);
     return pm_fail(err, PAIMON_ENOMEM, "interval partition: out of memory");
   }
@@ -153,15 +159,20 @@ int pm_mt_interval_partition(const pm_mt_keycmp *kc, const pm_data_file *const *
       pq_offer(&c, &r, heap, &qsize, top);
     }
     for (int32_t q = 0; q < qsize; q++) {
-      for (int32_t fi = r.head[heap[q]]; fi >= 0; fi = r.next[fi]) p->files[nfiles_out++] = files[fi];
+      for (int32_t fi = r.head[heap[q]]; fi >= 0; fi = r.next[fi])
+        p->files[nfiles_out++] = files[fi];
       p->run_start[++p->nruns] = nfiles_out;
     }
     p->section_start[++p->nsections] = p->nruns;
     i = j;
   }
   p->nfiles = nfiles_out;
-  pm_free(order); pm_free(tmp); pm_free(heap);
-  pm_free(r.head); pm_free(r.tail); pm_free(r.next);
+  pm_free(order);
+  pm_free(tmp);
+  pm_free(heap);
+  pm_free(r.head);
+  pm_free(r.tail);
+  pm_free(r.next);
   *out = p;
   return 0;
 }

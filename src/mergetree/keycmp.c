@@ -6,13 +6,23 @@
 
 bool pm_mt_type_comparable(const pm_type *t) {
   switch (t->id) {
-    case PM_BOOLEAN: case PM_TINYINT: case PM_SMALLINT: case PM_INT: case PM_BIGINT:
-    case PM_FLOAT: case PM_DOUBLE: case PM_DECIMAL: case PM_CHAR: case PM_VARCHAR:
-    case PM_BINARY: case PM_VARBINARY: case PM_DATE: case PM_TIME: case PM_TIMESTAMP:
-    case PM_TIMESTAMP_LTZ:
-      return true;
-    default:
-      return false;
+    case PM_BOOLEAN:
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_BIGINT:
+    case PM_FLOAT:
+    case PM_DOUBLE:
+    case PM_DECIMAL:
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_DATE:
+    case PM_TIME:
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: return true;
+    default: return false;
   }
 }
 
@@ -71,11 +81,15 @@ int pm_mt_cmp_arrow(const pm_type *t, const struct ArrowArray *a, int64_t i,
       int16_t x = PM_ARR_FIXED(a, int16_t, i), y = PM_ARR_FIXED(b, int16_t, j);
       return x < y ? -1 : x > y;
     }
-    case PM_INT: case PM_DATE: case PM_TIME: {
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME: {
       int32_t x = PM_ARR_FIXED(a, int32_t, i), y = PM_ARR_FIXED(b, int32_t, j);
       return x < y ? -1 : x > y;
     }
-    case PM_BIGINT: case PM_TIMESTAMP: case PM_TIMESTAMP_LTZ: {
+    case PM_BIGINT:
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: {
       int64_t x = PM_ARR_FIXED(a, int64_t, i), y = PM_ARR_FIXED(b, int64_t, j);
       return x < y ? -1 : x > y;
     }
@@ -86,13 +100,15 @@ int pm_mt_cmp_arrow(const pm_type *t, const struct ArrowArray *a, int64_t i,
       const uint8_t *y = (const uint8_t *)b->buffers[1] + 16 * (b->offset + j);
       return pm_mt_cmp_dec(x, y);
     }
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY: {
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY: {
       int32_t la, lb;
       const uint8_t *x = pm_arr_bytes(a, i, &la), *y = pm_arr_bytes(b, j, &lb);
       return pm_mt_cmp_bytes(x, la, y, lb);
     }
-    default:
-      return 0; /* not comparable: rejected when configuring */
+    default: return 0; /* not comparable: rejected when configuring */
   }
 }
 
@@ -103,12 +119,12 @@ static inline int32_t bin_nullbytes(int32_t n) { return ((n + 71) / 64) * 8; }
 /* A decoded BinaryRow field (only what comparison needs). */
 typedef struct bin_val {
   bool null;
-  int64_t i;          /* integers, date, time, compact decimal, timestamp millis, bool */
-  int32_t nano;       /* timestamp nano-of-milli */
+  int64_t i;    /* integers, date, time, compact decimal, timestamp millis, bool */
+  int32_t nano; /* timestamp nano-of-milli */
   double d;
   float f;
-  uint8_t dec[16];    /* non-compact decimal, LE two's complement */
-  const uint8_t *p;   /* var bytes */
+  uint8_t dec[16];  /* non-compact decimal, LE two's complement */
+  const uint8_t *p; /* var bytes */
   int32_t len;
 } bin_val;
 
@@ -126,11 +142,14 @@ static int bin_field(const pm_type *t, const uint8_t *row, int32_t size, int32_t
     case PM_BOOLEAN: v->i = slot[0] != 0; return 0;
     case PM_TINYINT: v->i = (int8_t)slot[0]; return 0;
     case PM_SMALLINT: v->i = (int16_t)pm_load_le16(slot); return 0;
-    case PM_INT: case PM_DATE: case PM_TIME: v->i = (int32_t)pm_load_le32(slot); return 0;
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME: v->i = (int32_t)pm_load_le32(slot); return 0;
     case PM_BIGINT: v->i = (int64_t)s; return 0;
     case PM_FLOAT: memcpy(&v->f, slot, 4); return 0;
     case PM_DOUBLE: memcpy(&v->d, slot, 8); return 0;
-    case PM_TIMESTAMP: case PM_TIMESTAMP_LTZ:
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ:
       if (t->precision <= 3) {
         v->i = (int64_t)s;
         v->nano = 0;
@@ -157,7 +176,10 @@ static int bin_field(const pm_type *t, const uint8_t *row, int32_t size, int32_t
         for (uint64_t x = 0; x < len; x++) v->dec[x] = p[len - 1 - x]; /* BE -> LE */
         return 0;
       }
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY:
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY:
       if (s >> 63) {
         int32_t len = (int32_t)((s >> 56) & 0x7f);
         if (len > 7) return -1;
@@ -170,8 +192,7 @@ static int bin_field(const pm_type *t, const uint8_t *row, int32_t size, int32_t
         v->len = (int32_t)len;
       }
       return 0;
-    default:
-      return -1;
+    default: return -1;
   }
 }
 
@@ -186,8 +207,9 @@ int pm_mt_binkey_check(const pm_mt_keycmp *kc, const uint8_t *bytes, size_t len,
                    what ? what : "?", arity, kc->n);
   size_t size = len - 4;
   if (size > INT32_MAX || size < (size_t)bin_nullbytes(arity) + 8u * (size_t)arity)
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: key BinaryRow of %zu bytes is too short for %d fields",
-                   what ? what : "?", size, arity);
+    return pm_fail(err, PAIMON_ECORRUPT,
+                   "%s: key BinaryRow of %zu bytes is too short for %d fields", what ? what : "?",
+                   size, arity);
   for (int32_t k = 0; k < kc->n; k++) {
     bin_val v;
     if (!pm_mt_type_comparable(kc->types[k]))
@@ -207,17 +229,19 @@ static int bin_cmp_field(const pm_type *t, const bin_val *a, const bin_val *b) {
   switch (t->id) {
     case PM_FLOAT: return pm_mt_cmp_f32(a->f, b->f);
     case PM_DOUBLE: return pm_mt_cmp_f64(a->d, b->d);
-    case PM_TIMESTAMP: case PM_TIMESTAMP_LTZ: {
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: {
       int c = cmp_i64(a->i, b->i);
       return c ? c : cmp_i64(a->nano, b->nano);
     }
     case PM_DECIMAL:
       if (t->precision <= 18) return cmp_i64(a->i, b->i);
       return pm_mt_cmp_dec(a->dec, b->dec);
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY:
-      return pm_mt_cmp_bytes(a->p, a->len, b->p, b->len);
-    default:
-      return cmp_i64(a->i, b->i);
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY: return pm_mt_cmp_bytes(a->p, a->len, b->p, b->len);
+    default: return cmp_i64(a->i, b->i);
   }
 }
 

@@ -16,9 +16,9 @@ typedef struct mt_batch {
   struct ArrowArray arr;
   const struct ArrowArray *const *cols;
   int64_t len;
-  const int64_t *seq;   /* offset applied */
-  const int8_t *kind;   /* offset applied */
-  const uint8_t *key;   /* int key mode: key values, offset applied */
+  const int64_t *seq; /* offset applied */
+  const int8_t *kind; /* offset applied */
+  const uint8_t *key; /* int key mode: key values, offset applied */
   struct mt_batch *next_free;
 } mt_batch;
 
@@ -109,23 +109,27 @@ static int fixed_width_of(int vc) {
   switch (vc) {
     case MT_VC_I8: return 1;
     case MT_VC_I16: return 2;
-    case MT_VC_I32: case MT_VC_F32: return 4;
-    case MT_VC_I64: case MT_VC_F64: return 8;
+    case MT_VC_I32:
+    case MT_VC_F32: return 4;
+    case MT_VC_I64:
+    case MT_VC_F64: return 8;
     case MT_VC_DEC: return 16;
     default: return 0;
   }
 }
 
 /* Checks the structure we rely on (child count, lengths, value buffers). */
-static int batch_check(pm_mt_merger *m, int32_t run, const struct ArrowArray *a, paimon_error *err) {
+static int batch_check(pm_mt_merger *m, int32_t run, const struct ArrowArray *a,
+                       paimon_error *err) {
   if (a->length < 0 || a->offset < 0 || a->n_children <= m->maxcol || !a->children)
     return pm_fail(err, PAIMON_ECORRUPT, "merge run %d: batch has %lld columns, need %d", run,
                    (long long)a->n_children, m->maxcol + 1);
   for (int64_t c = 0; c <= m->maxcol; c++) {
     const struct ArrowArray *ch = a->children[c];
-    if (!ch || ch->length < a->offset + a->length || ch->offset < 0 || ch->n_buffers < 1 || !ch->buffers)
-      return pm_fail(err, PAIMON_ECORRUPT, "merge run %d: column %lld is shorter than the batch", run,
-                     (long long)c);
+    if (!ch || ch->length < a->offset + a->length || ch->offset < 0 || ch->n_buffers < 1 ||
+        !ch->buffers)
+      return pm_fail(err, PAIMON_ECORRUPT, "merge run %d: column %lld is shorter than the batch",
+                     run, (long long)c);
   }
   const struct ArrowArray *s = a->children[m->lay.seq_col], *k = a->children[m->lay.kind_col];
   if (s->n_buffers < 2 || !s->buffers[1] || k->n_buffers < 2 || !k->buffers[1])
@@ -244,10 +248,11 @@ static int cmp_user_seq(const pm_mt_merger *m, const mt_batch *a, int64_t ra, co
 static inline bool less_int(const mt_leaf *L, int32_t a, int32_t b) {
   const mt_leaf *x = &L[a], *y = &L[b];
   bool xd = x->done, yd = y->done;
-  bool lt = (x->key < y->key) |
-            ((x->key == y->key) &
-             ((x->seq < y->seq) |
-              ((x->seq == y->seq) & ((x->is_add < y->is_add) | ((x->is_add == y->is_add) & (a < b))))));
+  bool lt =
+      (x->key < y->key) |
+      ((x->key == y->key) &
+       ((x->seq < y->seq) |
+        ((x->seq == y->seq) & ((x->is_add < y->is_add) | ((x->is_add == y->is_add) & (a < b))))));
   /* exhausted leaves lose; among them the stale fields still give a total order */
   return (xd < yd) | ((xd == yd) & lt);
 }
@@ -506,7 +511,8 @@ static int merge_loop_int_dedup(pm_mt_merger *m, paimon_error *err) {
       return 0;
     }
     if (m->group_n && L->key != m->last.key) {
-      if (keep || !pm_kind_is_retract(m->last.kind)) PM_TRY(span_add(m, m->last.b, m->last.row, err));
+      if (keep || !pm_kind_is_retract(m->last.kind))
+        PM_TRY(span_add(m, m->last.b, m->last.row, err));
       if (PM_UNLIKELY(m->nretired > 0) && (m->nspans == 0 || m->nretired > 2 * m->nruns + 4)) {
         PM_TRY(span_flush(m, err));
         release_retired(m);
@@ -528,7 +534,8 @@ static int merge_loop_int_dedup(pm_mt_merger *m, paimon_error *err) {
       L->kind = kind;
       L->is_add = !pm_kind_is_retract(kind);
       if (PM_UNLIKELY(nk < key || (uint8_t)kind > 3)) {
-        if ((uint8_t)kind > 3) return pm_fail(err, PAIMON_ECORRUPT, "merge: invalid _VALUE_KIND %d", kind);
+        if ((uint8_t)kind > 3)
+          return pm_fail(err, PAIMON_ECORRUPT, "merge: invalid _VALUE_KIND %d", kind);
         return pm_fail(err, PAIMON_ECORRUPT, "merge run %d: keys are not sorted", w);
       }
     } else {
@@ -647,9 +654,10 @@ void pm_mt_merger_free(pm_mt_merger *m) {
   pm_free(m);
 }
 
-int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine, const pm_type *const *key_types,
-                     const pm_mt_layout *layout, const pm_mt_run *runs, int32_t nruns,
-                     const pm_mt_options *opts, paimon_error *err) {
+int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine,
+                     const pm_type *const *key_types, const pm_mt_layout *layout,
+                     const pm_mt_run *runs, int32_t nruns, const pm_mt_options *opts,
+                     paimon_error *err) {
   *out = NULL;
   int rc = 0;
   pm_mt_merger *m = pm_calloc(1, sizeof *m);
@@ -728,7 +736,8 @@ int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine, const pm_ty
   m->key_vc = pm_mt_value_class(key_types[0]);
   m->dedup_last = engine->kind == PM_MT_DEDUPLICATE && !engine->ignore_delete;
   m->mode = (m->nkeys == 1 && engine->nseq == 0 && m->key_vc >= MT_VC_I8 && m->key_vc <= MT_VC_I64)
-                ? MODE_INT : MODE_GENERIC;
+                ? MODE_INT
+                : MODE_GENERIC;
   PM_CHECK(pm_mt_state_init(&m->st, engine, m->value_cols, err), fail);
   for (int32_t k = 0; k < nf; k++)
     if ((rc = pm_col_init(&m->cols[k], engine->f[k].type)) != 0) {

@@ -16,8 +16,15 @@
 #include "meta/meta.h"
 
 /* RowKind bytes stored in _VALUE_KIND. */
-enum { PM_KIND_INSERT = 0, PM_KIND_UPDATE_BEFORE = 1, PM_KIND_UPDATE_AFTER = 2, PM_KIND_DELETE = 3 };
-static inline bool pm_kind_is_retract(int kind) { return kind == PM_KIND_UPDATE_BEFORE || kind == PM_KIND_DELETE; }
+enum {
+  PM_KIND_INSERT = 0,
+  PM_KIND_UPDATE_BEFORE = 1,
+  PM_KIND_UPDATE_AFTER = 2,
+  PM_KIND_DELETE = 3
+};
+static inline bool pm_kind_is_retract(int kind) {
+  return kind == PM_KIND_UPDATE_BEFORE || kind == PM_KIND_DELETE;
+}
 
 /* ---- value comparison ----------------------------------------------------------- */
 
@@ -44,8 +51,8 @@ typedef struct pm_mt_keycmp {
  * well-formed key of `kc`: arity, fixed part and every variable-length reference are in
  * bounds. `what` names the source in the error (e.g. the data file name).
  * PAIMON_ECORRUPT on any problem. */
-int pm_mt_binkey_check(const pm_mt_keycmp *kc, const uint8_t *bytes, size_t len,
-                       const char *what, paimon_error *err);
+int pm_mt_binkey_check(const pm_mt_keycmp *kc, const uint8_t *bytes, size_t len, const char *what,
+                       paimon_error *err);
 /* Compares two serialized keys that passed pm_mt_binkey_check, field by field. */
 int pm_mt_binkey_cmp(const pm_mt_keycmp *kc, const uint8_t *a, size_t alen, const uint8_t *b,
                      size_t blen);
@@ -61,7 +68,7 @@ typedef struct pm_mt_partition {
   int32_t nsections;
   int32_t *section_start; /* nsections + 1 */
   int32_t nruns;
-  int32_t *run_start;     /* nruns + 1 */
+  int32_t *run_start; /* nruns + 1 */
   int32_t nfiles;
   const pm_data_file **files;
 } pm_mt_partition;
@@ -120,16 +127,16 @@ typedef struct pm_mt_run {
 /* Where the columns are in each batch (indices into the struct's children). */
 typedef struct pm_mt_layout {
   int32_t nkeys;
-  const int32_t *key_cols; /* per trimmed-PK field, in key order */
-  int32_t seq_col;         /* BIGINT _SEQUENCE_NUMBER */
-  int32_t kind_col;        /* TINYINT _VALUE_KIND */
+  const int32_t *key_cols;   /* per trimmed-PK field, in key order */
+  int32_t seq_col;           /* BIGINT _SEQUENCE_NUMBER */
+  int32_t kind_col;          /* TINYINT _VALUE_KIND */
   const int32_t *value_cols; /* per value_type field */
 } pm_mt_layout;
 
 typedef struct pm_mt_options {
-  int64_t batch_size;   /* rows per output batch (default 4096 when <= 0) */
-  bool keep_deletes;    /* keep -U/-D results (changelog/audit reads) */
-  bool emit_kind;       /* append a TINYINT "_VALUE_KIND" child after the value columns */
+  int64_t batch_size; /* rows per output batch (default 4096 when <= 0) */
+  bool keep_deletes;  /* keep -U/-D results (changelog/audit reads) */
+  bool emit_kind;     /* append a TINYINT "_VALUE_KIND" child after the value columns */
 } pm_mt_options;
 
 typedef struct pm_mt_merger pm_mt_merger;
@@ -137,9 +144,10 @@ typedef struct pm_mt_merger pm_mt_merger;
 /* Creates a merger over `nruns` runs (the structs are copied; the merger calls each run's
  * close when freed, also on failure of this call). `key_types[k]` are the types of the key
  * columns (comparable; borrowed). The engine and types must outlive the merger. */
-int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine, const pm_type *const *key_types,
-                     const pm_mt_layout *layout, const pm_mt_run *runs, int32_t nruns,
-                     const pm_mt_options *opts, paimon_error *err);
+int pm_mt_merger_new(pm_mt_merger **out, const pm_mt_engine *engine,
+                     const pm_type *const *key_types, const pm_mt_layout *layout,
+                     const pm_mt_run *runs, int32_t nruns, const pm_mt_options *opts,
+                     paimon_error *err);
 /* Next output batch: a struct array (children: value_type fields, then "_VALUE_KIND" when
  * emit_kind) with 1..batch_size rows; PAIMON_ITEROVER at the end. The caller releases
  * `out`. After an error the merger is unusable (PAIMON_ESTATE). */

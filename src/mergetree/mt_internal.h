@@ -11,19 +11,43 @@ int pm_mt_cmp_dec(const uint8_t a[16], const uint8_t b[16]);
 
 /* Physical value classes of the in-memory layout (arrow/type.h). */
 enum {
-  MT_VC_BOOL = 1, MT_VC_I8, MT_VC_I16, MT_VC_I32, MT_VC_I64, MT_VC_F32, MT_VC_F64, MT_VC_DEC,
-  MT_VC_BYTES, MT_VC_NESTED
+  MT_VC_BOOL = 1,
+  MT_VC_I8,
+  MT_VC_I16,
+  MT_VC_I32,
+  MT_VC_I64,
+  MT_VC_F32,
+  MT_VC_F64,
+  MT_VC_DEC,
+  MT_VC_BYTES,
+  MT_VC_NESTED
 };
 int pm_mt_value_class(const pm_type *t);
 
 /* Aggregate functions. */
 enum {
-  MT_AGG_NONE = 0, MT_AGG_SUM, MT_AGG_PRODUCT, MT_AGG_MAX, MT_AGG_MIN, MT_AGG_LAST_VALUE,
-  MT_AGG_LAST_NON_NULL, MT_AGG_FIRST_VALUE, MT_AGG_FIRST_NON_NULL, MT_AGG_LISTAGG,
-  MT_AGG_BOOL_AND, MT_AGG_BOOL_OR, MT_AGG_PRIMARY_KEY,
+  MT_AGG_NONE = 0,
+  MT_AGG_SUM,
+  MT_AGG_PRODUCT,
+  MT_AGG_MAX,
+  MT_AGG_MIN,
+  MT_AGG_LAST_VALUE,
+  MT_AGG_LAST_NON_NULL,
+  MT_AGG_FIRST_VALUE,
+  MT_AGG_FIRST_NON_NULL,
+  MT_AGG_LISTAGG,
+  MT_AGG_BOOL_AND,
+  MT_AGG_BOOL_OR,
+  MT_AGG_PRIMARY_KEY,
   /* Functions whose result is a new value built from several inputs (state-owned). */
-  MT_AGG_COLLECT, MT_AGG_MERGE_MAP, MT_AGG_NESTED_UPDATE, MT_AGG_RBM32,
-  MT_AGG_NESTED_PARTIAL_UPDATE, MT_AGG_MERGE_MAP_KEYTIME, MT_AGG_RBM64, MT_AGG_THETA,
+  MT_AGG_COLLECT,
+  MT_AGG_MERGE_MAP,
+  MT_AGG_NESTED_UPDATE,
+  MT_AGG_RBM32,
+  MT_AGG_NESTED_PARTIAL_UPDATE,
+  MT_AGG_MERGE_MAP_KEYTIME,
+  MT_AGG_RBM64,
+  MT_AGG_THETA,
   MT_AGG_HLL
 };
 
@@ -32,23 +56,23 @@ enum { MT_NKN_MERGE = 0, MT_NKN_IGNORE, MT_NKN_ERROR };
 
 typedef struct mt_field {
   const pm_type *type;
-  int vc;               /* MT_VC_* */
+  int vc; /* MT_VC_* */
   bool nullable;
-  int agg;              /* MT_AGG_*; MT_AGG_NONE = no aggregator */
+  int agg; /* MT_AGG_*; MT_AGG_NONE = no aggregator */
   bool ignore_retract;
-  bool distinct;        /* listagg, collect */
-  int32_t *nkey;        /* nested_update: nested-key field indices in the element ROW */
+  bool distinct; /* listagg, collect */
+  int32_t *nkey; /* nested_update: nested-key field indices in the element ROW */
   int32_t nnkey;
-  int32_t count_limit;  /* nested_update: fields.<f>.count-limit */
-  int8_t nkey_null;     /* nested_update / nested_partial_update: MT_NKN_* */
+  int32_t count_limit;   /* nested_update: fields.<f>.count-limit */
+  int8_t nkey_null;      /* nested_update / nested_partial_update: MT_NKN_* */
   pm_field *nkey_fields; /* the nested-key fields, the ROW Java projects the key into */
-  int32_t *nseq;        /* nested_update: nested-sequence-field indices in the element ROW */
+  int32_t *nseq;         /* nested_update: nested-sequence-field indices in the element ROW */
   int32_t nnseq;
-  int32_t ts_field;     /* merge_map_with_keytime: timestamp field of the value ROW */
-  char *delim;          /* listagg delimiter (owned) */
+  int32_t ts_field; /* merge_map_with_keytime: timestamp field of the value ROW */
+  char *delim;      /* listagg delimiter (owned) */
   int32_t delim_len;
-  int32_t group;        /* sequence group comparator of the field, or -1 */
-  bool partial_delete;  /* a sequence field named by remove-record-on-sequence-group */
+  int32_t group;       /* sequence group comparator of the field, or -1 */
+  bool partial_delete; /* a sequence field named by remove-record-on-sequence-group */
 } mt_field;
 
 typedef struct mt_group {
@@ -64,7 +88,7 @@ struct pm_mt_engine {
   bool ignore_delete;
   bool remove_on_delete; /* partial-update.remove-record-on-delete or aggregation.* */
   int32_t nseq;
-  int32_t *seq_fields;   /* sequence.field */
+  int32_t *seq_fields; /* sequence.field */
   bool seq_asc;
   int32_t ngroups;
   mt_group *groups;
@@ -102,7 +126,7 @@ typedef struct mt_pick {
   int64_t i;
   const struct ArrowArray *va;
   int64_t vi;
-  uint64_t h; /* hash of its lookup key (keyed picks) */
+  uint64_t h;   /* hash of its lookup key (keyed picks) */
   int64_t gone; /* removed picks: picks added before Java's remove(), -1 never put */
 } mt_pick;
 
@@ -116,33 +140,33 @@ typedef struct mt_jslot {
 typedef struct mt_state {
   const pm_mt_engine *e;
   const int32_t *value_cols;
-  mt_cell *row;       /* accumulator (partial-update, aggregation) */
-  mt_cell *tmp;       /* scratch row */
-  pm_buf *own;        /* 2 buffers per field for computed bytes */
-  uint8_t *own_cur;   /* which of the two holds the cell's bytes */
-  bool *first_init;   /* first_value / first_non_null_value state */
-  pm_col *ocol;       /* per nested-agg field: builder of the next result (1 row) */
+  mt_cell *row;            /* accumulator (partial-update, aggregation) */
+  mt_cell *tmp;            /* scratch row */
+  pm_buf *own;             /* 2 buffers per field for computed bytes */
+  uint8_t *own_cur;        /* which of the two holds the cell's bytes */
+  bool *first_init;        /* first_value / first_non_null_value state */
+  pm_col *ocol;            /* per nested-agg field: builder of the next result (1 row) */
   struct ArrowArray *oarr; /* 2 per field: exported results (own_cur picks the live one) */
-  struct mt_pick *pick; /* scratch selection of source elements */
+  struct mt_pick *pick;    /* scratch selection of source elements */
   int64_t npick, cap_pick;
-  struct mt_pick *src;  /* nested_partial_update: per pick and element field, its source */
+  struct mt_pick *src; /* nested_partial_update: per pick and element field, its source */
   int64_t cap_src;
-  bool *flags;          /* per-call scratch flags (cleared by flags_zeroed) */
+  bool *flags; /* per-call scratch flags (cleared by flags_zeroed) */
   int64_t cap_flags;
   const struct ArrowArray **kcols; /* java_order: the nested-key columns of one element */
   int32_t cap_kcols;
-  int64_t *hslot;       /* hash index of keyed picks: pick index + 1, 0 empty */
-  int64_t hcap, hmask;  /* allocated slots; mask of the slots in use */
+  int64_t *hslot;        /* hash index of keyed picks: pick index + 1, 0 empty */
+  int64_t hcap, hmask;   /* allocated slots; mask of the slots in use */
   struct mt_jslot *jord; /* Java HashMap order scratch: per pick its hash and bin */
   int64_t cap_jord;
-  int32_t *jcnt;        /* per bin entry counts of the replayed HashMap */
+  int32_t *jcnt; /* per bin entry counts of the replayed HashMap */
   int64_t cap_jcnt;
-  int64_t *jrm;         /* removal lists of the replay, by insertion stamp */
+  int64_t *jrm; /* removal lists of the replay, by insertion stamp */
   int64_t cap_jrm;
-  pm_buf jkey;          /* nested key as a BinaryRow */
-  bool *processed;    /* sequence-group scratch */
+  pm_buf jkey;     /* nested key as a BinaryRow */
+  bool *processed; /* sequence-group scratch */
   bool *updated;
-  bool has_ref;       /* deduplicate / first-row: result is a record */
+  bool has_ref; /* deduplicate / first-row: result is a record */
   mt_rec ref;
   bool meet_insert, not_null_filled, current_delete, has_latest;
   int64_t latest_seq;
@@ -150,7 +174,8 @@ typedef struct mt_state {
   bool has_result;
 } mt_state;
 
-int pm_mt_state_init(mt_state *s, const pm_mt_engine *e, const int32_t *value_cols, paimon_error *err);
+int pm_mt_state_init(mt_state *s, const pm_mt_engine *e, const int32_t *value_cols,
+                     paimon_error *err);
 void pm_mt_state_free(mt_state *s);
 void pm_mt_state_reset(mt_state *s);
 int pm_mt_state_add(mt_state *s, const mt_rec *r, paimon_error *err);

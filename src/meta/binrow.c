@@ -27,7 +27,8 @@ static bool ts_compact(const pm_type *t) { return t->precision <= 3; }
 
 int pm_binrow_view(pm_binrow *out, const uint8_t *bytes, size_t len, paimon_error *err) {
   if (len < 4) return pm_fail(err, PAIMON_ECORRUPT, "BinaryRow of %zu bytes has no arity", len);
-  if (len - 4 > INT32_MAX) return pm_fail(err, PAIMON_ECORRUPT, "BinaryRow of %zu bytes is too large", len);
+  if (len - 4 > INT32_MAX)
+    return pm_fail(err, PAIMON_ECORRUPT, "BinaryRow of %zu bytes is too large", len);
   int32_t arity = (int32_t)pm_load_be32(bytes);
   if (arity < 0 || arity > MAX_ARITY)
     return pm_fail(err, PAIMON_ECORRUPT, "BinaryRow arity %d is out of range", (int)arity);
@@ -85,7 +86,8 @@ static int decode_row(const uint8_t *p, int64_t n, const pm_type *t, pm_col *dst
     if ((p[b >> 3] >> (b & 7)) & 1) {
       PM_TRY(append_null(&dst->children[i]));
     } else {
-      PM_TRY(decode_value(p, n, p + nb + 8 * i, t->fields[i].type, &dst->children[i], depth + 1, err));
+      PM_TRY(
+          decode_value(p, n, p + nb + 8 * i, t->fields[i].type, &dst->children[i], depth + 1, err));
     }
   }
   return pm_col_append_struct(dst, true);
@@ -271,7 +273,9 @@ static int var_append(pm_buf *out, size_t start, const void *p, size_t n, uint64
   return 0;
 }
 
-static void set_slot(pm_buf *out, size_t slot_at, uint64_t v) { pm_store_le64(out->data + slot_at, v); }
+static void set_slot(pm_buf *out, size_t slot_at, uint64_t v) {
+  pm_store_le64(out->data + slot_at, v);
+}
 
 static int encode_value(const struct ArrowArray *a, int64_t i, const pm_type *t, pm_buf *out,
                         size_t start, size_t slot_at, int width, paimon_error *err);
@@ -352,12 +356,8 @@ static int encode_value(const struct ArrowArray *a, int64_t i, const pm_type *t,
   uint8_t *s;
   uint64_t off;
   switch (t->id) {
-    case PM_BOOLEAN:
-      out->data[slot_at] = pm_arr_bool(a, i) ? 1 : 0;
-      return 0;
-    case PM_TINYINT:
-      out->data[slot_at] = (uint8_t)PM_ARR_FIXED(a, int8_t, i);
-      return 0;
+    case PM_BOOLEAN: out->data[slot_at] = pm_arr_bool(a, i) ? 1 : 0; return 0;
+    case PM_TINYINT: out->data[slot_at] = (uint8_t)PM_ARR_FIXED(a, int8_t, i); return 0;
     case PM_SMALLINT: {
       uint16_t v = (uint16_t)PM_ARR_FIXED(a, int16_t, i);
       memcpy(out->data + slot_at, &v, 2);
@@ -368,15 +368,9 @@ static int encode_value(const struct ArrowArray *a, int64_t i, const pm_type *t,
     case PM_TIME:
       pm_store_le32(out->data + slot_at, (uint32_t)PM_ARR_FIXED(a, int32_t, i));
       return 0;
-    case PM_FLOAT:
-      memcpy(out->data + slot_at, &PM_ARR_FIXED(a, float, i), 4);
-      return 0;
-    case PM_BIGINT:
-      set_slot(out, slot_at, (uint64_t)PM_ARR_FIXED(a, int64_t, i));
-      return 0;
-    case PM_DOUBLE:
-      memcpy(out->data + slot_at, &PM_ARR_FIXED(a, double, i), 8);
-      return 0;
+    case PM_FLOAT: memcpy(out->data + slot_at, &PM_ARR_FIXED(a, float, i), 4); return 0;
+    case PM_BIGINT: set_slot(out, slot_at, (uint64_t)PM_ARR_FIXED(a, int64_t, i)); return 0;
+    case PM_DOUBLE: memcpy(out->data + slot_at, &PM_ARR_FIXED(a, double, i), 8); return 0;
     case PM_DECIMAL: {
       const uint8_t *le = (const uint8_t *)a->buffers[1] + 16 * (a->offset + i);
       if (dec_compact(t)) {

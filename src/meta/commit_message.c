@@ -134,8 +134,8 @@ static int rec_array(dec *d, rec *r, const uint8_t *b, uint32_t size, uint32_t e
   uint64_t hdr = 4 + (((uint64_t)(uint32_t)n + 31) / 32) * 4;
   uint64_t fixed = (hdr + (uint64_t)(uint32_t)n * esize + 7) & ~(uint64_t)7;
   if (n < 0 || fixed > size || size % 8 != 0)
-    return dfail(d, PAIMON_ECORRUPT, "%s array of %d elements does not fit %u bytes", what,
-                 (int)n, size);
+    return dfail(d, PAIMON_ECORRUPT, "%s array of %d elements does not fit %u bytes", what, (int)n,
+                 size);
   r->n = (uint32_t)n;
   r->slot0 = (uint32_t)hdr;
   r->fixed = (uint32_t)fixed;
@@ -460,7 +460,8 @@ static int dec_index(dec *d, const uint8_t *b, uint32_t size, pm_cm_index *x) {
  * allocation by the input size. */
 static int dec_count(dec *d, int32_t *n, int32_t arity, const char *what) {
   PM_TRY(rd_i32(d, n));
-  if (*n < 0 || (size_t)*n > (size_t)(d->end - d->p) / (4 + null_bits(arity) + 8u * (uint32_t)arity))
+  if (*n < 0 ||
+      (size_t)*n > (size_t)(d->end - d->p) / (4 + null_bits(arity) + 8u * (uint32_t)arity))
     return dfail(d, PAIMON_ECORRUPT, "%s count %d exceeds the bytes left", what, (int)*n);
   return 0;
 }
@@ -542,7 +543,8 @@ static int dec_message(dec *d, pm_cm *m) {
   /* Java (1.3+) files the single index pair under compaction when it has files */
   bool compact = m->compact_before.n || m->compact_after.n || m->compact_changelog.n;
   PM_TRY(dec_indexes(d, compact ? &m->compact_new_index : &m->new_index));
-  if (d->version > 2) PM_TRY(dec_indexes(d, compact ? &m->compact_deleted_index : &m->deleted_index));
+  if (d->version > 2)
+    PM_TRY(dec_indexes(d, compact ? &m->compact_deleted_index : &m->deleted_index));
   return 0;
 }
 
@@ -613,8 +615,9 @@ int pm_commit_messages_decode_version(const uint8_t *bytes, size_t len, int32_t 
       if (err) *err = tmp;
     }
   }
-  if (err) pm_fail_ctx(err, best_rc, "commit messages match no serializer version 1..%d",
-                       PM_CM_MAX_VERSION);
+  if (err)
+    pm_fail_ctx(err, best_rc, "commit messages match no serializer version 1..%d",
+                PM_CM_MAX_VERSION);
   return best_rc;
 }
 
@@ -708,10 +711,8 @@ static void wnull(wrec *w, uint32_t i) {
 static void wi64(wrec *w, uint32_t i, int64_t v) { pm_store_le64(wslot(w, i), (uint64_t)v); }
 static void wi32(wrec *w, uint32_t i, int32_t v) { pm_store_le32(wslot(w, i), (uint32_t)v); }
 static void wopt(wrec *w, uint32_t i, int64_t v) {
-  if (v == PM_NULL_I64)
-    wnull(w, i);
-  else
-    wi64(w, i, v);
+  if (v == PM_NULL_I64) wnull(w, i);
+  else wi64(w, i, v);
 }
 
 /* Variable-length value: inline when `inl` and at most 7 bytes, else 8-aligned var part. */
@@ -772,9 +773,8 @@ static int wstats(enc *e, wrec *w, uint32_t i, const pm_simple_stats *s) {
 }
 
 static int unsupported(enc *e, const char *name, const char *what) {
-  return pm_fail(e->err, PAIMON_EUNSUPPORTED,
-                 "commit message version %d cannot carry %s of %s", (int)e->version, what,
-                 name ? name : "(unnamed)");
+  return pm_fail(e->err, PAIMON_EUNSUPPORTED, "commit message version %d cannot carry %s of %s",
+                 (int)e->version, what, name ? name : "(unnamed)");
 }
 
 static int put_i32(enc *e, int32_t v) {
@@ -815,22 +815,17 @@ static int enc_file(enc *e, const pm_data_file *f) {
   PM_TRY(wstrs(e, w, 11, f->extra_files, f->nextra_files < 0 ? 0 : f->nextra_files, "extra file"));
   wopt(w, 12, f->creation_time);
   wopt(w, 13, f->delete_row_count);
-  if (f->embedded_index)
-    PM_TRY(wvar(e, w, 14, f->embedded_index, f->embedded_index_len, true));
-  else
-    wnull(w, 14);
+  if (f->embedded_index) PM_TRY(wvar(e, w, 14, f->embedded_index, f->embedded_index_len, true));
+  else wnull(w, 14);
   if (v >= 3) {
-    if (f->file_source < 0)
-      wnull(w, 15);
-    else
-      wslot(w, 15)[0] = (uint8_t)f->file_source;
+    if (f->file_source < 0) wnull(w, 15);
+    else wslot(w, 15)[0] = (uint8_t)f->file_source;
   }
   if (v >= 4)
     PM_TRY(wstrs(e, w, 16, f->value_stats_cols, f->nvalue_stats_cols, "value stats column"));
   if (v >= 6) PM_TRY(wstr(e, w, 17, f->external_path, true, "external path"));
   if (v >= 8) wopt(w, 18, f->first_row_id);
-  if (v >= 9)
-    PM_TRY(wstrs(e, w, 19, f->write_cols, f->nwrite_cols, "write column"));
+  if (v >= 9) PM_TRY(wstrs(e, w, 19, f->write_cols, f->nwrite_cols, "write column"));
   if (v >= 13) wnull(w, 20);
   return put_rec(e, w);
 }
@@ -883,15 +878,11 @@ static int enc_index(enc *e, const pm_cm_index *x) {
           wi32(&e->gia, (uint32_t)k, g->extra_field_ids[k]);
         PM_TRY(wsub(e, &e->gi, 3, &e->gia));
       }
-      if (g->index_meta)
-        PM_TRY(wvar(e, &e->gi, 4, g->index_meta, g->index_meta_len, true));
-      else
-        wnull(&e->gi, 4);
+      if (g->index_meta) PM_TRY(wvar(e, &e->gi, 4, g->index_meta, g->index_meta_len, true));
+      else wnull(&e->gi, 4);
       if (v >= 12) {
-        if (g->source_meta)
-          PM_TRY(wvar(e, &e->gi, 5, g->source_meta, g->source_meta_len, true));
-        else
-          wnull(&e->gi, 5);
+        if (g->source_meta) PM_TRY(wvar(e, &e->gi, 5, g->source_meta, g->source_meta_len, true));
+        else wnull(&e->gi, 5);
       }
       PM_TRY(wsub(e, w, 6, &e->gi));
     }

@@ -135,9 +135,9 @@ int pm_dv_decode(const uint8_t *block, size_t len, pm_dv *out, paimon_error *err
   out->positions = NULL;
   if (len < 12) return bad(err, "block shorter than 12 bytes");
   uint32_t size = pm_load_be32(block);
-  if ((size_t)size != len - 8) return pm_fail(err, PAIMON_ECORRUPT,
-                                              "deletion vector: size %u but block of %zu bytes",
-                                              size, len);
+  if ((size_t)size != len - 8)
+    return pm_fail(err, PAIMON_ECORRUPT, "deletion vector: size %u but block of %zu bytes", size,
+                   len);
   const uint8_t *body = block + 4;
   uint32_t crc = pm_load_be32(block + 4 + size);
   if (pm_crc32(0, body, size) != crc) return bad(err, "CRC mismatch");

@@ -16,8 +16,12 @@ int pm_json_put_str(pm_buf *b, const char *s) {
     if (c == '"' || c == '\\') {
       esc[0] = '\\', esc[1] = (char)c, n = 2;
     } else if (c < 0x20) {
-      char sh = c == '\b' ? 'b' : c == '\t' ? 't' : c == '\n' ? 'n' : c == '\f' ? 'f'
-                : c == '\r' ? 'r' : 0;
+      char sh = c == '\b'   ? 'b'
+                : c == '\t' ? 't'
+                : c == '\n' ? 'n'
+                : c == '\f' ? 'f'
+                : c == '\r' ? 'r'
+                            : 0;
       if (sh) {
         esc[0] = '\\', esc[1] = sh, n = 2;
       } else {
@@ -55,8 +59,8 @@ int pm_json_load_object(json_t **out, const char *text, size_t len, const char *
   *out = NULL;
   json_t *j = json_loadb(text, len, 0, &je);
   if (!j) {
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: invalid JSON at line %d column %d: %s", what,
-                   je.line, je.column, je.text);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: invalid JSON at line %d column %d: %s", what, je.line,
+                   je.column, je.text);
   }
   if (!json_is_object(j)) {
     json_decref(j);
@@ -71,8 +75,8 @@ static int missing(bool required, const char *key, const char *what, paimon_erro
   return 0;
 }
 
-int pm_json_get_i64(const json_t *o, const char *key, bool required, int64_t *out,
-                    const char *what, paimon_error *err) {
+int pm_json_get_i64(const json_t *o, const char *key, bool required, int64_t *out, const char *what,
+                    paimon_error *err) {
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) return missing(required, key, what, err);
   if (!json_is_integer(v))
@@ -81,8 +85,8 @@ int pm_json_get_i64(const json_t *o, const char *key, bool required, int64_t *ou
   return 0;
 }
 
-int pm_json_get_i32(const json_t *o, const char *key, bool required, int32_t *out,
-                    const char *what, paimon_error *err) {
+int pm_json_get_i32(const json_t *o, const char *key, bool required, int32_t *out, const char *what,
+                    paimon_error *err) {
   int64_t v = 0;
   bool had = json_object_get(o, key) && !json_is_null(json_object_get(o, key));
   PM_TRY(pm_json_get_i64(o, key, required, &v, what, err));
@@ -94,8 +98,8 @@ int pm_json_get_i32(const json_t *o, const char *key, bool required, int32_t *ou
   return 0;
 }
 
-int pm_json_get_str(const json_t *o, const char *key, bool required, char **out,
-                    const char *what, paimon_error *err) {
+int pm_json_get_str(const json_t *o, const char *key, bool required, char **out, const char *what,
+                    paimon_error *err) {
   *out = NULL;
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) return missing(required, key, what, err);
@@ -112,8 +116,8 @@ void pm_json_free_strs(char **v, int32_t n) {
   pm_free(v);
 }
 
-int pm_json_get_str_map(const json_t *o, const char *key, int32_t *n, char ***keys,
-                        char ***values, const char *what, paimon_error *err) {
+int pm_json_get_str_map(const json_t *o, const char *key, int32_t *n, char ***keys, char ***values,
+                        const char *what, paimon_error *err) {
   *n = 0;
   *keys = *values = NULL;
   json_t *m = json_object_get(o, key);
@@ -133,8 +137,8 @@ int pm_json_get_str_map(const json_t *o, const char *key, int32_t *n, char ***ke
   int rc = 0;
   json_object_foreach(m, mk, mv) {
     if (!json_is_string(mv)) {
-      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: value of \"%s\".\"%s\" is not a string", what,
-                   key, mk);
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: value of \"%s\".\"%s\" is not a string", what, key,
+                   mk);
       break;
     }
     k[i] = pm_strdup(mk);
@@ -156,8 +160,8 @@ int pm_json_get_str_map(const json_t *o, const char *key, int32_t *n, char ***ke
   return 0;
 }
 
-int pm_json_get_str_array(const json_t *o, const char *key, bool required, int32_t *n,
-                          char ***out, const char *what, paimon_error *err) {
+int pm_json_get_str_array(const json_t *o, const char *key, bool required, int32_t *n, char ***out,
+                          const char *what, paimon_error *err) {
   *n = 0;
   *out = NULL;
   json_t *a = json_object_get(o, key);

@@ -98,9 +98,26 @@ static pm_type *file_type(tb *b) {
 
 enum { MF_VERSION, MF_KIND, MF_PARTITION, MF_BUCKET, MF_TOTAL_BUCKETS, MF_FILE };
 enum {
-  DF_NAME, DF_SIZE, DF_ROWS, DF_MIN_KEY, DF_MAX_KEY, DF_KEY_STATS, DF_VALUE_STATS, DF_MIN_SEQ,
-  DF_MAX_SEQ, DF_SCHEMA, DF_LEVEL, DF_EXTRA, DF_CTIME, DF_DEL_ROWS, DF_INDEX, DF_SOURCE,
-  DF_STATS_COLS, DF_EXT_PATH, DF_FIRST_ROW_ID, DF_WRITE_COLS
+  DF_NAME,
+  DF_SIZE,
+  DF_ROWS,
+  DF_MIN_KEY,
+  DF_MAX_KEY,
+  DF_KEY_STATS,
+  DF_VALUE_STATS,
+  DF_MIN_SEQ,
+  DF_MAX_SEQ,
+  DF_SCHEMA,
+  DF_LEVEL,
+  DF_EXTRA,
+  DF_CTIME,
+  DF_DEL_ROWS,
+  DF_INDEX,
+  DF_SOURCE,
+  DF_STATS_COLS,
+  DF_EXT_PATH,
+  DF_FIRST_ROW_ID,
+  DF_WRITE_COLS
 };
 
 static pm_type *manifest_type(tb *b) {
@@ -114,8 +131,21 @@ static pm_type *manifest_type(tb *b) {
   return r;
 }
 
-enum { ML_VERSION, ML_NAME, ML_SIZE, ML_ADDED, ML_DELETED, ML_STATS, ML_SCHEMA, ML_MIN_BUCKET,
-       ML_MAX_BUCKET, ML_MIN_LEVEL, ML_MAX_LEVEL, ML_MIN_ROW, ML_MAX_ROW };
+enum {
+  ML_VERSION,
+  ML_NAME,
+  ML_SIZE,
+  ML_ADDED,
+  ML_DELETED,
+  ML_STATS,
+  ML_SCHEMA,
+  ML_MIN_BUCKET,
+  ML_MAX_BUCKET,
+  ML_MIN_LEVEL,
+  ML_MAX_LEVEL,
+  ML_MIN_ROW,
+  ML_MAX_ROW
+};
 
 static pm_type *manifest_list_type(tb *b) {
   pm_type *r = pm_type_new_row(false);
@@ -135,8 +165,18 @@ static pm_type *manifest_list_type(tb *b) {
   return r;
 }
 
-enum { IX_VERSION, IX_KIND, IX_PARTITION, IX_BUCKET, IX_TYPE, IX_NAME, IX_SIZE, IX_ROWS, IX_DV,
-       IX_EXT_PATH };
+enum {
+  IX_VERSION,
+  IX_KIND,
+  IX_PARTITION,
+  IX_BUCKET,
+  IX_TYPE,
+  IX_NAME,
+  IX_SIZE,
+  IX_ROWS,
+  IX_DV,
+  IX_EXT_PATH
+};
 
 static pm_type *index_type(tb *b) {
   pm_type *r = pm_type_new_row(false);
@@ -265,7 +305,8 @@ static void stats_clear(pm_simple_stats *s) {
   s->nnull_counts = -1;
 }
 
-static int stats(ctx *c, const struct ArrowArray *s, int64_t i, const char *f, pm_simple_stats *out) {
+static int stats(ctx *c, const struct ArrowArray *s, int64_t i, const char *f,
+                 pm_simple_stats *out) {
   memset(out, 0, sizeof *out);
   out->nnull_counts = -1;
   if (!pm_arr_is_valid(s, i)) return bad(c, f, "is null");
@@ -334,7 +375,8 @@ static int data_file(ctx *c, const pm_type *ft, const struct ArrowArray *s, int6
                   &f->value_stats_cols));
   PM_TRY(str(c, ch(s, DF_EXT_PATH), j, "_EXTERNAL_PATH", false, &f->external_path));
   f->first_row_id = opt_i64(ch(s, DF_FIRST_ROW_ID), fl[DF_FIRST_ROW_ID].type, j);
-  PM_TRY(str_list(c, ch(s, DF_WRITE_COLS), j, "_WRITE_COLS", false, &f->nwrite_cols, &f->write_cols));
+  PM_TRY(
+      str_list(c, ch(s, DF_WRITE_COLS), j, "_WRITE_COLS", false, &f->nwrite_cols, &f->write_cols));
   if (f->file_size < 0 || f->row_count < 0 || f->level < 0)
     return bad(c, "_FILE", "has a negative size, row count or level");
   return 0;
@@ -393,7 +435,8 @@ int pm_data_file_copy(pm_data_file *dst, const pm_data_file *src) {
   if (!rc) rc = dup_bytes(&dst->max_key, &dst->max_key_len, src->max_key, src->max_key_len);
   if (!rc) rc = dup_stats(&dst->key_stats, &src->key_stats);
   if (!rc) rc = dup_stats(&dst->value_stats, &src->value_stats);
-  if (!rc) rc = dup_strs(&dst->extra_files, (const char *const *)src->extra_files, src->nextra_files);
+  if (!rc)
+    rc = dup_strs(&dst->extra_files, (const char *const *)src->extra_files, src->nextra_files);
   if (!rc)
     rc = dup_bytes(&dst->embedded_index, &dst->embedded_index_len, src->embedded_index,
                    src->embedded_index_len);
@@ -495,9 +538,8 @@ static int check_version(ctx *c, const struct ArrowArray *a, const pm_type *t, i
   int32_t ver = 0;
   PM_TRY(req_i32(c, a, t, i, "_VERSION", &ver));
   if (ver != want)
-    return pm_fail(c->err, PAIMON_EUNSUPPORTED,
-                   "%s: %s _VERSION %d is not supported (expected %d)", c->path, what, (int)ver,
-                   (int)want);
+    return pm_fail(c->err, PAIMON_EUNSUPPORTED, "%s: %s _VERSION %d is not supported (expected %d)",
+                   c->path, what, (int)ver, (int)want);
   return 0;
 }
 
@@ -562,13 +604,16 @@ static int meta_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int64
                        "manifest list"));
   PM_TRY(str(c, ch(b, ML_NAME), i, "_FILE_NAME", true, &m->file_name));
   PM_TRY(req_i64(c, ch(b, ML_SIZE), fl[ML_SIZE].type, i, "_FILE_SIZE", &m->file_size));
-  PM_TRY(req_i64(c, ch(b, ML_ADDED), fl[ML_ADDED].type, i, "_NUM_ADDED_FILES", &m->num_added_files));
+  PM_TRY(
+      req_i64(c, ch(b, ML_ADDED), fl[ML_ADDED].type, i, "_NUM_ADDED_FILES", &m->num_added_files));
   PM_TRY(req_i64(c, ch(b, ML_DELETED), fl[ML_DELETED].type, i, "_NUM_DELETED_FILES",
                  &m->num_deleted_files));
   PM_TRY(stats(c, ch(b, ML_STATS), i, "_PARTITION_STATS", &m->partition_stats));
   PM_TRY(req_i64(c, ch(b, ML_SCHEMA), fl[ML_SCHEMA].type, i, "_SCHEMA_ID", &m->schema_id));
-  PM_TRY(opt_i32(c, ch(b, ML_MIN_BUCKET), fl[ML_MIN_BUCKET].type, i, "_MIN_BUCKET", &m->min_bucket));
-  PM_TRY(opt_i32(c, ch(b, ML_MAX_BUCKET), fl[ML_MAX_BUCKET].type, i, "_MAX_BUCKET", &m->max_bucket));
+  PM_TRY(
+      opt_i32(c, ch(b, ML_MIN_BUCKET), fl[ML_MIN_BUCKET].type, i, "_MIN_BUCKET", &m->min_bucket));
+  PM_TRY(
+      opt_i32(c, ch(b, ML_MAX_BUCKET), fl[ML_MAX_BUCKET].type, i, "_MAX_BUCKET", &m->max_bucket));
   PM_TRY(opt_i32(c, ch(b, ML_MIN_LEVEL), fl[ML_MIN_LEVEL].type, i, "_MIN_LEVEL", &m->min_level));
   PM_TRY(opt_i32(c, ch(b, ML_MAX_LEVEL), fl[ML_MAX_LEVEL].type, i, "_MAX_LEVEL", &m->max_level));
   m->min_row_id = opt_i64(ch(b, ML_MIN_ROW), fl[ML_MIN_ROW].type, i);
@@ -578,8 +623,8 @@ static int meta_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int64
 
 int pm_manifest_list_read(paimon_fs *fs, const char *path, pm_manifest_file_meta **out, size_t *n,
                           paimon_error *err) {
-  return read_all(fs, path, manifest_list_type, sizeof(pm_manifest_file_meta), meta_row,
-                  meta_clear, (void **)out, n, err);
+  return read_all(fs, path, manifest_list_type, sizeof(pm_manifest_file_meta), meta_row, meta_clear,
+                  (void **)out, n, err);
 }
 
 void pm_manifest_file_metas_free(pm_manifest_file_meta *m, size_t n) {
@@ -619,7 +664,8 @@ static int index_row(ctx *c, const pm_type *rt, const struct ArrowArray *b, int6
   if (!pm_arr_is_valid(dl, i)) return 0;
   int64_t bg, en;
   pm_arr_list_range(dl, i, &bg, &en);
-  if (en < bg || en - bg > INT32_MAX / 2) return bad(c, "_DELETIONS_VECTORS_RANGES", "has bad offsets");
+  if (en < bg || en - bg > INT32_MAX / 2)
+    return bad(c, "_DELETIONS_VECTORS_RANGES", "has bad offsets");
   e->dv_ranges = pm_calloc((size_t)(en - bg) + 1, sizeof(pm_dv_range));
   if (!e->dv_ranges) return oom(c);
   e->ndv_ranges = (int32_t)(en - bg);

@@ -31,7 +31,8 @@ static bool add(pm_type *row, const char *name, pm_type *t) {
 
 static pm_type *stats_type(void) {
   pm_type *r = pm_type_new_row(false);
-  bool ok = add(r, "_MIN_VALUES", T(PM_VARBINARY, false)) && add(r, "_MAX_VALUES", T(PM_VARBINARY, false)) &&
+  bool ok = add(r, "_MIN_VALUES", T(PM_VARBINARY, false)) &&
+            add(r, "_MAX_VALUES", T(PM_VARBINARY, false)) &&
             add(r, "_NULL_COUNTS", pm_type_new_array(T(PM_BIGINT, true), true));
   if (!ok) {
     pm_type_free(r);
@@ -42,19 +43,22 @@ static pm_type *stats_type(void) {
 
 static pm_type *file_type(void) {
   pm_type *r = pm_type_new_row(false);
-  bool ok = add(r, "_FILE_NAME", T(PM_VARCHAR, false)) && add(r, "_FILE_SIZE", T(PM_BIGINT, false)) &&
-            add(r, "_ROW_COUNT", T(PM_BIGINT, false)) && add(r, "_MIN_KEY", T(PM_VARBINARY, false)) &&
-            add(r, "_MAX_KEY", T(PM_VARBINARY, false)) && add(r, "_KEY_STATS", stats_type()) &&
-            add(r, "_VALUE_STATS", stats_type()) && add(r, "_MIN_SEQUENCE_NUMBER", T(PM_BIGINT, false)) &&
-            add(r, "_MAX_SEQUENCE_NUMBER", T(PM_BIGINT, false)) && add(r, "_SCHEMA_ID", T(PM_BIGINT, false)) &&
-            add(r, "_LEVEL", T(PM_INT, false)) &&
-            add(r, "_EXTRA_FILES", pm_type_new_array(T(PM_VARCHAR, false), false)) &&
-            add(r, "_CREATION_TIME", pm_type_new_ts(PM_TIMESTAMP, 3, true)) &&
-            add(r, "_DELETE_ROW_COUNT", T(PM_BIGINT, true)) &&
-            add(r, "_EMBEDDED_FILE_INDEX", T(PM_VARBINARY, true)) && add(r, "_FILE_SOURCE", T(PM_INT, true)) &&
-            add(r, "_VALUE_STATS_COLS", pm_type_new_array(T(PM_VARCHAR, false), true)) &&
-            add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true)) && add(r, "_FIRST_ROW_ID", T(PM_BIGINT, true)) &&
-            add(r, "_WRITE_COLS", pm_type_new_array(T(PM_VARCHAR, false), true));
+  bool ok =
+      add(r, "_FILE_NAME", T(PM_VARCHAR, false)) && add(r, "_FILE_SIZE", T(PM_BIGINT, false)) &&
+      add(r, "_ROW_COUNT", T(PM_BIGINT, false)) && add(r, "_MIN_KEY", T(PM_VARBINARY, false)) &&
+      add(r, "_MAX_KEY", T(PM_VARBINARY, false)) && add(r, "_KEY_STATS", stats_type()) &&
+      add(r, "_VALUE_STATS", stats_type()) && add(r, "_MIN_SEQUENCE_NUMBER", T(PM_BIGINT, false)) &&
+      add(r, "_MAX_SEQUENCE_NUMBER", T(PM_BIGINT, false)) &&
+      add(r, "_SCHEMA_ID", T(PM_BIGINT, false)) && add(r, "_LEVEL", T(PM_INT, false)) &&
+      add(r, "_EXTRA_FILES", pm_type_new_array(T(PM_VARCHAR, false), false)) &&
+      add(r, "_CREATION_TIME", pm_type_new_ts(PM_TIMESTAMP, 3, true)) &&
+      add(r, "_DELETE_ROW_COUNT", T(PM_BIGINT, true)) &&
+      add(r, "_EMBEDDED_FILE_INDEX", T(PM_VARBINARY, true)) &&
+      add(r, "_FILE_SOURCE", T(PM_INT, true)) &&
+      add(r, "_VALUE_STATS_COLS", pm_type_new_array(T(PM_VARCHAR, false), true)) &&
+      add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true)) &&
+      add(r, "_FIRST_ROW_ID", T(PM_BIGINT, true)) &&
+      add(r, "_WRITE_COLS", pm_type_new_array(T(PM_VARCHAR, false), true));
   if (!ok) {
     pm_type_free(r);
     return NULL;
@@ -77,11 +81,12 @@ static pm_type *entry_type(void) {
 static pm_type *list_type(void) {
   pm_type *r = pm_type_new_row(false);
   bool ok = add(r, "_VERSION", T(PM_INT, false)) && add(r, "_FILE_NAME", T(PM_VARCHAR, false)) &&
-            add(r, "_FILE_SIZE", T(PM_BIGINT, false)) && add(r, "_NUM_ADDED_FILES", T(PM_BIGINT, false)) &&
-            add(r, "_NUM_DELETED_FILES", T(PM_BIGINT, false)) && add(r, "_PARTITION_STATS", stats_type()) &&
-            add(r, "_SCHEMA_ID", T(PM_BIGINT, false)) && add(r, "_MIN_BUCKET", T(PM_INT, true)) &&
-            add(r, "_MAX_BUCKET", T(PM_INT, true)) && add(r, "_MIN_LEVEL", T(PM_INT, true)) &&
-            add(r, "_MAX_LEVEL", T(PM_INT, true));
+            add(r, "_FILE_SIZE", T(PM_BIGINT, false)) &&
+            add(r, "_NUM_ADDED_FILES", T(PM_BIGINT, false)) &&
+            add(r, "_NUM_DELETED_FILES", T(PM_BIGINT, false)) &&
+            add(r, "_PARTITION_STATS", stats_type()) && add(r, "_SCHEMA_ID", T(PM_BIGINT, false)) &&
+            add(r, "_MIN_BUCKET", T(PM_INT, true)) && add(r, "_MAX_BUCKET", T(PM_INT, true)) &&
+            add(r, "_MIN_LEVEL", T(PM_INT, true)) && add(r, "_MAX_LEVEL", T(PM_INT, true));
   if (!ok) {
     pm_type_free(r);
     return NULL;
@@ -102,12 +107,13 @@ static pm_type *dv_range_type(void) {
 
 static pm_type *index_type(void) {
   pm_type *r = pm_type_new_row(false);
-  bool ok = add(r, "_VERSION", T(PM_INT, false)) && add(r, "_KIND", T(PM_INT, false)) &&
-            add(r, "_PARTITION", T(PM_VARBINARY, false)) && add(r, "_BUCKET", T(PM_INT, false)) &&
-            add(r, "_INDEX_TYPE", T(PM_VARCHAR, false)) && add(r, "_FILE_NAME", T(PM_VARCHAR, false)) &&
-            add(r, "_FILE_SIZE", T(PM_BIGINT, false)) && add(r, "_ROW_COUNT", T(PM_BIGINT, false)) &&
-            add(r, "_DELETIONS_VECTORS_RANGES", pm_type_new_array(dv_range_type(), true)) &&
-            add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true));
+  bool ok =
+      add(r, "_VERSION", T(PM_INT, false)) && add(r, "_KIND", T(PM_INT, false)) &&
+      add(r, "_PARTITION", T(PM_VARBINARY, false)) && add(r, "_BUCKET", T(PM_INT, false)) &&
+      add(r, "_INDEX_TYPE", T(PM_VARCHAR, false)) && add(r, "_FILE_NAME", T(PM_VARCHAR, false)) &&
+      add(r, "_FILE_SIZE", T(PM_BIGINT, false)) && add(r, "_ROW_COUNT", T(PM_BIGINT, false)) &&
+      add(r, "_DELETIONS_VECTORS_RANGES", pm_type_new_array(dv_range_type(), true)) &&
+      add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true));
   if (!ok) {
     pm_type_free(r);
     return NULL;
@@ -143,7 +149,8 @@ static int put_stats(pm_col *c, const pm_simple_stats *s) {
   if (s->nnull_counts < 0) {
     PM_TRY(pm_col_append_null(nc));
   } else {
-    for (int32_t i = 0; i < s->nnull_counts; i++) PM_TRY(put_opt_i64(&nc->children[0], s->null_counts[i]));
+    for (int32_t i = 0; i < s->nnull_counts; i++)
+      PM_TRY(put_opt_i64(&nc->children[0], s->null_counts[i]));
     PM_TRY(pm_col_append_list_end(nc));
   }
   return pm_col_append_struct(c, true);
@@ -154,8 +161,10 @@ static int put_file(pm_col *c, const pm_data_file *f) {
   PM_TRY(put_str(&k[0], f->file_name));
   PM_TRY(pm_col_append_i64(&k[1], f->file_size));
   PM_TRY(pm_col_append_i64(&k[2], f->row_count));
-  PM_TRY(put_bytes(&k[3], f->min_key ? f->min_key : EMPTY_ROW, f->min_key ? f->min_key_len : sizeof EMPTY_ROW));
-  PM_TRY(put_bytes(&k[4], f->max_key ? f->max_key : EMPTY_ROW, f->max_key ? f->max_key_len : sizeof EMPTY_ROW));
+  PM_TRY(put_bytes(&k[3], f->min_key ? f->min_key : EMPTY_ROW,
+                   f->min_key ? f->min_key_len : sizeof EMPTY_ROW));
+  PM_TRY(put_bytes(&k[4], f->max_key ? f->max_key : EMPTY_ROW,
+                   f->max_key ? f->max_key_len : sizeof EMPTY_ROW));
   PM_TRY(put_stats(&k[5], &f->key_stats));
   PM_TRY(put_stats(&k[6], &f->value_stats));
   PM_TRY(pm_col_append_i64(&k[7], f->min_sequence_number));
@@ -166,7 +175,8 @@ static int put_file(pm_col *c, const pm_data_file *f) {
   PM_TRY(put_opt_i64(&k[12], f->creation_time));
   PM_TRY(put_opt_i64(&k[13], f->delete_row_count));
   PM_TRY(put_bytes(&k[14], f->embedded_index, f->embedded_index_len));
-  PM_TRY(f->file_source < 0 ? pm_col_append_null(&k[15]) : pm_col_append_i32(&k[15], f->file_source));
+  PM_TRY(f->file_source < 0 ? pm_col_append_null(&k[15])
+                            : pm_col_append_i32(&k[15], f->file_source));
   PM_TRY(put_strs(&k[16], f->value_stats_cols, f->nvalue_stats_cols));
   PM_TRY(put_str(&k[17], f->external_path));
   PM_TRY(put_opt_i64(&k[18], f->first_row_id));
@@ -195,7 +205,8 @@ static int init_cols(const pm_type *row, pm_col **cols, paimon_error *err) {
   *cols = pm_calloc((size_t)row->nfields, sizeof(pm_col));
   if (!*cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (int32_t i = 0; i < row->nfields; i++)
-    if (pm_col_init(&(*cols)[i], row->fields[i].type)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_col_init(&(*cols)[i], row->fields[i].type))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   return 0;
 }
 
@@ -213,10 +224,12 @@ static int copy_stats(pm_simple_stats *d, const pm_simple_stats *s) {
   memset(d, 0, sizeof *d);
   d->nnull_counts = -1;
   if (!s) return 0;
-  if (s->min_values && !(d->min_values = pm_malloc(s->min_len ? s->min_len : 1))) return PAIMON_ENOMEM;
+  if (s->min_values && !(d->min_values = pm_malloc(s->min_len ? s->min_len : 1)))
+    return PAIMON_ENOMEM;
   if (s->min_values) memcpy(d->min_values, s->min_values, s->min_len);
   d->min_len = s->min_len;
-  if (s->max_values && !(d->max_values = pm_malloc(s->max_len ? s->max_len : 1))) return PAIMON_ENOMEM;
+  if (s->max_values && !(d->max_values = pm_malloc(s->max_len ? s->max_len : 1)))
+    return PAIMON_ENOMEM;
   if (s->max_values) memcpy(d->max_values, s->max_values, s->max_len);
   d->max_len = s->max_len;
   if (s->nnull_counts >= 0) {
@@ -254,7 +267,8 @@ int pm_manifest_write(paimon_fs *fs, const char *path, const pm_manifest_entry *
     if (meta->min_level < 0 || e->file.level < meta->min_level) meta->min_level = e->file.level;
     if (e->file.level > meta->max_level) meta->max_level = e->file.level;
   }
-  if (rc && rc != PAIMON_ENOMEM && (!err || err->code != rc)) rc = pm_fail(err, rc, "manifest encode failed");
+  if (rc && rc != PAIMON_ENOMEM && (!err || err->code != rc))
+    rc = pm_fail(err, rc, "manifest encode failed");
   if (rc == PAIMON_ENOMEM) rc = pm_fail(err, rc, "out of memory");
   if (rc == 0) rc = write_avro(fs, path, row, cols, (int64_t)n, compression, &meta->file_size, err);
   if (rc == 0) {

@@ -25,9 +25,9 @@ typedef struct pm_schema {
   int32_t noptions;
   char **option_keys; /* parallel arrays; values are strings as stored */
   char **option_values;
-  char *comment;      /* nullable */
+  char *comment; /* nullable */
   int64_t time_millis;
-  char *json;         /* text as parsed or as produced by pm_schema_to_json */
+  char *json;            /* text as parsed or as produced by pm_schema_to_json */
   atomic_int extra_refs; /* holders beyond the first (pm_schema_ref); 0 = one owner */
 } pm_schema;
 
@@ -63,12 +63,12 @@ typedef struct pm_snapshot {
   int64_t delta_manifest_list_size;
   char *changelog_manifest_list; /* nullable */
   int64_t changelog_manifest_list_size;
-  char *index_manifest;          /* nullable */
+  char *index_manifest; /* nullable */
   char *commit_user;
   int64_t commit_identifier;
-  char *commit_kind;             /* APPEND, COMPACT, OVERWRITE, ANALYZE */
+  char *commit_kind; /* APPEND, COMPACT, OVERWRITE, ANALYZE */
   int64_t time_millis;
-  int64_t total_record_count;    /* PM_NULL_I64 when absent */
+  int64_t total_record_count; /* PM_NULL_I64 when absent */
   int64_t delta_record_count;
   int64_t changelog_record_count;
   int64_t watermark;
@@ -169,12 +169,12 @@ typedef struct pm_data_file {
   int64_t delete_row_count; /* PM_NULL_I64 when null */
   uint8_t *embedded_index;  /* nullable */
   size_t embedded_index_len;
-  int32_t file_source;      /* 0 APPEND, 1 COMPACT, -1 null */
+  int32_t file_source;       /* 0 APPEND, 1 COMPACT, -1 null */
   int32_t nvalue_stats_cols; /* -1 when null (all columns) */
   char **value_stats_cols;
-  char *external_path;      /* nullable */
-  int64_t first_row_id;     /* PM_NULL_I64 when null */
-  int32_t nwrite_cols;      /* -1 when null */
+  char *external_path;  /* nullable */
+  int64_t first_row_id; /* PM_NULL_I64 when null */
+  int32_t nwrite_cols;  /* -1 when null */
   char **write_cols;
 } pm_data_file;
 

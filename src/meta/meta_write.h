@@ -41,9 +41,9 @@ typedef struct pm_cm_global_index {
   int32_t index_field_id;
   int32_t nextra_field_ids; /* -1 when null */
   int32_t *extra_field_ids;
-  uint8_t *index_meta;      /* NULL when null */
+  uint8_t *index_meta; /* NULL when null */
   size_t index_meta_len;
-  uint8_t *source_meta;     /* NULL when null; always null before version 12 */
+  uint8_t *source_meta; /* NULL when null; always null before version 12 */
   size_t source_meta_len;
 } pm_cm_global_index;
 

@@ -17,7 +17,8 @@ void pm_offsets_clear(pm_offsets *o) {
 
 int64_t pm_offsets_get(const pm_offsets *o, const char *partition, int32_t bucket) {
   for (size_t i = 0; i < o->n; i++)
-    if (o->v[i].bucket == bucket && strcmp(o->v[i].partition, partition) == 0) return o->v[i].offset;
+    if (o->v[i].bucket == bucket && strcmp(o->v[i].partition, partition) == 0)
+      return o->v[i].offset;
   return -1;
 }
 
@@ -70,8 +71,8 @@ static int render_partition(json_t *obj, char *const *keys, int32_t nkeys, pm_bu
   for (int32_t k = 0; k < nkeys; k++) {
     json_t *v = json_object_get(obj, keys[k]);
     if (!json_is_string(v))
-      return pm_fail(err, PAIMON_ECORRUPT, "offsets file: partition key '%s' missing or not a string",
-                     keys[k]);
+      return pm_fail(err, PAIMON_ECORRUPT,
+                     "offsets file: partition key '%s' missing or not a string", keys[k]);
     if (pm_buf_printf(b, "%s%s=%s", k ? "/" : "", keys[k], json_string_value(v)))
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
@@ -103,12 +104,14 @@ int pm_offsets_parse(pm_offsets *out, const char *json, size_t len, char *const 
     json_t *p = json_object_get(e, "partition"), *bk = json_object_get(e, "bucket"),
            *of = json_object_get(e, "offset");
     if (!json_is_object(p) || !json_is_integer(bk) || !json_is_integer(of)) {
-      rc = pm_fail(err, PAIMON_ECORRUPT, "offsets file: entry %zu needs partition, bucket, offset", i);
+      rc = pm_fail(err, PAIMON_ECORRUPT, "offsets file: entry %zu needs partition, bucket, offset",
+                   i);
       goto done;
     }
     json_int_t bucket = json_integer_value(bk), off = json_integer_value(of);
     if (bucket < 0 || bucket > INT32_MAX || off < 0) {
-      rc = pm_fail(err, PAIMON_ECORRUPT, "offsets file: entry %zu has a negative bucket or offset", i);
+      rc = pm_fail(err, PAIMON_ECORRUPT, "offsets file: entry %zu has a negative bucket or offset",
+                   i);
       goto done;
     }
     PM_CHECK(render_partition(p, keys, nkeys, &b, err), done);
@@ -218,7 +221,8 @@ int pm_offsets_load_key(pm_offsets *out, paimon_fs *fs, const char *root, const 
   char *path;
   if (rel[0] == '/') {
     if (!pm_path_is_under(rel, root))
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: offsets file '%s' lies outside the table", root, rel);
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: offsets file '%s' lies outside the table", root,
+                     rel);
     path = pm_strdup(rel);
   } else {
     /* relative: must stay inside the table root */

@@ -10,11 +10,22 @@
 static bool needs_escape(unsigned char c) {
   if (c < 0x20 || c == 0x7f) return true;
   switch (c) {
-    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=':
-    case '?': case '\\': case '{': case '}': case '[': case ']': case '^':
-      return true;
-    default:
-      return false;
+    case '"':
+    case '#':
+    case '%':
+    case '\'':
+    case '*':
+    case '/':
+    case ':':
+    case '=':
+    case '?':
+    case '\\':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case '^': return true;
+    default: return false;
   }
 }
 
@@ -205,7 +216,8 @@ static int put_timestamp(pm_buf *b, int64_t millis, int32_t nano_of_milli, bool 
     return put_local_time(b, ms_of_day / 1000, nano);
   }
   int64_t sod = ms_of_day / 1000;
-  PM_TRY(pm_buf_printf(b, " %02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60)));
+  PM_TRY(pm_buf_printf(b, " %02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60),
+                       (int)(sod % 60)));
   return put_sql_fraction(b, nano, precision);
 }
 
@@ -214,16 +226,13 @@ static int put_timestamp(pm_buf *b, int64_t millis, int32_t nano_of_milli, bool 
 static int render(pm_buf *b, const pm_binrow *r, int32_t i, const pm_type *t, bool legacy,
                   paimon_error *err) {
   switch (t->id) {
-    case PM_BOOLEAN:
-      return pm_buf_append_str(b, pm_binrow_get_int(r, i, t) ? "true" : "false");
+    case PM_BOOLEAN: return pm_buf_append_str(b, pm_binrow_get_int(r, i, t) ? "true" : "false");
     case PM_TINYINT:
     case PM_SMALLINT:
     case PM_INT:
-    case PM_BIGINT:
-      return pm_buf_printf(b, "%lld", (long long)pm_binrow_get_int(r, i, t));
+    case PM_BIGINT: return pm_buf_printf(b, "%lld", (long long)pm_binrow_get_int(r, i, t));
     case PM_FLOAT:
-    case PM_DOUBLE:
-      return put_java_fp(b, pm_binrow_get_double(r, i, t), t->id == PM_FLOAT);
+    case PM_DOUBLE: return put_java_fp(b, pm_binrow_get_double(r, i, t), t->id == PM_FLOAT);
     case PM_CHAR:
     case PM_VARCHAR: {
       const uint8_t *p;
@@ -244,7 +253,8 @@ static int render(pm_buf *b, const pm_binrow *r, int32_t i, const pm_type *t, bo
     case PM_TIME: {
       int64_t ms = pm_binrow_get_int(r, i, t);
       if (legacy) return pm_buf_printf(b, "%lld", (long long)ms);
-      if (ms < 0 || ms >= 86400000) return pm_fail(err, PAIMON_ECORRUPT, "partition TIME %lld out of range", (long long)ms);
+      if (ms < 0 || ms >= 86400000)
+        return pm_fail(err, PAIMON_ECORRUPT, "partition TIME %lld out of range", (long long)ms);
       PM_TRY(pm_buf_printf(b, "%02d:%02d:%02d", (int)(ms / 3600000), (int)(ms / 60000 % 60),
                            (int)(ms / 1000 % 60)));
       return put_sql_fraction(b, (ms % 1000) * 1000000, t->precision);
@@ -255,7 +265,8 @@ static int render(pm_buf *b, const pm_binrow *r, int32_t i, const pm_type *t, bo
       int32_t nano;
       PM_TRY(pm_binrow_get_timestamp(r, i, t, &ms, &nano, err));
       if (ms > (int64_t)1 << 52 || ms < -((int64_t)1 << 52))
-        return pm_fail(err, PAIMON_ECORRUPT, "partition timestamp %lld out of range", (long long)ms);
+        return pm_fail(err, PAIMON_ECORRUPT, "partition timestamp %lld out of range",
+                       (long long)ms);
       return put_timestamp(b, ms, nano, legacy, t->precision);
     }
     default:

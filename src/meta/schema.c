@@ -76,7 +76,8 @@ fail:
 
 static int parse_fields(const json_t *arr, int depth, pm_type *row, const char *what,
                         paimon_error *err) {
-  if (!json_is_array(arr)) return pm_fail(err, PAIMON_ECORRUPT, "%s: \"fields\" is not an array", what);
+  if (!json_is_array(arr))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: \"fields\" is not an array", what);
   size_t i;
   json_t *f;
   json_array_foreach(arr, i, f) PM_TRY(parse_field(f, depth, row, what, err));
@@ -96,9 +97,11 @@ static int parse_type(const json_t *j, int depth, pm_type **out, const char *wha
     pm_fail_ctx(err, rc, "%s", what);
     return rc;
   }
-  if (!json_is_object(j)) return pm_fail(err, PAIMON_ECORRUPT, "%s: type is neither string nor object", what);
+  if (!json_is_object(j))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: type is neither string nor object", what);
   const json_t *kj = json_object_get(j, "type");
-  if (!json_is_string(kj)) return pm_fail(err, PAIMON_ECORRUPT, "%s: nested type without \"type\"", what);
+  if (!json_is_string(kj))
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: nested type without \"type\"", what);
   const char *k = json_string_value(kj);
   bool nullable = true;
   pm_type *t = NULL, *a = NULL, *b = NULL;
@@ -264,7 +267,8 @@ static int check_keys(const pm_schema *s, char **keys, int32_t n, const char *ki
     if (pm_row_find(s->row, keys[i]) < 0)
       return pm_fail(err, PAIMON_ECORRUPT, "%s: %s key \"%s\" is not a field", what, kind, keys[i]);
     if (in_list(keys, i, keys[i]))
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: %s key \"%s\" is listed twice", what, kind, keys[i]);
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: %s key \"%s\" is listed twice", what, kind,
+                     keys[i]);
   }
   return 0;
 }
@@ -311,7 +315,8 @@ static int validate_parsed(const pm_schema *s, const char *what, paimon_error *e
     if (!beyond)
       return pm_fail(err, PAIMON_ECORRUPT,
                      "%s: primaryKeys are all partition keys (\"%s\"...): a table needs a primary "
-                     "key field beyond them", what, s->primary_keys[0]);
+                     "key field beyond them",
+                     what, s->primary_keys[0]);
   }
   /* TableSchema.originalBucketKeys */
   const char *bk = pm_schema_option(s, "bucket-key");
@@ -325,8 +330,8 @@ static int validate_parsed(const pm_schema *s, const char *what, paimon_error *e
       memcpy(name, p, len);
       name[len] = '\0';
       if (pm_row_find(s->row, name) < 0)
-        return pm_fail(err, PAIMON_ECORRUPT, "%s: option bucket-key names \"%s\", which is not a field",
-                       what, name);
+        return pm_fail(err, PAIMON_ECORRUPT,
+                       "%s: option bucket-key names \"%s\", which is not a field", what, name);
       if (in_list(s->partition_keys, s->npartition_keys, name))
         return pm_fail(err, PAIMON_ECORRUPT, "%s: option bucket-key \"%s\" is a partition key",
                        what, name);
@@ -367,8 +372,8 @@ int pm_schema_parse(pm_schema **out, const char *json, size_t len, paimon_error 
     rc = pm_fail(err, PAIMON_ECORRUPT, "schema: negative id %lld", (long long)s->id);
     goto fail;
   }
-  static const char *const required[] = {"fields", "highestFieldId", "partitionKeys",
-                                         "primaryKeys", "options"};
+  static const char *const required[] = {"fields", "highestFieldId", "partitionKeys", "primaryKeys",
+                                         "options"};
   for (size_t k = 0; k < sizeof required / sizeof required[0]; k++)
     PM_CHECK(require_key(root, required[k], what, err), fail);
   s->row = pm_type_new_row(false);
@@ -376,19 +381,21 @@ int pm_schema_parse(pm_schema **out, const char *json, size_t len, paimon_error 
   PM_CHECK(parse_fields(json_object_get(root, "fields"), 0, s->row, what, err), fail);
   PM_CHECK(pm_json_get_i32(root, "highestFieldId", true, &s->highest_field_id, what, err), fail);
   PM_CHECK(pm_json_get_str_array(root, "partitionKeys", true, &s->npartition_keys,
-                                 &s->partition_keys, what, err), fail);
-  PM_CHECK(pm_json_get_str_array(root, "primaryKeys", true, &s->nprimary_keys,
-                                 &s->primary_keys, what, err), fail);
-  PM_CHECK(pm_json_get_str_map(root, "options", &s->noptions, &s->option_keys,
-                               &s->option_values, what, err), fail);
+                                 &s->partition_keys, what, err),
+           fail);
+  PM_CHECK(pm_json_get_str_array(root, "primaryKeys", true, &s->nprimary_keys, &s->primary_keys,
+                                 what, err),
+           fail);
+  PM_CHECK(pm_json_get_str_map(root, "options", &s->noptions, &s->option_keys, &s->option_values,
+                               what, err),
+           fail);
   PM_CHECK(validate_parsed(s, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "comment", false, &s->comment, what, err), fail);
   s->time_millis = 0;
   PM_CHECK(pm_json_get_i64(root, "timeMillis", false, &s->time_millis, what, err), fail);
   /* Defaults of older schema versions (Java SchemaSerializer). */
   if (s->version <= 1 && !pm_schema_option(s, "bucket") && add_option(s, "bucket", "1")) goto oom;
-  if (s->version <= 2 && !pm_schema_option(s, "file.format") &&
-      add_option(s, "file.format", "orc"))
+  if (s->version <= 2 && !pm_schema_option(s, "file.format") && add_option(s, "file.format", "orc"))
     goto oom;
   s->json = pm_strndup(json, len);
   if (!s->json) goto oom;
@@ -439,7 +446,9 @@ static int put_atomic(pm_buf *b, const pm_type *t) {
     case PM_DATE: strcpy(s, "DATE"); break;
     case PM_VARIANT: strcpy(s, "VARIANT"); break;
     case PM_BLOB: strcpy(s, "BLOB"); break;
-    case PM_DECIMAL: snprintf(s, sizeof s, "DECIMAL(%d, %d)", (int)t->precision, (int)t->scale); break;
+    case PM_DECIMAL:
+      snprintf(s, sizeof s, "DECIMAL(%d, %d)", (int)t->precision, (int)t->scale);
+      break;
     case PM_CHAR: snprintf(s, sizeof s, "CHAR(%d)", (int)t->length); break;
     case PM_VARCHAR:
       if (t->length == INT32_MAX) strcpy(s, "STRING");
@@ -489,8 +498,11 @@ static int put_fields(pm_buf *b, const pm_type *row, int level) {
 
 /* A type value inside an object whose keys are at `level`. */
 static int put_type(pm_buf *b, const pm_type *t, int level) {
-  const char *kind = t->id == PM_ARRAY ? "ARRAY" : t->id == PM_MULTISET ? "MULTISET"
-                     : t->id == PM_MAP ? "MAP" : t->id == PM_ROW ? "ROW" : NULL;
+  const char *kind = t->id == PM_ARRAY      ? "ARRAY"
+                     : t->id == PM_MULTISET ? "MULTISET"
+                     : t->id == PM_MAP      ? "MAP"
+                     : t->id == PM_ROW      ? "ROW"
+                                            : NULL;
   if (!kind) return put_atomic(b, t);
   char k[32];
   snprintf(k, sizeof k, "%s%s", kind, t->nullable ? "" : " NOT NULL");
@@ -570,8 +582,7 @@ char *pm_schema_to_json(const pm_schema *s) {
 
 /* ---- files ---------------------------------------------------------------------- */
 
-int pm_schema_load(pm_schema **out, paimon_fs *fs, const char *dir, int64_t id,
-                   paimon_error *err) {
+int pm_schema_load(pm_schema **out, paimon_fs *fs, const char *dir, int64_t id, paimon_error *err) {
   *out = NULL;
   char *path = pm_asprintf("%s/schema/schema-%lld", dir, (long long)id);
   if (!path) return pm_fail(err, PAIMON_ENOMEM, "schema: out of memory");

@@ -29,12 +29,22 @@ int pm_snapshot_parse(pm_snapshot **out, const char *json, size_t len, paimon_er
   PM_CHECK(pm_json_get_i32(root, "version", false, &s->version, what, err), fail);
   PM_CHECK(pm_json_get_i64(root, "id", true, &s->id, what, err), fail);
   PM_CHECK(pm_json_get_i64(root, "schemaId", true, &s->schema_id, what, err), fail);
-  PM_CHECK(pm_json_get_str(root, "baseManifestList", true, &s->base_manifest_list, what, err), fail);
-  PM_CHECK(pm_json_get_i64(root, "baseManifestListSize", false, &s->base_manifest_list_size, what, err), fail);
-  PM_CHECK(pm_json_get_str(root, "deltaManifestList", true, &s->delta_manifest_list, what, err), fail);
-  PM_CHECK(pm_json_get_i64(root, "deltaManifestListSize", false, &s->delta_manifest_list_size, what, err), fail);
-  PM_CHECK(pm_json_get_str(root, "changelogManifestList", false, &s->changelog_manifest_list, what, err), fail);
-  PM_CHECK(pm_json_get_i64(root, "changelogManifestListSize", false, &s->changelog_manifest_list_size, what, err), fail);
+  PM_CHECK(pm_json_get_str(root, "baseManifestList", true, &s->base_manifest_list, what, err),
+           fail);
+  PM_CHECK(
+      pm_json_get_i64(root, "baseManifestListSize", false, &s->base_manifest_list_size, what, err),
+      fail);
+  PM_CHECK(pm_json_get_str(root, "deltaManifestList", true, &s->delta_manifest_list, what, err),
+           fail);
+  PM_CHECK(pm_json_get_i64(root, "deltaManifestListSize", false, &s->delta_manifest_list_size, what,
+                           err),
+           fail);
+  PM_CHECK(
+      pm_json_get_str(root, "changelogManifestList", false, &s->changelog_manifest_list, what, err),
+      fail);
+  PM_CHECK(pm_json_get_i64(root, "changelogManifestListSize", false,
+                           &s->changelog_manifest_list_size, what, err),
+           fail);
   PM_CHECK(pm_json_get_str(root, "indexManifest", false, &s->index_manifest, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "commitUser", true, &s->commit_user, what, err), fail);
   PM_CHECK(pm_json_get_i64(root, "commitIdentifier", true, &s->commit_identifier, what, err), fail);
@@ -45,13 +55,18 @@ int pm_snapshot_parse(pm_snapshot **out, const char *json, size_t len, paimon_er
     rc = pm_fail(err, PAIMON_ECORRUPT, "snapshot: \"logOffsets\" is not an object");
     goto fail;
   }
-  PM_CHECK(pm_json_get_i64(root, "totalRecordCount", false, &s->total_record_count, what, err), fail);
-  PM_CHECK(pm_json_get_i64(root, "deltaRecordCount", false, &s->delta_record_count, what, err), fail);
-  PM_CHECK(pm_json_get_i64(root, "changelogRecordCount", false, &s->changelog_record_count, what, err), fail);
+  PM_CHECK(pm_json_get_i64(root, "totalRecordCount", false, &s->total_record_count, what, err),
+           fail);
+  PM_CHECK(pm_json_get_i64(root, "deltaRecordCount", false, &s->delta_record_count, what, err),
+           fail);
+  PM_CHECK(
+      pm_json_get_i64(root, "changelogRecordCount", false, &s->changelog_record_count, what, err),
+      fail);
   PM_CHECK(pm_json_get_i64(root, "watermark", false, &s->watermark, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "statistics", false, &s->statistics, what, err), fail);
   PM_CHECK(pm_json_get_str_map(root, "properties", &s->nproperties, &s->property_keys,
-                               &s->property_values, what, err), fail);
+                               &s->property_values, what, err),
+           fail);
   PM_CHECK(pm_json_get_i64(root, "nextRowId", false, &s->next_row_id, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "uuid", false, &s->uuid, what, err), fail);
   PM_CHECK(pm_json_get_str(root, "operation", false, &s->operation, what, err), fail);
@@ -271,7 +286,8 @@ static bool read_hint(paimon_fs *fs, const char *dir, const char *name, int64_t 
   bool ok = false;
   if (pm_fs_read_all(fs, path, 64, &b, NULL) == 0) {
     size_t len = b.len;
-    while (len > 0 && (b.data[len - 1] == '\n' || b.data[len - 1] == '\r' || b.data[len - 1] == ' '))
+    while (len > 0 &&
+           (b.data[len - 1] == '\n' || b.data[len - 1] == '\r' || b.data[len - 1] == ' '))
       len--;
     ok = parse_id((const char *)b.data, len, out);
   }

@@ -140,10 +140,8 @@ static int key_predicate(const pm_type *row, const int32_t *key_cols, int32_t nk
     rc = paimon_predicate_in(&p, row->fields[key_cols[k]].name, (const char *const *)lits,
                              (size_t)n, err);
     if (rc == 0 && *out) rc = paimon_predicate_and(&p, *out, p, err);
-    if (rc == 0)
-      *out = p;
-    else
-      *out = NULL; /* `and` took both operands over */
+    if (rc == 0) *out = p;
+    else *out = NULL; /* `and` took both operands over */
   }
   for (int64_t i = 0; i < n; i++) pm_free(lits[i]);
   pm_free(lits);
@@ -189,8 +187,7 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
     if (cols[k] < 0)
       rc = pm_fail(err, PAIMON_ECORRUPT, "real-time store query stream lacks key column '%s'",
                    row->fields[key_cols[k]].name);
-    else
-      types[k] = bt->fields[cols[k]].type;
+    else types[k] = bt->fields[cols[k]].type;
   }
   if (rc == 0 && bt->nfields < nout)
     rc = pm_fail(err, PAIMON_ECORRUPT,
@@ -229,12 +226,9 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
       while (lo < hi && !hit) {
         int64_t m = lo + (hi - lo) / 2;
         int c = pm_rt_key_cmp(types, cols, nkeys, &b, i, keys, m);
-        if (c == 0)
-          hit = true;
-        else if (c < 0)
-          hi = m;
-        else
-          lo = m + 1;
+        if (c == 0) hit = true;
+        else if (c < 0) hi = m;
+        else lo = m + 1;
       }
       sel[i] = hit;
       nsel += hit;
@@ -289,8 +283,7 @@ static int emulate(paimon_realtime_store *s, const paimon_realtime_view *view, c
   int32_t nreq = 0;
   if (columns)
     while (columns[nreq]) nreq++;
-  else
-    nreq = row->nfields - nsys;
+  else nreq = row->nfields - nsys;
   const char **q = pm_calloc((size_t)(nreq + nkeys) + 1, sizeof *q);
   if (!q) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int32_t nq = 0;

@@ -33,11 +33,11 @@ typedef struct rt_store {
   int32_t bucket;
   paimon_realtime_store store;
   pthread_mutex_t wlock;
-  int64_t seg_begin;    /* begin of the unsealed range */
-  int64_t next_offset;  /* smallest offset a write may carry */
-  int64_t max_seq;      /* highest sequence number used (primary key) */
-  int64_t advanced;     /* last end passed to advance_committed_offset */
-  int64_t floor;        /* committed end known to writes (replay skips below); under wlock */
+  int64_t seg_begin;   /* begin of the unsealed range */
+  int64_t next_offset; /* smallest offset a write may carry */
+  int64_t max_seq;     /* highest sequence number used (primary key) */
+  int64_t advanced;    /* last end passed to advance_committed_offset */
+  int64_t floor;       /* committed end known to writes (replay skips below); under wlock */
   /* Ends of the sealed segments not yet known committed, ascending: each is one flush of
    * prepare, so a union read reduces the memory rows segment by segment (union_merge.c).
    * Appended under wlock at the seal, dropped at refresh; guarded by bound_lock, which
@@ -55,7 +55,7 @@ struct paimon_realtime_context {
   pm_type *store_type; /* _REALTIME_OFFSET, (_SEQUENCE_NUMBER, _VALUE_KIND), columns */
   int32_t nsys;
   int32_t nkeys;
-  int32_t *key_cols; /* indices into store_type */
+  int32_t *key_cols;          /* indices into store_type */
   paimon_options *store_opts; /* fixed once stores_started (under reg_lock before) */
   bool stores_started;        /* under reg_lock: a store was created from store_opts */
   bool writer_store_opts;     /* under reg_lock: a writer's store options were adopted */
@@ -143,14 +143,18 @@ static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char
   pm_manifest_file_meta *metas = NULL;
   size_t nm = 0;
   int64_t added = 0;
-  int rc = lp ? pm_manifest_list_read(t->fs, lp, &metas, &nm, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = lp ? pm_manifest_list_read(t->fs, lp, &metas, &nm, err)
+              : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pm_free(lp);
   for (size_t m = 0; m < nm && rc == 0; m++) {
-    char *mp = pm_path_component_ok(metas[m].file_name) ? pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name) : NULL;
+    char *mp = pm_path_component_ok(metas[m].file_name)
+                   ? pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name)
+                   : NULL;
     pm_manifest_entry *es = NULL;
     size_t ne = 0;
     rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err)
-            : pm_fail(err, PAIMON_ECORRUPT, "%s: bad manifest name in snapshot %lld", t->path, (long long)snap->id);
+            : pm_fail(err, PAIMON_ECORRUPT, "%s: bad manifest name in snapshot %lld", t->path,
+                      (long long)snap->id);
     pm_free(mp);
     for (size_t i = 0; i < ne && rc == 0; i++) {
       if (es[i].kind == PM_ENTRY_ADD) added += es[i].file.row_count;
@@ -191,8 +195,8 @@ static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char
  * construction, see commit.c sources_known) does not list it: it never committed, so its
  * progress is empty without reaching older snapshots, which may have expired. The default
  * source has no marker entry (paimon-cpp writes none): it walks as always. */
-static int load_progress(paimon_table *t, int64_t id, const char *okey, const char *skey, pm_offsets *out,
-                         char **state, paimon_error *err) {
+static int load_progress(paimon_table *t, int64_t id, const char *okey, const char *skey,
+                         pm_offsets *out, char **state, paimon_error *err) {
   memset(out, 0, sizeof *out);
   if (state) *state = NULL;
   char **resets = NULL;
@@ -205,10 +209,11 @@ static int load_progress(paimon_table *t, int64_t id, const char *okey, const ch
     rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
     if (rc == PAIMON_ENOTFOUND) {
       /* older snapshots expired: if one of them held the progress we cannot know it */
-      rc = pm_fail(err, PAIMON_ENOTFOUND,
-                   "%s: no snapshot from %lld down carries real-time offsets (%s) and snapshot %lld "
-                   "has expired; progress cannot be recovered",
-                   t->path, (long long)id, okey, (long long)s);
+      rc =
+          pm_fail(err, PAIMON_ENOTFOUND,
+                  "%s: no snapshot from %lld down carries real-time offsets (%s) and snapshot %lld "
+                  "has expired; progress cannot be recovered",
+                  t->path, (long long)id, okey, (long long)s);
       break;
     }
     if (rc) break;
@@ -217,7 +222,8 @@ static int load_progress(paimon_table *t, int64_t id, const char *okey, const ch
                                t->schema->npartition_keys, err);
       for (size_t i = 0; rc == 0 && i < nresets; i++) pm_offsets_remove_partition(out, resets[i]);
       const char *st = keep_state && state ? pm_snapshot_property(snap, skey) : NULL;
-      if (rc == 0 && st && !(*state = pm_strdup(st))) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      if (rc == 0 && st && !(*state = pm_strdup(st)))
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       pm_snapshot_free(snap);
       break;
     }
@@ -286,23 +292,24 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   if (opts) {
     /* an older, smaller version is read up to its size (docs/conventions.md) */
     paimon_realtime_context_opts o = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
-    PM_TRY(pm_struct_in(&o, sizeof o, opts, "paimon_realtime_context_opts", "PAIMON_REALTIME_CONTEXT_OPTS_INIT",
-                        err));
+    PM_TRY(pm_struct_in(&o, sizeof o, opts, "paimon_realtime_context_opts",
+                        "PAIMON_REALTIME_CONTEXT_OPTS_INIT", err));
     source_id = o.source_id;
     dyn = o.options;
   }
   if (source_id && *source_id && !source_id_ok(source_id))
-    return pm_fail(err, PAIMON_EINVAL,
-                   "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
-                   source_id);
+    return pm_fail(
+        err, PAIMON_EINVAL,
+        "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
+        source_id);
   if (!pm_table_opt_bool(t, "realtime.enabled", false))
-    return pm_fail(err, PAIMON_EINVAL, "%s: real-time writes and reads require realtime.enabled=true",
-                   t->path);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: real-time writes and reads require realtime.enabled=true", t->path);
   int64_t nb = pm_table_opt_i64(t, "bucket", -1);
   if (nb <= 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld", t->path,
-                   (long long)nb);
+                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld",
+                   t->path, (long long)nb);
   paimon_realtime_context *ctx = pm_calloc(1, sizeof *ctx);
   if (!ctx) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&ctx->refs, 1);
@@ -312,8 +319,10 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   pthread_mutex_init(&ctx->progress_lock, NULL);
   int rc = 0;
   bool named = source_id && *source_id;
-  ctx->offsets_key = named ? pm_asprintf("%s.%s", PM_OFFSETS_PROPERTY, source_id) : pm_strdup(PM_OFFSETS_PROPERTY);
-  ctx->source_key = named ? pm_asprintf("%s.%s", PM_SOURCE_PROPERTY, source_id) : pm_strdup(PM_SOURCE_PROPERTY);
+  ctx->offsets_key =
+      named ? pm_asprintf("%s.%s", PM_OFFSETS_PROPERTY, source_id) : pm_strdup(PM_OFFSETS_PROPERTY);
+  ctx->source_key =
+      named ? pm_asprintf("%s.%s", PM_SOURCE_PROPERTY, source_id) : pm_strdup(PM_SOURCE_PROPERTY);
   if (!ctx->offsets_key || !ctx->source_key) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
@@ -332,13 +341,18 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   }
   PM_CHECK(add_type(ctx->store_type, -1, OFFSET_COL, pm_type_new(PM_BIGINT, false), err), fail);
   if (ctx->pk) {
-    PM_CHECK(add_type(ctx->store_type, 2147483646, "_SEQUENCE_NUMBER", pm_type_new(PM_BIGINT, false), err), fail);
-    PM_CHECK(add_type(ctx->store_type, 2147483645, "_VALUE_KIND", pm_type_new(PM_TINYINT, false), err), fail);
+    PM_CHECK(add_type(ctx->store_type, 2147483646, "_SEQUENCE_NUMBER",
+                      pm_type_new(PM_BIGINT, false), err),
+             fail);
+    PM_CHECK(
+        add_type(ctx->store_type, 2147483645, "_VALUE_KIND", pm_type_new(PM_TINYINT, false), err),
+        fail);
   }
   ctx->nsys = ctx->store_type->nfields;
   const pm_type *row = t->schema->row;
   for (int32_t f = 0; f < row->nfields; f++)
-    PM_CHECK(add_type(ctx->store_type, row->fields[f].id, row->fields[f].name, pm_type_clone(row->fields[f].type), err),
+    PM_CHECK(add_type(ctx->store_type, row->fields[f].id, row->fields[f].name,
+                      pm_type_clone(row->fields[f].type), err),
              fail);
   ctx->key_cols = pm_calloc((size_t)t->schema->nprimary_keys + 1, sizeof(int32_t));
   if (!ctx->key_cols) {
@@ -400,7 +414,8 @@ int64_t paimon_realtime_memory_usage(const paimon_realtime_context *cctx) {
   pthread_mutex_lock(&ctx->reg_lock);
   int64_t total = 0;
   for (size_t i = 0; i < ctx->nstores; i++)
-    if (ctx->stores[i]->store.memory_usage) total += ctx->stores[i]->store.memory_usage(&ctx->stores[i]->store);
+    if (ctx->stores[i]->store.memory_usage)
+      total += ctx->stores[i]->store.memory_usage(&ctx->stores[i]->store);
   pthread_mutex_unlock(&ctx->reg_lock);
   return total;
 }
@@ -409,7 +424,8 @@ int64_t paimon_realtime_pinned_memory(const paimon_realtime_context *cctx) {
   paimon_realtime_context *ctx = (paimon_realtime_context *)cctx;
   pthread_mutex_lock(&ctx->reg_lock);
   int64_t total = 0;
-  for (size_t i = 0; i < ctx->nstores; i++) total += pm_rt_store_pinned_memory(&ctx->stores[i]->store);
+  for (size_t i = 0; i < ctx->nstores; i++)
+    total += pm_rt_store_pinned_memory(&ctx->stores[i]->store);
   pthread_mutex_unlock(&ctx->reg_lock);
   return total;
 }
@@ -432,7 +448,8 @@ static int disk_max_seq(paimon_table *t, const uint8_t *part, size_t plen, int32
   int rc = paimon_scan_plan(&p, s, err);
   for (size_t i = 0; rc == 0 && i < p->nsplits; i++) {
     paimon_split *sp = p->splits[i];
-    if (sp->bucket != bucket || sp->partition_len != plen || memcmp(sp->partition, part, plen)) continue;
+    if (sp->bucket != bucket || sp->partition_len != plen || memcmp(sp->partition, part, plen))
+      continue;
     for (size_t f = 0; f < sp->nfiles; f++)
       if (sp->files[f].max_sequence_number > *out) *out = sp->files[f].max_sequence_number;
   }
@@ -481,12 +498,18 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
   if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);
   if (rc == 0) {
     /* the factory gets the version it declared (the request layout has not changed) */
-    uint32_t rv = ctx->factory.version < PAIMON_REALTIME_STORE_VERSION ? ctx->factory.version
-                                                                        : PAIMON_REALTIME_STORE_VERSION;
+    uint32_t rv = ctx->factory.version < PAIMON_REALTIME_STORE_VERSION
+                      ? ctx->factory.version
+                      : PAIMON_REALTIME_STORE_VERSION;
     paimon_realtime_store_request req = {
-        .version = rv, .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
-        .write_schema = &schema, .nkeys = ctx->nkeys, .key_columns = ctx->key_cols,
-        .options = ctx->store_opts, .partition = s->part_str, .bucket = bucket};
+        .version = rv,
+        .mode = ctx->pk ? PAIMON_REALTIME_PRIMARY_KEY : PAIMON_REALTIME_APPEND,
+        .write_schema = &schema,
+        .nkeys = ctx->nkeys,
+        .key_columns = ctx->key_cols,
+        .options = ctx->store_opts,
+        .partition = s->part_str,
+        .bucket = bucket};
     rc = ctx->factory.create(&ctx->factory, &req, &s->store, err);
     if (rc == 0 && (!s->store.write || !s->store.seal_for_commit || !s->store.acquire_read_view ||
                     !s->store.create_query_readers || !s->store.create_commit_readers ||
@@ -499,9 +522,10 @@ static int get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t p
                    "this library supports 1..%d (start from paimon_realtime_store_init)",
                    s->part_str, (int)bucket, s->store.version, PAIMON_REALTIME_STORE_VERSION);
     else if (rc == 0 && s->store.version >= 2 && !s->store.reserve != !s->store.cancel_reservation)
-      rc = pm_fail(err, PAIMON_EINVAL,
-                   "real-time store plugin sets only one of reserve and cancel_reservation (set both, "
-                   "or neither for a store that cannot reserve)");
+      rc = pm_fail(
+          err, PAIMON_EINVAL,
+          "real-time store plugin sets only one of reserve and cancel_reservation (set both, "
+          "or neither for a store that cannot reserve)");
   }
   pm_schema_release(&schema);
   if (rc) {
@@ -556,7 +580,7 @@ typedef struct rt_writer {
   rt_store **touched;
   size_t ntouched;
   atomic_bool failed;
-  bool replay; /* realtime.write.skip-committed: drop rows already committed */
+  bool replay;      /* realtime.write.skip-committed: drop rows already committed */
   pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */
   paimon_options *opts;
 } rt_writer;
@@ -592,8 +616,8 @@ static int touch(rt_writer *rw, rt_store *s) {
 }
 
 /* Row kinds from an optional "_VALUE_KIND" column (0..3 or "+I"/"-U"/"+U"/"-D"). */
-static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema, int8_t *kinds,
-                      paimon_error *err) {
+static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema,
+                      int8_t *kinds, paimon_error *err) {
   int64_t len = batch->length;
   for (int64_t i = 0; i < len; i++) kinds[i] = 0;
   for (int64_t c = 0; c < schema->n_children; c++) {
@@ -601,7 +625,8 @@ static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *
     if (!cs->name || strcmp(cs->name, "_VALUE_KIND") != 0) continue;
     const struct ArrowArray *a = batch->children[c];
     for (int64_t i = 0; i < len; i++) {
-      if (!pm_arr_is_valid(a, i)) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
+      if (!pm_arr_is_valid(a, i))
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
       int64_t k;
       if (!strcmp(cs->format, "c")) k = PM_ARR_FIXED(a, int8_t, i);
       else if (!strcmp(cs->format, "i")) k = PM_ARR_FIXED(a, int32_t, i);
@@ -609,11 +634,16 @@ static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *
       else if (!strcmp(cs->format, "u")) {
         int32_t n;
         const uint8_t *p = pm_arr_bytes(a, i, &n);
-        k = (n == 2 && !memcmp(p, "+I", 2)) ? 0 : (n == 2 && !memcmp(p, "-U", 2)) ? 1
-          : (n == 2 && !memcmp(p, "+U", 2)) ? 2 : (n == 2 && !memcmp(p, "-D", 2)) ? 3 : -1;
+        k = (n == 2 && !memcmp(p, "+I", 2))   ? 0
+            : (n == 2 && !memcmp(p, "-U", 2)) ? 1
+            : (n == 2 && !memcmp(p, "+U", 2)) ? 2
+            : (n == 2 && !memcmp(p, "-D", 2)) ? 3
+                                              : -1;
       } else
         return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND must be an integer or a string column");
-      if (k < 0 || k > 3) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k, (long long)i);
+      if (k < 0 || k > 3)
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k,
+                       (long long)i);
       kinds[i] = (int8_t)k;
     }
   }
@@ -696,7 +726,8 @@ static int disk_committed(paimon_realtime_context *ctx, group_rows *groups, int3
 /* Builds the store batch of one group (offsets, (seq, kind), columns) into gr->sb. Runs
  * under the store's wlock (sequence numbers come from the store). */
 static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *offs,
-                       struct ArrowArray **cols, const int8_t *kinds, int64_t len, paimon_error *err) {
+                       struct ArrowArray **cols, const int8_t *kinds, int64_t len,
+                       paimon_error *err) {
   paimon_realtime_context *ctx = rw->ctx;
   const pm_type *row = pm_writer_row(rw->w);
   int32_t n = row->nfields, nc = ctx->store_type->nfields;
@@ -723,7 +754,8 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
     /* the whole batch goes to one store: bulk-copy each column (offsets ascend) */
     struct ArrowArray *kids = pm_calloc((size_t)nc, sizeof *kids);
     rc = kids ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0) rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
+    if (rc == 0)
+      rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
     for (int32_t f = 0; rc == 0 && f < n; f++)
       rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
     if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &gr->sb, err);
@@ -736,7 +768,8 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
   pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);
   rc = bc ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int32_t inited = 0;
-  for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
+  for (; rc == 0 && inited < nc; inited++)
+    rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
   for (int32_t c = 0; rc == 0 && c < nc; c++) rc = pm_col_reserve(&bc[c], gr->n, 0);
   int64_t seq0 = s->max_seq + 1;
   for (int64_t k = 0; rc == 0 && k < gr->n; k++) {
@@ -750,7 +783,8 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
       rc = pm_col_append_i64(&bc[1], seq0 + i);
       if (rc == 0) rc = pm_col_append_i8(&bc[2], kinds[i]);
     }
-    for (int32_t f = 0; rc == 0 && f < n; f++) rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
+    for (int32_t f = 0; rc == 0 && f < n; f++)
+      rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
   }
   if (rc == 0) rc = pm_cols_export_struct(bc, nc, gr->n, &gr->sb, err);
   else if (!err || err->code != rc) rc = pm_fail(err, rc, "real-time batch: out of memory");
@@ -765,7 +799,8 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
  * below it that is not skipped is uncommitted memory written again (EINVAL), as in
  * paimon-cpp's RealtimeOffsetUtils::ValidateBatch. Sets *backward on that failure. */
 static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r,
-                     const struct ArrowArray *offs, int64_t len, bool *backward, paimon_error *err) {
+                     const struct ArrowArray *offs, int64_t len, bool *backward,
+                     paimon_error *err) {
   rt_store *s = gr->store;
   if (rw->replay && gr->committed > s->floor) s->floor = gr->committed;
   gr->n = 0;
@@ -779,13 +814,14 @@ static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r
     if (o == INT64_MAX) return pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
     if (o <= prev) {
       *backward = true;
-      return pm_fail(err, PAIMON_EINVAL,
-                     "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must "
-                     "be >= %lld%s)",
-                     OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1,
-                     rw->replay ? "; offsets below the committed end are skipped, rows held in memory "
-                                  "but not committed are not"
-                                : "");
+      return pm_fail(
+          err, PAIMON_EINVAL,
+          "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must "
+          "be >= %lld%s)",
+          OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1,
+          rw->replay ? "; offsets below the committed end are skipped, rows held in memory "
+                       "but not committed are not"
+                     : "");
     }
     prev = o;
   }
@@ -799,20 +835,25 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   rt_writer *rw = p;
   paimon_realtime_context *ctx = rw->ctx;
   paimon_writer *w = rw->w;
-  if (rw->failed) return pm_fail(err, PAIMON_ESTATE, "real-time writer failed earlier: rebuild the context and replay");
-  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable (table changed underneath): rebuild it");
+  if (rw->failed)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time writer failed earlier: rebuild the context and replay");
+  if (ctx->broken)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time context is unusable (table changed underneath): rebuild it");
   if (!batch || !schema || strcmp(schema->format, "+s") != 0 || schema->n_children < 1 ||
       batch->n_children != schema->n_children)
     return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
   if (!schema->children[0]->name || strcmp(schema->children[0]->name, OFFSET_COL) != 0 ||
       strcmp(schema->children[0]->format, "l") != 0)
-    return pm_fail(err, PAIMON_EINVAL, "real-time batches must start with a non-null int64 column %s",
-                   OFFSET_COL);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time batches must start with a non-null int64 column %s", OFFSET_COL);
   int64_t len = batch->length;
   if (len <= 0) return pm_fail(err, PAIMON_EINVAL, "empty real-time batch");
   const struct ArrowArray *offs = batch->children[0];
   for (int64_t i = 0; i < len; i++)
-    if (!pm_arr_is_valid(offs, i)) return pm_fail(err, PAIMON_EINVAL, "%s is null at row %lld", OFFSET_COL, (long long)i);
+    if (!pm_arr_is_valid(offs, i))
+      return pm_fail(err, PAIMON_EINVAL, "%s is null at row %lld", OFFSET_COL, (long long)i);
   const pm_type *row = pm_writer_row(w);
   int32_t n = row->nfields;
   struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned);
@@ -822,7 +863,8 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   memset(&r, 0, sizeof r);
   group_rows *groups = NULL;
   group_rows **order = NULL; /* groups by store address: the order their locks are taken */
-  int rc = (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  int rc =
+      (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   if (rc == 0) rc = pm_writer_bind(w, batch, schema, 1, cols, owned, err);
   if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
   if (rc == 0) rc = pm_writer_route(w, cols, len, &r, err);
@@ -836,9 +878,9 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     order[g] = &groups[g];
     /* read before taking the store locks (lock order); committed ends only grow */
-    groups[g].committed = rc == 0 && rw->replay
-                              ? paimon_realtime_committed_offset(ctx, groups[g].store->part_str, r.buckets[g])
-                              : -1;
+    groups[g].committed = rc == 0 && rw->replay ? paimon_realtime_committed_offset(
+                                                      ctx, groups[g].store->part_str, r.buckets[g])
+                                                : -1;
   }
   if (rc) ng = 0; /* nothing locked, nothing to undo */
   if (ng > 1) qsort(order, (size_t)ng, sizeof *order, cmp_group_store);
@@ -848,7 +890,8 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
     for (int32_t g = 0; g < ng; g++) pthread_mutex_lock(&order[g]->store->wlock);
     locked = ng > 0;
     bool backward = false;
-    for (int32_t g = 0; rc == 0 && g < ng; g++) rc = pick_rows(rw, &groups[g], g, &r, offs, len, &backward, err);
+    for (int32_t g = 0; rc == 0 && g < ng; g++)
+      rc = pick_rows(rw, &groups[g], g, &r, offs, len, &backward, err);
     if (!(rc == PAIMON_EINVAL && backward && rw->replay && !disk_read)) break;
     /* replay over rows the context committed but has not refreshed yet: learn the
      * newest snapshot's offsets (outside the locks) and check again */
@@ -860,7 +903,8 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   }
   /* 2. register the stores for prepare, then build every store batch */
   for (int32_t g = 0; rc == 0 && g < ng; g++)
-    if (groups[g].n > 0 && touch(rw, groups[g].store)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (groups[g].n > 0 && touch(rw, groups[g].store))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (int32_t g = 0; rc == 0 && g < ng; g++)
     if (groups[g].n > 0) rc = build_group(rw, &groups[g], offs, cols, kinds, len, err);
   /* 3. reserve capacity in every store that can */
@@ -906,11 +950,12 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
       /* a store that cannot reserve was full after others took their rows (the weaker
        * guarantee documented for such stores): the written part stays and is prepared
        * with the rest; the writer stays usable */
-      rc = pm_fail(err, PAIMON_EFULL,
-                   "batch partly written: %d partition-bucket(s) stored their rows, then partition "
-                   "'%s' bucket %d (a store that cannot reserve capacity) was full; prepare, commit "
-                   "and refresh, then retry with realtime.write.skip-committed=true: %s",
-                   (int)nwritten, failed->store->part_str, (int)failed->store->bucket, cause);
+      rc =
+          pm_fail(err, PAIMON_EFULL,
+                  "batch partly written: %d partition-bucket(s) stored their rows, then partition "
+                  "'%s' bucket %d (a store that cannot reserve capacity) was full; prepare, commit "
+                  "and refresh, then retry with realtime.write.skip-committed=true: %s",
+                  (int)nwritten, failed->store->part_str, (int)failed->store->bucket, cause);
     } else {
       rw->failed = true;
       rc = pm_fail(err, PAIMON_ESTATE,
@@ -936,7 +981,8 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
 }
 
 int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
-                               const char *commit_user, const paimon_options *opts, paimon_error *err) {
+                               const char *commit_user, const paimon_options *opts,
+                               paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   /* The writer's options, kept for the primary-key writer behind prepare. A
@@ -988,7 +1034,8 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * record of a key by looking it up on disk at write time (Java 1.4.1
    * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
    * prepare does not do. */
-  if (wrc == 0 && ctx->pk && strcmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+  if (wrc == 0 && ctx->pk &&
+      strcmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
     wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                   "(prepare could not commit them); write it with paimon_writer_new instead",
@@ -996,7 +1043,8 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   /* primary key: the level-0 writer now, so that every option it refuses is refused here
    * rather than at the first prepare, after rows were accepted */
   pm_pk_writer *pk = NULL;
-  if (wrc == 0 && ctx->pk) wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
+  if (wrc == 0 && ctx->pk)
+    wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
   if (wrc) {
     if (w) paimon_writer_close(w);
     paimon_options_free(wo);
@@ -1095,7 +1143,8 @@ static int add_bound(rt_store *s, int64_t end, paimon_error *err) {
 }
 
 /* Append mode: writes every row of the sealed segment through the ordinary writer. */
-static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows, paimon_error *err) {
+static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows,
+                        paimon_error *err) {
   const pm_type *row = pm_writer_row(rw->w);
   int32_t n = row->nfields;
   struct ArrowArray **cols = pm_calloc((size_t)n + 1, sizeof *cols);
@@ -1105,7 +1154,8 @@ static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *row
     struct ArrowArrayStream *st = &sv->v[k];
     struct ArrowSchema sch;
     if (st->get_schema(st, &sch)) {
-      rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s", st->get_last_error ? st->get_last_error(st) : "no schema");
+      rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s",
+                   st->get_last_error ? st->get_last_error(st) : "no schema");
       break;
     }
     /* column positions by name */
@@ -1113,21 +1163,26 @@ static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *row
     for (int32_t f = 0; pos && f < n; f++) {
       pos[f] = -1;
       for (int64_t c = 0; c < sch.n_children; c++)
-        if (sch.children[c]->name && strcmp(sch.children[c]->name, row->fields[f].name) == 0) pos[f] = c;
+        if (sch.children[c]->name && strcmp(sch.children[c]->name, row->fields[f].name) == 0)
+          pos[f] = c;
     }
     for (int32_t f = 0; pos && f < n && rc == 0; f++)
-      if (pos[f] < 0) rc = pm_fail(err, PAIMON_ECORRUPT, "real-time commit reader lacks column '%s'", row->fields[f].name);
+      if (pos[f] < 0)
+        rc = pm_fail(err, PAIMON_ECORRUPT, "real-time commit reader lacks column '%s'",
+                     row->fields[f].name);
     if (!pos) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     while (rc == 0) {
       struct ArrowArray b;
       memset(&b, 0, sizeof b);
       if (st->get_next(st, &b)) {
-        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s", st->get_last_error ? st->get_last_error(st) : "read failed");
+        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s",
+                     st->get_last_error ? st->get_last_error(st) : "read failed");
         break;
       }
       if (!b.release) break;
       for (int32_t f = 0; f < n; f++) cols[f] = b.children[pos[f]];
-      if (b.length > 0) rc = pm_writer_write_to(rw->w, s->partition, s->plen, s->bucket, cols, b.length, err);
+      if (b.length > 0)
+        rc = pm_writer_write_to(rw->w, s->partition, s->plen, s->bucket, cols, b.length, err);
       *rows += b.length;
       b.release(&b);
     }
@@ -1174,7 +1229,8 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
       if (!b.release) break;
       if (b.n_children != nc) {
         b.release(&b);
-        rc = pm_fail(err, PAIMON_ECORRUPT, "real-time commit reader returned %lld columns, expected %d",
+        rc = pm_fail(err, PAIMON_ECORRUPT,
+                     "real-time commit reader returned %lld columns, expected %d",
                      (long long)b.n_children, (int)nc);
         break;
       }
@@ -1213,7 +1269,8 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
   for (; rc == 0 && inited < nc; inited++) rc = pm_col_init(&cols[inited], st->fields[inited].type);
   for (int64_t r = 0; rc == 0 && r < nrefs; r++) {
     const struct ArrowArray *b = &batches[refs[r].batch];
-    for (int32_t c = 2; rc == 0 && c < nc; c++) rc = pm_col_append_from(&cols[c], b->children[c], refs[r].row);
+    for (int32_t c = 2; rc == 0 && c < nc; c++)
+      rc = pm_col_append_from(&cols[c], b->children[c], refs[r].row);
   }
   struct ArrowArray *arrs = rc == 0 ? pm_calloc((size_t)nc, sizeof *arrs) : NULL;
   struct ArrowArray **ptrs = rc == 0 ? pm_calloc((size_t)nc, sizeof *ptrs) : NULL;
@@ -1243,11 +1300,17 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   if (!w) return pm_fail(err, PAIMON_EINVAL, "no writer");
   /* the writer's ext context is the rt_writer (set by paimon_realtime_writer_new) */
   rt_writer *rw = pm_writer_ext_write(w) == rt_write ? pm_writer_ext_ctx(w) : NULL;
-  if (!rw) return pm_fail(err, PAIMON_EINVAL, "not a real-time writer (use paimon_realtime_writer_new)");
-  if (rw->failed) return pm_fail(err, PAIMON_ESTATE, "real-time writer failed earlier: rebuild the context and replay");
-  if (rw->ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable (table changed underneath): rebuild it");
+  if (!rw)
+    return pm_fail(err, PAIMON_EINVAL, "not a real-time writer (use paimon_realtime_writer_new)");
+  if (rw->failed)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time writer failed earlier: rebuild the context and replay");
+  if (rw->ctx->broken)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time context is unusable (table changed underneath): rebuild it");
   paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
-  int rc = pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc =
+      pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   /* the stores written so far; writes may go on (and add stores) meanwhile */
   pthread_mutex_lock(&rw->lock);
   size_t ntouched = rw->ntouched;
@@ -1384,17 +1447,18 @@ static int hook_offsets(void *p, const pm_snapshot *latest, pm_offsets *out, cha
     int64_t committed = pm_offsets_get(out, r->part_str, r->bucket);
     int64_t expect = committed < 0 ? 0 : committed;
     if (r->begin != expect) {
-      int rc = committed >= r->end
-                   ? pm_fail(err, PAIMON_EINVAL,
-                             "offsets [%lld, %lld) of partition '%s' bucket %d were already committed "
-                             "by another commit user or identifier",
-                             (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket)
-                   : pm_fail(err, PAIMON_EINVAL,
-                             "offsets [%lld, %lld) of partition '%s' bucket %d are not contiguous with "
-                             "the committed end %lld (after an overwrite or partition drop by anyone, "
-                             "rebuild the context and replay)",
-                             (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket,
-                             (long long)expect);
+      int rc =
+          committed >= r->end
+              ? pm_fail(err, PAIMON_EINVAL,
+                        "offsets [%lld, %lld) of partition '%s' bucket %d were already committed "
+                        "by another commit user or identifier",
+                        (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket)
+              : pm_fail(err, PAIMON_EINVAL,
+                        "offsets [%lld, %lld) of partition '%s' bucket %d are not contiguous with "
+                        "the committed end %lld (after an overwrite or partition drop by anyone, "
+                        "rebuild the context and replay)",
+                        (long long)r->begin, (long long)r->end, r->part_str, (int)r->bucket,
+                        (long long)expect);
       pm_offsets_clear(out);
       pm_free(committed_state);
       return rc;
@@ -1413,12 +1477,14 @@ static int hook_already(void *p, int64_t id, paimon_error *err) {
   commit_ctx *cc = p;
   pm_offsets offs;
   char *state = NULL;
-  PM_TRY(load_progress(cc->ctx->t, id, cc->ctx->offsets_key, cc->ctx->source_key, &offs, &state, err));
+  PM_TRY(
+      load_progress(cc->ctx->t, id, cc->ctx->offsets_key, cc->ctx->source_key, &offs, &state, err));
   int rc = 0;
   if (cc->state && (!state || strcmp(state, cc->state) != 0))
-    rc = pm_fail(err, PAIMON_EINVAL,
-                 "commit identifier was already committed (snapshot %lld) with a different source state",
-                 (long long)id);
+    rc = pm_fail(
+        err, PAIMON_EINVAL,
+        "commit identifier was already committed (snapshot %lld) with a different source state",
+        (long long)id);
   pm_free(state);
   for (size_t i = 0; i < cc->n && rc == 0; i++) {
     int64_t c = pm_offsets_get(&offs, cc->ranges[i].part_str, cc->ranges[i].bucket);
@@ -1435,17 +1501,19 @@ static int hook_already(void *p, int64_t id, paimon_error *err) {
 int paimon_realtime_commit(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
                            const char *commit_user, const paimon_realtime_progress *const *progress,
                            size_t n, int64_t commit_identifier, paimon_error *err) {
-  return paimon_realtime_commit_source(snapshot_id_out, ctx, commit_user, progress, n, commit_identifier,
-                                       NULL, err);
+  return paimon_realtime_commit_source(snapshot_id_out, ctx, commit_user, progress, n,
+                                       commit_identifier, NULL, err);
 }
 
 int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_context *ctx,
-                                  const char *commit_user, const paimon_realtime_progress *const *progress,
-                                  size_t n, int64_t commit_identifier, const char *source_state,
+                                  const char *commit_user,
+                                  const paimon_realtime_progress *const *progress, size_t n,
+                                  int64_t commit_identifier, const char *source_state,
                                   paimon_error *err) {
   *snapshot_id_out = 0;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  if (n == 0 && !source_state) return pm_fail(err, PAIMON_EINVAL, "nothing to commit: no progress given");
+  if (n == 0 && !source_state)
+    return pm_fail(err, PAIMON_EINVAL, "nothing to commit: no progress given");
   if (source_state) {
     size_t sl = strlen(source_state);
     if (sl > 4096)
@@ -1482,9 +1550,11 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     if (!progress[i]) continue;
-    if (progress[i]->nranges) memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
+    if (progress[i]->nranges)
+      memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
     k += progress[i]->nranges;
-    if (progress[i]->msgs->n) memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
+    if (progress[i]->msgs->n)
+      memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
     view.n += progress[i]->msgs->n;
   }
   /* order by partition, bucket and offset; merge each partition-bucket's ranges, which
@@ -1493,12 +1563,15 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   size_t m = 0;
   int rc = 0;
   for (size_t i = 0; i < nr && rc == 0; i++) {
-    if (m > 0 && all[m - 1].bucket == all[i].bucket && strcmp(all[m - 1].part_str, all[i].part_str) == 0) {
+    if (m > 0 && all[m - 1].bucket == all[i].bucket &&
+        strcmp(all[m - 1].part_str, all[i].part_str) == 0) {
       if (all[i].begin != all[m - 1].end)
-        rc = pm_fail(err, PAIMON_EINVAL,
-                     "prepared offsets of partition '%s' bucket %d are not contiguous: [.., %lld) then "
-                     "[%lld, ..)",
-                     all[i].part_str, (int)all[i].bucket, (long long)all[m - 1].end, (long long)all[i].begin);
+        rc = pm_fail(
+            err, PAIMON_EINVAL,
+            "prepared offsets of partition '%s' bucket %d are not contiguous: [.., %lld) then "
+            "[%lld, ..)",
+            all[i].part_str, (int)all[i].bucket, (long long)all[m - 1].end,
+            (long long)all[i].begin);
       all[m - 1].end = all[i].end;
       all[m - 1].rows += all[i].rows;
       continue;
@@ -1508,8 +1581,10 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   if (rc == 0) {
     commit_ctx cc = {ctx, all, m, source_state};
     bool missing = false;
-    pm_commit_hook hook = {&cc, hook_offsets, hook_already, ctx->offsets_key, ctx->source_key, &missing};
-    rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook, err);
+    pm_commit_hook hook = {&cc,     hook_offsets, hook_already, ctx->offsets_key, ctx->source_key,
+                           &missing};
+    rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook,
+                       err);
     /* the rows of a lost file were sealed out of memory for good: this context can never
      * commit past them, so it is terminal (documented) and a new one replays them */
     if (rc && missing) ctx->broken = true;
@@ -1539,23 +1614,27 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
     pm_snapshot *s = NULL;
     rc = pm_snapshot_load(&s, t->fs, t->meta_dir, id, err);
     if (rc == PAIMON_ENOTFOUND) {
-      rc = pm_fail(err, PAIMON_ESTATE, "%s: snapshot %lld vanished (rollback or expiry during refresh)",
-                   t->path, (long long)id);
+      rc = pm_fail(err, PAIMON_ESTATE,
+                   "%s: snapshot %lld vanished (rollback or expiry during refresh)", t->path,
+                   (long long)id);
       break;
     }
     if (rc) break;
     if (strcmp(s->commit_kind, "OVERWRITE") == 0)
-      rc = pm_fail(err, PAIMON_ESTATE, "%s: snapshot %lld overwrote data: rebuild the context and replay",
-                   t->path, (long long)id);
+      rc = pm_fail(err, PAIMON_ESTATE,
+                   "%s: snapshot %lld overwrote data: rebuild the context and replay", t->path,
+                   (long long)id);
     else if (s->schema_id != ctx->schema_id)
-      rc = pm_fail(err, PAIMON_ESTATE, "%s: schema changed to %lld in snapshot %lld: rebuild the context",
-                   t->path, (long long)s->schema_id, (long long)id);
+      rc = pm_fail(err, PAIMON_ESTATE,
+                   "%s: schema changed to %lld in snapshot %lld: rebuild the context", t->path,
+                   (long long)s->schema_id, (long long)id);
     pm_snapshot_free(s);
   }
   pm_offsets offs;
   memset(&offs, 0, sizeof offs);
   char *state = NULL;
-  if (rc == 0) rc = load_progress(t, snapshot_id, ctx->offsets_key, ctx->source_key, &offs, &state, err);
+  if (rc == 0)
+    rc = load_progress(t, snapshot_id, ctx->offsets_key, ctx->source_key, &offs, &state, err);
   if (rc == 0) {
     /* committed progress of our stores may only move forward */
     pthread_mutex_lock(&ctx->reg_lock);
@@ -1661,9 +1740,9 @@ int paimon_realtime_progress_deserialize(paimon_realtime_progress **out, const p
                                          const uint8_t *bytes, size_t len, paimon_error *err) {
   *out = NULL;
   const uint8_t *p = bytes, *end = bytes + len;
-#define NEED(n)                                                                              \
-  do {                                                                                       \
-    if ((size_t)(end - p) < (size_t)(n)) goto bad;                                           \
+#define NEED(n)                                    \
+  do {                                             \
+    if ((size_t)(end - p) < (size_t)(n)) goto bad; \
   } while (0)
   paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
   if (!pg) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -1781,7 +1860,8 @@ static int rt_pin(void *c, void **out, paimon_error *err) {
    * The snapshot chosen later is at least as new, so a refresh racing with the plan
    * cannot make a consistent pin look stale. */
   for (size_t i = 0; i < n && rc == 0; i++)
-    items[i].ctx_end = paimon_realtime_committed_offset(ctx, items[i].store->part_str, items[i].store->bucket);
+    items[i].ctx_end =
+        paimon_realtime_committed_offset(ctx, items[i].store->part_str, items[i].store->bucket);
   *out = ps;
   return rc;
 }
@@ -1812,10 +1892,11 @@ static int part_open(pm_mem_part *m, const char *const *columns, const paimon_pr
   mem_part_impl *mp = (mem_part_impl *)m;
   paimon_realtime_context *ctx = mp->ctx;
   if (ctx->pk) /* rows merge as prepare will write them (union_merge.c) */
-    return pm_rt_union_streams(ctx->t, ctx->store_type, ctx->nsys, ctx->key_cols, ctx->nkeys, &mp->store->store,
-                               &mp->view, m->from_offset, mp->bounds, mp->nbounds, columns, sink, payload, err);
-  return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset, columns,
-                                               filter, sink, payload, err);
+    return pm_rt_union_streams(ctx->t, ctx->store_type, ctx->nsys, ctx->key_cols, ctx->nkeys,
+                               &mp->store->store, &mp->view, m->from_offset, mp->bounds,
+                               mp->nbounds, columns, sink, payload, err);
+  return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset,
+                                               columns, filter, sink, payload, err);
 }
 
 static void part_destroy(pm_mem_part *m) {
@@ -1827,11 +1908,13 @@ static void part_destroy(pm_mem_part *m) {
   pm_free(mp);
 }
 
-static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *snap, paimon_error *err) {
+static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *snap,
+                     paimon_error *err) {
   paimon_realtime_context *ctx = c;
   pin_set *ps = p;
   pm_offsets offs;
-  PM_TRY(load_progress(ctx->t, snap ? snap->id : 0, ctx->offsets_key, ctx->source_key, &offs, NULL, err));
+  PM_TRY(load_progress(ctx->t, snap ? snap->id : 0, ctx->offsets_key, ctx->source_key, &offs, NULL,
+                       err));
   int rc = 0;
   for (size_t i = 0; i < ps->n && rc == 0; i++) {
     pin_item *it = &ps->v[i];
@@ -1844,8 +1927,8 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
                    "snapshot %lld is older than the real-time progress of partition '%s' bucket %d "
                    "(%lld < %lld); after an overwrite, partition drop or rollback rebuild the "
                    "context and replay",
-                   (long long)(snap ? snap->id : 0), s->part_str, (int)s->bucket, (long long)snap_end,
-                   (long long)ctx_end);
+                   (long long)(snap ? snap->id : 0), s->part_str, (int)s->bucket,
+                   (long long)snap_end, (long long)ctx_end);
       break;
     }
     int64_t from = snap_end < 0 ? 0 : snap_end;
@@ -1871,8 +1954,8 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     mp->nbounds = it->nbounds;
     it->bounds = NULL;
     paimon_split *sp = NULL;
-    rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket, (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1),
-                           true, &sp, err);
+    rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket,
+                           (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1), true, &sp, err);
     if (rc) {
       part_destroy(&mp->base);
       break;

@@ -426,8 +426,7 @@ static int batch_prepare(rt_shared *sh, const struct ArrowArray *arr, int64_t by
       const struct ArrowArray *ch = arr->children[c];
       if (sh->stat_cols[c])
         col_stats(sh->row->fields[c].type, ch, ch->offset + b->base, b->rows, &b->st[c]);
-      else
-        b->st[c].min = b->st[c].max = b->st[c].nulls = -1;
+      else b->st[c].min = b->st[c].max = b->st[c].nulls = -1;
     }
   }
   *out = b;
@@ -593,7 +592,7 @@ typedef struct rt_store {
   int32_t nsealed, capsealed;
   int64_t max_mem;    /* write budget on sh->held */
   int64_t max_pinned; /* limit on pinned bytes past which new views are refused */
-  int64_t next_min; /* writer: every new offset must be >= this */
+  int64_t next_min;   /* writer: every new offset must be >= this */
   bool any_written;
   bool reserved; /* writer: the next write was admitted by rt_reserve */
   rt_atomic committed;
@@ -1078,10 +1077,8 @@ static int rt_advance(paimon_realtime_store *s, int64_t end, paimon_error *err) 
     rt_seg *g = st->sealed[i];
     int64_t rows, lo, e;
     seg_summary(g, st->sh->mode, &rows, &lo, &e);
-    if (e <= end)
-      drop[nd++] = g;
-    else
-      st->sealed[nk++] = g;
+    if (e <= end) drop[nd++] = g;
+    else st->sealed[nk++] = g;
   }
   st->nsealed = nk;
   pthread_mutex_unlock(&st->mu);
@@ -1463,10 +1460,8 @@ static int stream_fill(rt_stream *st, struct ArrowArray *out, paimon_error *err)
           int64_t l = 0, h = b->rows;
           while (l < h) {
             int64_t m = l + (h - l) / 2;
-            if (off[m] < st->from)
-              l = m + 1;
-            else
-              h = m;
+            if (off[m] < st->from) l = m + 1;
+            else h = m;
           }
           if (l > st->row) st->row = l;
         } else {
@@ -1531,10 +1526,8 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
   int rc = sch_node(out, "+s", "", NULL, 0, st->ncols);
   for (int32_t i = 0; rc == 0 && i < st->ncols; i++) {
     rc = sch_copy(out->children[i], st->sh->schema.children[st->cols[i]], 1);
-    if (rc == 0)
-      out->n_children = i + 1;
-    else
-      sch_release(out);
+    if (rc == 0) out->n_children = i + 1;
+    else sch_release(out);
   }
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s: cannot build the stream schema", st->sh->where);
@@ -1688,8 +1681,7 @@ static int resolve_columns(const rt_shared *sh, const char *const *columns, int3
   int32_t nreq = 0;
   if (columns)
     while (columns[nreq]) nreq++;
-  else
-    nreq = sh->ncols - sh->nsys;
+  else nreq = sh->ncols - sh->nsys;
   int32_t *cols = pm_malloc((size_t)(sh->nsys + nreq) * sizeof *cols);
   if (!cols) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
   int32_t ncols = 0;
@@ -1814,10 +1806,8 @@ static void run_seek(const rt_shared *sh, const pm_type *const *types, int32_t n
     int32_t m = lo + (hi - lo) / 2;
     const rt_batch *b = run->b[m];
     int c = pm_rt_key_cmp(types, sh->cmp_cols, nkeys, &b->arr, b->rows - 1, keys, k);
-    if (upper ? c <= 0 : c < 0)
-      lo = m + 1;
-    else
-      hi = m;
+    if (upper ? c <= 0 : c < 0) lo = m + 1;
+    else hi = m;
   }
   if (lo != *bi) *row = 0;
   *bi = lo;
@@ -1830,10 +1820,8 @@ static void run_seek(const rt_shared *sh, const pm_type *const *types, int32_t n
   while (l < h) {
     int64_t m = l + (h - l) / 2;
     int c = pm_rt_key_cmp(types, sh->cmp_cols, nkeys, &b->arr, m, keys, k);
-    if (upper ? c <= 0 : c < 0)
-      l = m + 1;
-    else
-      h = m;
+    if (upper ? c <= 0 : c < 0) l = m + 1;
+    else h = m;
   }
   *row = l;
 }

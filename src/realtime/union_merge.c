@@ -158,15 +158,19 @@ static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, i
   int32_t ninit = 0, noinit = 0;
   int rc = (!buf || !arr || !ptrs || !kinds || !seqs || !offs || !oc) ? PAIMON_ENOMEM : 0;
   for (; rc == 0 && ninit < nf; ninit++) rc = pm_col_init(&buf[ninit], u->row->fields[ninit].type);
-  for (; rc == 0 && noinit < nout; noinit++) rc = pm_col_init(&oc[noinit], u->out_type->fields[noinit].type);
+  for (; rc == 0 && noinit < nout; noinit++)
+    rc = pm_col_init(&oc[noinit], u->out_type->fields[noinit].type);
   if (rc) goto oom;
   /* the writer's RowKindFilter drops these before buffering */
   int64_t m = 0;
   for (int64_t i = 0; i < n && rc == 0; i++) {
     const struct ArrowArray *b = &bv->v[refs[i].batch];
     int8_t kd = PM_ARR_FIXED(b->children[2], int8_t, refs[i].row);
-    if ((u->ignore_delete && pm_kind_is_retract(kd)) || (u->ignore_ub && kd == PM_KIND_UPDATE_BEFORE)) continue;
-    for (int32_t f = 0; f < nf && rc == 0; f++) rc = pm_col_append_from(&buf[f], b->children[u->nsys + f], refs[i].row);
+    if ((u->ignore_delete && pm_kind_is_retract(kd)) ||
+        (u->ignore_ub && kd == PM_KIND_UPDATE_BEFORE))
+      continue;
+    for (int32_t f = 0; f < nf && rc == 0; f++)
+      rc = pm_col_append_from(&buf[f], b->children[u->nsys + f], refs[i].row);
     kinds[m] = kd;
     seqs[m] = refs[i].seq;
     offs[m++] = refs[i].off;
@@ -190,7 +194,8 @@ static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, i
   for (int32_t f = 0; f < nf; f++) ptrs[f] = &arr[f];
   const struct ArrowArray *const *cols = ptrs;
   bool merge_error = false;
-  rc = pm_mt_reduce_buffer(u->red, u->row, &spec, cols, kinds, seqs, 0, m, u->dedup_last, &red, &merge_error, err);
+  rc = pm_mt_reduce_buffer(u->red, u->row, &spec, cols, kinds, seqs, 0, m, u->dedup_last, &red,
+                           &merge_error, err);
   if (rc) goto done;
   srcs = pm_malloc((size_t)(red.n ? red.n : 1) * sizeof *srcs);
   rows = pm_malloc((size_t)(red.n ? red.n : 1) * sizeof *rows);
@@ -248,15 +253,15 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
   int32_t nsel = 0;
   if (columns)
     while (columns[nsel]) nsel++;
-  else
-    nsel = u->row->nfields;
+  else nsel = u->row->nfields;
   u->nout_fields = nsel;
   u->out_field = pm_calloc((size_t)nsel + 1, sizeof *u->out_field);
   int32_t *kidx = pm_calloc((size_t)nkeys + 1, sizeof *kidx);
   u->key_idx = kidx;
   u->key_types = pm_calloc((size_t)nkeys + 1, sizeof *u->key_types);
   u->out_type = pm_type_new_row(false);
-  if (!u->out_field || !kidx || !u->key_types || !u->out_type) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (!u->out_field || !kidx || !u->key_types || !u->out_type)
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (int32_t k = 0; k < nkeys; k++) {
     kidx[k] = key_cols[k] - nsys;
     u->key_types[k] = u->row->fields[kidx[k]].type;
@@ -277,12 +282,13 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   /* the engine and options exactly as pm_pk_writer_new takes them from the table */
-  PM_TRY(pm_mt_engine_new(&u->engine, u->row, (const char *const *)s->primary_keys, s->nprimary_keys,
-                          (const char *const *)s->option_keys, (const char *const *)s->option_values,
-                          s->noptions, err));
+  PM_TRY(pm_mt_engine_new(&u->engine, u->row, (const char *const *)s->primary_keys,
+                          s->nprimary_keys, (const char *const *)s->option_keys,
+                          (const char *const *)s->option_values, s->noptions, err));
   PM_TRY(pm_mt_reducer_new(&u->red, u->engine, err));
   u->ignore_delete = opt_true(t, "ignore-delete") || opt_true(t, "deduplicate.ignore-delete") ||
-                     opt_true(t, "partial-update.ignore-delete") || opt_true(t, "first-row.ignore-delete");
+                     opt_true(t, "partial-update.ignore-delete") ||
+                     opt_true(t, "first-row.ignore-delete");
   u->ignore_ub = opt_true(t, "ignore-update-before");
   u->dedup_last = pm_mt_engine_kind_of(u->engine) == PM_MT_DEDUPLICATE && !u->ignore_delete;
   u->seq_asc = strcmp(pm_table_opt(t, "sequence.field.sort-order", "ascending"), "descending") != 0;
@@ -309,9 +315,11 @@ int pm_rt_union_streams(paimon_table *t, const pm_type *store_type, int32_t nsys
   row_ref *refs = NULL;
   int64_t nrefs = 0;
   /* every field: the merge function needs them all, whatever the read selects */
-  if (rc == 0) rc = store->create_query_readers(store, view, from_offset, NULL, NULL, drain_sink, &bv, err);
+  if (rc == 0)
+    rc = store->create_query_readers(store, view, from_offset, NULL, NULL, drain_sink, &bv, err);
   if (rc == 0 && bv.rc) rc = pm_fail(err, bv.rc, "real-time store: cannot read the pinned rows");
-  if (rc && (!err || err->code != rc)) rc = pm_fail(err, rc, "real-time store: cannot open readers");
+  if (rc && (!err || err->code != rc))
+    rc = pm_fail(err, rc, "real-time store: cannot open readers");
   int64_t total = 0;
   for (size_t i = 0; rc == 0 && i < bv.n; i++) {
     if (bv.v[i].n_children != store_type->nfields)

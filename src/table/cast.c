@@ -19,14 +19,21 @@ typedef enum { K_BOOL, K_INT, K_FLOAT, K_DEC, K_STR, K_BIN, K_DATE, K_TIME, K_TS
 static kind kind_of(const pm_type *t) {
   switch (t->id) {
     case PM_BOOLEAN: return K_BOOL;
-    case PM_TINYINT: case PM_SMALLINT: case PM_INT: case PM_BIGINT: return K_INT;
-    case PM_FLOAT: case PM_DOUBLE: return K_FLOAT;
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_BIGINT: return K_INT;
+    case PM_FLOAT:
+    case PM_DOUBLE: return K_FLOAT;
     case PM_DECIMAL: return K_DEC;
-    case PM_CHAR: case PM_VARCHAR: return K_STR;
-    case PM_BINARY: case PM_VARBINARY: return K_BIN;
+    case PM_CHAR:
+    case PM_VARCHAR: return K_STR;
+    case PM_BINARY:
+    case PM_VARBINARY: return K_BIN;
     case PM_DATE: return K_DATE;
     case PM_TIME: return K_TIME;
-    case PM_TIMESTAMP: case PM_TIMESTAMP_LTZ: return K_TS;
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: return K_TS;
     default: return K_OTHER;
   }
 }
@@ -162,8 +169,8 @@ static void fmt_ts(i128 ns, int precision, char *out) {
   int64_t y;
   int m, d;
   civil_from_days(days, &y, &m, &d);
-  int n = snprintf(out, 80, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, m, d, (int)(sod / 3600),
-                   (int)(sod / 60 % 60), (int)(sod % 60));
+  int n = snprintf(out, 80, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, m, d,
+                   (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
   if (precision > 0 && frac) {
     char f[16];
     snprintf(f, sizeof f, "%09lld", (long long)frac);
@@ -338,7 +345,8 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         }
         case K_TIME: {
           int32_t ms = PM_ARR_FIXED(src, int32_t, i);
-          snprintf(sbuf, sizeof sbuf, "%02d:%02d:%02d", ms / 3600000, ms / 60000 % 60, ms / 1000 % 60);
+          snprintf(sbuf, sizeof sbuf, "%02d:%02d:%02d", ms / 3600000, ms / 60000 % 60,
+                   ms / 1000 % 60);
           break;
         }
         case K_TS: fmt_ts(ts_nanos(src, from, i), from->precision, sbuf); break;
@@ -357,7 +365,8 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         char low[8];
         int32_t j = 0, k = 0;
         while (j < n && isspace((unsigned char)s[j])) j++;
-        while (j < n && k < 7 && !isspace((unsigned char)s[j])) low[k++] = (char)tolower((unsigned char)s[j++]);
+        while (j < n && k < 7 && !isspace((unsigned char)s[j]))
+          low[k++] = (char)tolower((unsigned char)s[j++]);
         low[k] = 0;
         if (!strcmp(low, "t") || !strcmp(low, "true") || !strcmp(low, "y") || !strcmp(low, "yes") ||
             !strcmp(low, "1"))
@@ -365,8 +374,7 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         else if (!strcmp(low, "f") || !strcmp(low, "false") || !strcmp(low, "n") ||
                  !strcmp(low, "no") || !strcmp(low, "0"))
           rc = pm_col_append_bool(&c, false);
-        else
-          rc = bad_value(err, "BOOLEAN", p, n);
+        else rc = bad_value(err, "BOOLEAN", p, n);
       } else if (b == K_INT) {
         i128 v;
         if (!parse_i128(s, (size_t)n, &v)) rc = bad_value(err, "an integer", p, n);
@@ -398,9 +406,7 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
       continue;
     }
     switch (a) {
-      case K_BOOL:
-        rc = put_decimal(&c, to, pm_arr_bool(src, i) ? 1 : 0, 0);
-        break;
+      case K_BOOL: rc = put_decimal(&c, to, pm_arr_bool(src, i) ? 1 : 0, 0); break;
       case K_INT: {
         int64_t v = pm_arr_int(src, from, i);
         if (b == K_TS) rc = pm_col_append_i64(&c, nanos_to_unit((i128)v * 1000000000, to));
@@ -408,7 +414,8 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         break;
       }
       case K_FLOAT: {
-        double d = from->id == PM_FLOAT ? (double)PM_ARR_FIXED(src, float, i) : PM_ARR_FIXED(src, double, i);
+        double d = from->id == PM_FLOAT ? (double)PM_ARR_FIXED(src, float, i)
+                                        : PM_ARR_FIXED(src, double, i);
         if (to->id == PM_FLOAT) rc = pm_col_append_f32(&c, (float)d);
         else if (to->id == PM_DOUBLE) rc = pm_col_append_f64(&c, d);
         else if (to->id == PM_BOOLEAN) rc = pm_col_append_bool(&c, d != 0);
@@ -419,9 +426,7 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         } else rc = pm_col_append_int(&c, isnan(d) ? 0 : (int64_t)d);
         break;
       }
-      case K_DEC:
-        rc = put_decimal(&c, to, load_dec(src, i), from->scale);
-        break;
+      case K_DEC: rc = put_decimal(&c, to, load_dec(src, i), from->scale); break;
       case K_DATE: {
         int64_t days = PM_ARR_FIXED(src, int32_t, i);
         rc = pm_col_append_i64(&c, nanos_to_unit((i128)days * 86400 * 1000000000, to));
@@ -438,11 +443,8 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         else rc = PAIMON_EUNSUPPORTED;
         break;
       }
-      case K_TIME:
-        rc = pm_col_append_int(&c, PM_ARR_FIXED(src, int32_t, i));
-        break;
-      default:
-        rc = PAIMON_EUNSUPPORTED;
+      case K_TIME: rc = pm_col_append_int(&c, PM_ARR_FIXED(src, int32_t, i)); break;
+      default: rc = PAIMON_EUNSUPPORTED;
     }
   }
   if (rc == 0) rc = pm_col_export(&c, out, err);

@@ -126,7 +126,7 @@ static int find_committed(paimon_table *t, int64_t latest, const char *user, int
     if (!mine) continue;
     if (sid == ident) match = id; /* keep searching down for the first of several */
     else if (sid < ident) break;
-    else if (!match) match = id;  /* a later identifier: ours is committed too */
+    else if (!match) match = id; /* a later identifier: ours is committed too */
   }
   *found = match;
   return 0;
@@ -198,8 +198,8 @@ static int live_entries(paimon_table *t, const pm_snapshot *snap, entries *out, 
   }
   for (size_t k = 0; k < all.n && rc == 0; k++)
     if (all.v[k].kind == PM_ENTRY_ADD)
-      rc = entries_add(out, PM_ENTRY_ADD, all.v[k].partition, all.v[k].partition_len, all.v[k].bucket,
-                       all.v[k].total_buckets, &all.v[k].file, err);
+      rc = entries_add(out, PM_ENTRY_ADD, all.v[k].partition, all.v[k].partition_len,
+                       all.v[k].bucket, all.v[k].total_buckets, &all.v[k].file, err);
   entries_free(&all);
   return rc;
 }
@@ -262,14 +262,19 @@ static int write_manifests(paimon_table *t, const char *mdir, const char *uuid, 
     while (end < es->n && (end == start || bytes < target)) {
       const pm_data_file *f = &es->v[end].file;
       bytes += 96 + (int64_t)strlen(f->file_name) + (int64_t)es->v[end].partition_len +
-               (int64_t)(f->value_stats.min_len + f->value_stats.max_len + f->min_key_len + f->max_key_len) / 2;
+               (int64_t)(f->value_stats.min_len + f->value_stats.max_len + f->min_key_len +
+                         f->max_key_len) /
+                   2;
       end++;
     }
     pm_simple_stats ps;
     rc = pm_partition_stats(ptype, es->v + start, end - start, &ps, err);
-    char *mp = rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)(*counter)++) : NULL;
+    char *mp =
+        rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)(*counter)++) : NULL;
     if (rc == 0 && !mp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0) rc = pm_manifest_write(t->fs, mp, es->v + start, end - start, &ps, compression, &metas[*n], err);
+    if (rc == 0)
+      rc = pm_manifest_write(t->fs, mp, es->v + start, end - start, &ps, compression, &metas[*n],
+                             err);
     if (rc == 0) {
       (*n)++;
       remember(af, mp);
@@ -297,7 +302,8 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
   *merged = NULL;
   *nmerged = 0;
   int64_t min_count = pm_table_opt_i64(t, "manifest.merge-min-count", 30);
-  int64_t full_threshold = pm_table_opt_i64(t, "manifest.full-compaction-threshold-size.bytes", 16LL << 20);
+  int64_t full_threshold =
+      pm_table_opt_i64(t, "manifest.full-compaction-threshold-size.bytes", 16LL << 20);
   if (min_count < 2 || (int64_t)*nlst < min_count) return 0;
   int64_t total = 0;
   for (size_t i = 0; i < *nlst; i++) total += lst[i].file_size;
@@ -314,15 +320,16 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
     char *mp = pm_asprintf("%s/%s", mdir, lst[m].file_name);
     pm_manifest_entry *es = NULL;
     size_t ne = 0;
-    rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err)
+            : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(mp);
     for (size_t i = 0; i < ne && rc == 0; i++) {
       bool cancelled = false;
       if (es[i].kind == PM_ENTRY_DELETE) {
         for (size_t k = folded.n; k-- > 0;) {
           pm_manifest_entry *a = &folded.v[k];
-          if (a->kind == PM_ENTRY_ADD && a->bucket == es[i].bucket && a->file.level == es[i].file.level &&
-              a->partition_len == es[i].partition_len &&
+          if (a->kind == PM_ENTRY_ADD && a->bucket == es[i].bucket &&
+              a->file.level == es[i].file.level && a->partition_len == es[i].partition_len &&
               memcmp(a->partition, es[i].partition, a->partition_len) == 0 &&
               strcmp(a->file.file_name, es[i].file.file_name) == 0) {
             a->kind = -1; /* cancelled */
@@ -352,7 +359,8 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
   if (rc == 0 && !out) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   size_t nout = 0;
   if (rc == 0)
-    rc = write_manifests(t, mdir, uuid, counter, ptype, &folded, target, compression, out, &nout, af, err);
+    rc = write_manifests(t, mdir, uuid, counter, ptype, &folded, target, compression, out, &nout,
+                         af, err);
   entries_free(&folded);
   if (rc) {
     pm_manifest_file_metas_free(out, nout);
@@ -438,7 +446,8 @@ static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, cons
   int rc = pm_schema_partition_type(t->schema, &ptype, err);
   for (size_t i = 0; rc == 0 && i < delta->n; i++) {
     char *pp = NULL;
-    rc = pm_table_partition_path(t, ptype, delta->v[i].partition, delta->v[i].partition_len, &pp, err);
+    rc = pm_table_partition_path(t, ptype, delta->v[i].partition, delta->v[i].partition_len, &pp,
+                                 err);
     if (rc == 0) pm_offsets_remove_partition(offs, pp);
     pm_free(pp);
   }
@@ -476,7 +485,9 @@ static int ids_add_list(id_list *l, const char *list, paimon_error *err) {
   return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* The marker value (owned; NULL: out of memory): the ids sorted, comma-separated. */
 static char *ids_join(id_list *l) {
@@ -554,7 +565,8 @@ static int sources_known(paimon_table *t, const pm_snapshot *latest, const pm_co
       char *skey = rc == 0 ? pm_asprintf("%s.%s", PM_SOURCE_PROPERTY, id) : NULL;
       if (rc == 0 && !skey) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       const char *st = skey ? pm_snapshot_property(snap, skey) : NULL;
-      if (rc == 0 && st && !pm_snapshot_property(latest, skey)) rc = props_add(extra, skey, pm_strdup(st), err);
+      if (rc == 0 && st && !pm_snapshot_property(latest, skey))
+        rc = props_add(extra, skey, pm_strdup(st), err);
       pm_free(skey);
     }
     marker = pm_snapshot_property(snap, PM_SOURCES_PROPERTY);
@@ -579,7 +591,8 @@ static int sources_known(paimon_table *t, const pm_snapshot *latest, const pm_co
 static int carry_property(paimon_table *t, const paimon_commit_opts *o, const entries *delta,
                           const char *k, const char *v, rt_props *out, attempt_files *af,
                           paimon_error *err) {
-  if (o->kind != PAIMON_COMMIT_OVERWRITE) return props_add(out, k, pm_strdup(v), err); /* same file */
+  if (o->kind != PAIMON_COMMIT_OVERWRITE)
+    return props_add(out, k, pm_strdup(v), err); /* same file */
   if (!pm_offsets_is_property(k)) return 0; /* the overwrite invalidates what the state described */
   /* a one-property view: the offsets file the property names */
   pm_snapshot view;
@@ -667,7 +680,9 @@ static int check_added_files(paimon_table *t, const entries *delta, const pm_com
     if (e->kind != PM_ENTRY_ADD) continue;
     char *pp = NULL, *path = NULL;
     rc = pm_table_partition_path(t, ptype, e->partition, e->partition_len, &pp, err);
-    if (rc == 0) rc = pm_table_data_path(t, pp, e->bucket, e->file.file_name, e->file.external_path, &path, err);
+    if (rc == 0)
+      rc = pm_table_data_path(t, pp, e->bucket, e->file.file_name, e->file.external_path, &path,
+                              err);
     int64_t size = -1;
     int st = rc == 0 ? t->fs->stat(t->fs, path, &size, NULL, NULL) : 0;
     const char *what = hook ? "rebuild the real-time context and replay from the committed offsets"
@@ -679,12 +694,14 @@ static int check_added_files(paimon_table *t, const entries *delta, const pm_com
                    "was written); %s",
                    t->path, path, pp, (int)e->bucket, what);
     else if (rc == 0 && st)
-      rc = pm_fail(err, st, "%s: commit aborted, nothing published: cannot check data file %s", t->path, path);
+      rc = pm_fail(err, st, "%s: commit aborted, nothing published: cannot check data file %s",
+                   t->path, path);
     else if (rc == 0 && e->file.file_size >= 0 && size != e->file.file_size)
-      rc = pm_fail(err, PAIMON_ECORRUPT,
-                   "%s: commit aborted, nothing published: data file %s has %lld bytes but %lld were "
-                   "written; %s",
-                   t->path, path, (long long)size, (long long)e->file.file_size, what);
+      rc = pm_fail(
+          err, PAIMON_ECORRUPT,
+          "%s: commit aborted, nothing published: data file %s has %lld bytes but %lld were "
+          "written; %s",
+          t->path, path, (long long)size, (long long)e->file.file_size, what);
     if (rc && hook && hook->files_missing && (rc == PAIMON_ENOTFOUND || rc == PAIMON_ECORRUPT))
       *hook->files_missing = true;
     pm_free(pp);
@@ -722,8 +739,9 @@ static int key_comparator(const paimon_table *t, pm_mt_keycmp *kc, const pm_type
       is_part |= strcmp(s->partition_keys[p], s->primary_keys[k]) == 0;
     if (is_part) continue;
     int f = pm_row_find(s->row, s->primary_keys[k]);
-    if (f < 0) return pm_fail(err, PAIMON_ECORRUPT, "%s: primary key '%s' is not a column", t->path,
-                              s->primary_keys[k]);
+    if (f < 0)
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: primary key '%s' is not a column", t->path,
+                     s->primary_keys[k]);
     (*types)[kc->n++] = s->row->fields[f].type;
   }
   kc->types = *types;
@@ -764,14 +782,20 @@ static int check_compact_conflicts(paimon_table *t, const pm_snapshot *latest, c
   for (size_t i = 0; rc == 0 && kc.n > 0 && i < delta->n; i++) {
     const pm_manifest_entry *a = &delta->v[i];
     if (a->kind != PM_ENTRY_ADD || a->file.level < 1) continue;
-    PM_CHECK(pm_mt_binkey_check(&kc, a->file.min_key, a->file.min_key_len, a->file.file_name, err), out);
-    PM_CHECK(pm_mt_binkey_check(&kc, a->file.max_key, a->file.max_key_len, a->file.file_name, err), out);
+    PM_CHECK(pm_mt_binkey_check(&kc, a->file.min_key, a->file.min_key_len, a->file.file_name, err),
+             out);
+    PM_CHECK(pm_mt_binkey_check(&kc, a->file.max_key, a->file.max_key_len, a->file.file_name, err),
+             out);
     /* against the live files of its level and the other files this commit adds there */
     for (size_t k = 0; rc == 0 && k < live.n + delta->n; k++) {
       const pm_manifest_entry *b = k < live.n ? &live.v[k] : &delta->v[k - live.n];
       if (b == a || b->kind != PM_ENTRY_ADD || !same_level(a, b)) continue;
-      PM_CHECK(pm_mt_binkey_check(&kc, b->file.min_key, b->file.min_key_len, b->file.file_name, err), out);
-      PM_CHECK(pm_mt_binkey_check(&kc, b->file.max_key, b->file.max_key_len, b->file.file_name, err), out);
+      PM_CHECK(
+          pm_mt_binkey_check(&kc, b->file.min_key, b->file.min_key_len, b->file.file_name, err),
+          out);
+      PM_CHECK(
+          pm_mt_binkey_check(&kc, b->file.max_key, b->file.max_key_len, b->file.file_name, err),
+          out);
       bool disjoint = pm_mt_binkey_cmp(&kc, a->file.max_key, a->file.max_key_len, b->file.min_key,
                                        b->file.min_key_len) < 0 ||
                       pm_mt_binkey_cmp(&kc, b->file.max_key, b->file.max_key_len, a->file.min_key,
@@ -781,7 +805,8 @@ static int check_compact_conflicts(paimon_table *t, const pm_snapshot *latest, c
         rc = pm_fail(err, PAIMON_ECONFLICT,
                      "%s: compaction conflict: file %s and file %s of bucket %d overlap in their "
                      "keys at level %d; another commit compacted into the same level",
-                     t->path, a->file.file_name, b->file.file_name, (int)a->bucket, (int)a->file.level);
+                     t->path, a->file.file_name, b->file.file_name, (int)a->bucket,
+                     (int)a->file.level);
       }
     }
   }
@@ -825,7 +850,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
       entries live = {0};
       rc = live_entries(t, latest, &live, err);
       for (size_t i = 0; i < live.n && rc == 0; i++)
-        if (o->overwrite_all || partition_in(delta_in, live.v[i].partition, live.v[i].partition_len))
+        if (o->overwrite_all ||
+            partition_in(delta_in, live.v[i].partition, live.v[i].partition_len))
           rc = entries_add(&delta, PM_ENTRY_DELETE, live.v[i].partition, live.v[i].partition_len,
                            live.v[i].bucket, live.v[i].total_buckets, &live.v[i].file, err);
       entries_free(&live);
@@ -853,8 +879,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto done_mdir;
     }
-    PM_CHECK(write_manifests(t, mdir, uuid, &counter, ptype, &delta, target, compression, newm, &nnew,
-                             af, err),
+    PM_CHECK(write_manifests(t, mdir, uuid, &counter, ptype, &delta, target, compression, newm,
+                             &nnew, af, err),
              done_mdir);
   }
   /* base = everything live before this commit: previous base + previous delta */
@@ -870,8 +896,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   if (nbase) memcpy(lst, base, nbase * sizeof *lst);
   if (ndeltam) memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
   nlst = nbase + ndeltam;
-  PM_CHECK(merge_manifests(t, mdir, uuid, &counter, ptype, lst, &nlst, target, compression, &mergedm,
-                           &nmergedm, af, err),
+  PM_CHECK(merge_manifests(t, mdir, uuid, &counter, ptype, lst, &nlst, target, compression,
+                           &mergedm, &nmergedm, af, err),
            done_mdir);
   char *base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
   char *delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
@@ -879,9 +905,11 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   char *delta_path = delta_name ? pm_asprintf("%s/%s", mdir, delta_name) : NULL;
   int64_t base_size = 0, delta_size = 0;
   if (!base_path || !delta_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc == 0) rc = pm_manifest_list_write(t->fs, base_path, lst, nlst, compression, &base_size, err);
+  if (rc == 0)
+    rc = pm_manifest_list_write(t->fs, base_path, lst, nlst, compression, &base_size, err);
   if (rc == 0) remember(af, pm_strdup(base_path));
-  if (rc == 0) rc = pm_manifest_list_write(t->fs, delta_path, newm, nnew, compression, &delta_size, err);
+  if (rc == 0)
+    rc = pm_manifest_list_write(t->fs, delta_path, newm, nnew, compression, &delta_size, err);
   if (rc == 0) remember(af, pm_strdup(delta_path));
   pm_free(base_path);
   pm_free(delta_path);
@@ -905,7 +933,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   snap.commit_identifier = ident;
   snap.commit_kind = (char *)kind;
   snap.time_millis = pm_now_millis();
-  int64_t prev_total = latest && latest->total_record_count != PM_NULL_I64 ? latest->total_record_count : 0;
+  int64_t prev_total =
+      latest && latest->total_record_count != PM_NULL_I64 ? latest->total_record_count : 0;
   snap.total_record_count = prev_total + added - removed;
   snap.delta_record_count = added - removed;
   snap.changelog_record_count = 0;
@@ -930,7 +959,8 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   size_t np = 0;
   for (size_t i = 0; i < o->nproperties; i++) {
     const char *k = o->property_keys[i];
-    if (pm_offsets_is_property(k) || pm_source_is_property(k) || strcmp(k, PM_SOURCES_PROPERTY) == 0)
+    if (pm_offsets_is_property(k) || pm_source_is_property(k) ||
+        strcmp(k, PM_SOURCES_PROPERTY) == 0)
       continue; /* ours */
     pkeys[np] = (char *)k;
     pvals[np++] = (char *)o->property_values[i];
@@ -1017,8 +1047,9 @@ int paimon_table_commit(int64_t *snapshot_id_out, const paimon_table *ct, const 
  * error. An unknown outcome (I/O error while publishing) is never assumed either way:
  * the next round, or a last look when the retries are used up, scans the snapshots. */
 static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_identifier,
-                       const entries *delta, const paimon_commit_opts *o, const pm_commit_hook *hook,
-                       int64_t compact_of, int64_t *snapshot_id_out, paimon_error *err) {
+                       const entries *delta, const paimon_commit_opts *o,
+                       const pm_commit_hook *hook, int64_t compact_of, int64_t *snapshot_id_out,
+                       paimon_error *err) {
   int rc = 0;
   int64_t max_retries = pm_table_opt_i64(t, "commit.max-retries", 10);
   int64_t wait_ms = 10, max_wait = 10000;
@@ -1037,13 +1068,14 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
       if (hook && hook->already_committed) rc = hook->already_committed(hook->ctx, found, err);
       return rc ? rc : attempt == 0 ? 1 : 0; /* later rounds: our own unknown outcome landed */
     }
-    if (rc == 0 && latest_id > 0) rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
+    if (rc == 0 && latest_id > 0)
+      rc = pm_snapshot_load(&latest, t->fs, t->meta_dir, latest_id, err);
     if (rc) return rc;
     attempt_files af = {0};
     int64_t new_id = 0;
     bool fatal = false;
-    rc = try_commit(t, commit_user, commit_identifier, delta, o, latest_id, latest, hook, &new_id, &af,
-                    &fatal, err);
+    rc = try_commit(t, commit_user, commit_identifier, delta, o, latest_id, latest, hook, &new_id,
+                    &af, &fatal, err);
     pm_snapshot_free(latest);
     if (rc == 0) {
       attempt_cleanup(t, &af, false);
@@ -1073,11 +1105,13 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
         paimon_error e2;
         int r2 = pm_snapshot_latest_id(t->fs, t->meta_dir, &last, &e2);
         if (r2 == 0)
-          r2 = compact_of == 0 ? find_committed(t, last, commit_user, commit_identifier, &found, &e2)
-                               : find_compact(t, last, compact_of, commit_user, commit_identifier, &found, &e2);
+          r2 = compact_of == 0
+                   ? find_committed(t, last, commit_user, commit_identifier, &found, &e2)
+                   : find_compact(t, last, compact_of, commit_user, commit_identifier, &found, &e2);
         if (r2 == 0 && found) {
           *snapshot_id_out = found;
-          if (hook && hook->already_committed) return hook->already_committed(hook->ctx, found, err);
+          if (hook && hook->already_committed)
+            return hook->already_committed(hook->ctx, found, err);
           return 0;
         }
       }
@@ -1085,8 +1119,7 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
       char last[sizeof err->message];
       snprintf(last, sizeof last, "%s",
                err && err->message[0] ? err->message : paimon_strerror(rc));
-      if (permanent)
-        return pm_fail(err, rc, "%s: commit failed, not retried: %s", t->path, last);
+      if (permanent) return pm_fail(err, rc, "%s: commit failed, not retried: %s", t->path, last);
       return pm_fail(err, rc, "%s: commit gave up after %lld attempts (%s): %s", t->path,
                      (long long)attempt + 1,
                      rc == PAIMON_ECONFLICT ? "other committers kept winning" : "I/O errors", last);
@@ -1112,10 +1145,11 @@ static int cancel_intermediates(entries *compacts, entries *gone, paimon_error *
   for (size_t d = 0; d < compacts->n; d++) {
     if (compacts->v[d].kind != PM_ENTRY_DELETE) continue;
     for (size_t a = 0; a < compacts->n; a++) {
-      if (compacts->v[a].kind != PM_ENTRY_ADD || !same_file(&compacts->v[a], &compacts->v[d])) continue;
+      if (compacts->v[a].kind != PM_ENTRY_ADD || !same_file(&compacts->v[a], &compacts->v[d]))
+        continue;
       const pm_manifest_entry *e = &compacts->v[a];
-      PM_TRY(entries_add(gone, PM_ENTRY_DELETE, e->partition, e->partition_len, e->bucket, e->total_buckets,
-                         &e->file, err));
+      PM_TRY(entries_add(gone, PM_ENTRY_DELETE, e->partition, e->partition_len, e->bucket,
+                         e->total_buckets, &e->file, err));
       compacts->v[a].kind = compacts->v[d].kind = -1; /* dropped below */
       break;
     }
@@ -1157,7 +1191,8 @@ static void delete_intermediates(paimon_table *t, const entries *gone, const ent
       if (keep) continue;
       char *pp = NULL, *path = NULL;
       if (pm_table_partition_path(t, ptype, g->partition, g->partition_len, &pp, NULL) == 0 &&
-          pm_table_data_path(t, pp, g->bucket, g->file.file_name, g->file.external_path, &path, NULL) == 0)
+          pm_table_data_path(t, pp, g->bucket, g->file.file_name, g->file.external_path, &path,
+                             NULL) == 0)
         t->fs->remove(t->fs, path, NULL);
       pm_free(path);
       pm_free(pp);
@@ -1174,7 +1209,9 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
   *snapshot_id_out = 0;
   /* the caller's opts may be an older, smaller version: read them into the current one */
   paimon_commit_opts local = PAIMON_COMMIT_OPTS_INIT;
-  if (opts) PM_TRY(pm_struct_in(&local, sizeof local, opts, "paimon_commit_opts", "PAIMON_COMMIT_OPTS_INIT", err));
+  if (opts)
+    PM_TRY(pm_struct_in(&local, sizeof local, opts, "paimon_commit_opts", "PAIMON_COMMIT_OPTS_INIT",
+                        err));
   const paimon_commit_opts *o = &local;
   if (!commit_user || !*commit_user) return pm_fail(err, PAIMON_EINVAL, "commit user is empty");
   if (o->kind != PAIMON_COMMIT_APPEND && o->kind != PAIMON_COMMIT_OVERWRITE)
@@ -1207,8 +1244,8 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
     commit_ok(err, NULL);
     return 0; /* nothing to commit */
   }
-  bool only_compact = appends.n == 0 && compacts.n > 0 && o->kind == PAIMON_COMMIT_APPEND && !hook &&
-                      !o->allow_empty;
+  bool only_compact = appends.n == 0 && compacts.n > 0 && o->kind == PAIMON_COMMIT_APPEND &&
+                      !hook && !o->allow_empty;
   if (rc == 0 && !only_compact) {
     rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, 0, snapshot_id_out, err);
     if (rc == 1) { /* the identifier was committed before, compaction included */
@@ -1224,8 +1261,8 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
     paimon_commit_opts co = *o;
     co.kind = PAIMON_COMMIT_APPEND; /* entries with deletes make it a COMPACT snapshot */
     int64_t cid = 0, append_id = *snapshot_id_out;
-    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL, only_compact ? 0 : append_id,
-                     &cid, err);
+    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL,
+                     only_compact ? 0 : append_id, &cid, err);
     if (rc == 1) rc = 0;
     else if (rc == 0) *snapshot_id_out = cid;
     else if (!only_compact) {

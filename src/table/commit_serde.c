@@ -45,8 +45,7 @@ int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_
 static const char *unheld(const pm_cm *c) {
   if (c->deleted_files.n) return "deleted files";
   if (c->changelog_files.n || c->compact_changelog.n) return "changelog files";
-  if (c->new_index.n || c->deleted_index.n || c->compact_new_index.n ||
-      c->compact_deleted_index.n)
+  if (c->new_index.n || c->deleted_index.n || c->compact_new_index.n || c->compact_deleted_index.n)
     return "index files";
   return NULL;
 }
@@ -68,17 +67,18 @@ int paimon_commit_messages_deserialize(paimon_commit_messages **out, const paimo
     const char *what = unheld(c);
     if (what) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "commit message %zu (bucket %d) carries %s, which this version cannot commit",
-                   i, (int)c->bucket, what);
+                   "commit message %zu (bucket %d) carries %s, which this version cannot commit", i,
+                   (int)c->bucket, what);
       break;
     }
     pm_binrow part;
     rc = pm_binrow_view(&part, c->partition, c->partition_len, err);
     if (rc) break;
     if (part.arity != nkeys) {
-      rc = pm_fail(err, PAIMON_EINVAL,
-                   "commit message %zu has a partition of %d fields; table %s has %d partition keys",
-                   i, (int)part.arity, t->path, (int)nkeys);
+      rc =
+          pm_fail(err, PAIMON_EINVAL,
+                  "commit message %zu has a partition of %d fields; table %s has %d partition keys",
+                  i, (int)part.arity, t->path, (int)nkeys);
       break;
     }
     pm_commit_message m;

@@ -47,8 +47,8 @@ static int int_opt(const paimon_table *t, const char *key, int64_t def, int64_t 
   char *end;
   long long x = strtoll(v, &end, 10);
   if (end == v || *end || x < 1)
-    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not a positive integer", t->path,
-                   key, v);
+    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not a positive integer", t->path, key,
+                   v);
   *out = x;
   return 0;
 }
@@ -74,8 +74,9 @@ static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *
                                         "data-evolution.enabled"};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
     if (pm_table_opt_bool(t, refused[i], false))
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: compacting tables with %s=true is not supported yet",
-                     t->path, refused[i]);
+      return pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: compacting tables with %s=true is not supported yet", t->path,
+                     refused[i]);
   PM_TRY(pm_format_from_name(pm_table_opt(t, "file.format", "parquet"), &w->format, err));
   w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
   pm_format_write_opts_default(&w->wopts);
@@ -83,7 +84,8 @@ static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *
   w->wopts.compression_level =
       (int)strtol(pm_table_opt(t, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads = (int)strtol(pm_table_opt(t, "parquet.compression.threads", "-1"), NULL, 10);
+  w->wopts.compress_threads =
+      (int)strtol(pm_table_opt(t, "parquet.compression.threads", "-1"), NULL, 10);
   w->target = pm_parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
   const char *sm = pm_table_opt(t, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->trunc = (int32_t)strtol(sm + 9, NULL, 10);
@@ -266,8 +268,8 @@ static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, siz
     }
     if (!b.release) break;
     if (b.length > 0 && b.n_children != w->row->nfields)
-      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: compaction read %lld columns, expected %d", w->t->path,
-                   (long long)b.n_children, (int)w->row->nfields);
+      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: compaction read %lld columns, expected %d",
+                   w->t->path, (long long)b.n_children, (int)w->row->nfields);
     if (rc == 0 && b.length > 0 && !w->fw) rc = cw_open(w, sp, err);
     for (int32_t c = 0; rc == 0 && b.length > 0 && c < w->row->nfields; c++)
       rc = pm_col_acc_update(&w->accs[c], w->row->fields[c].type, b.children[c], err);
@@ -409,7 +411,8 @@ int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table
       rc = rewrite(&w, sp, g.v[i], g.lens[i], &after, err);
       for (size_t k = 0; k < g.lens[i] && rc == 0; k++) {
         pm_data_file *f = file_vec_add(&before);
-        if (!f || pm_data_file_copy(f, g.v[i][k])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        if (!f || pm_data_file_copy(f, g.v[i][k]))
+          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
     }
     if (rc == 0 && before.n > 0) {

@@ -55,8 +55,8 @@ static void next_name(const char **p, char *name, size_t cap) {
 }
 
 /* Every comma-separated name of option `key` must be a column. */
-static int check_field_list(const pm_schema *s, const char *key, const char *list,
-                            const char *what, paimon_error *err) {
+static int check_field_list(const pm_schema *s, const char *key, const char *list, const char *what,
+                            paimon_error *err) {
   char name[256];
   for (const char *p = list; p;) {
     next_name(&p, name, sizeof name);
@@ -75,31 +75,40 @@ static int check_field_list(const pm_schema *s, const char *key, const char *lis
 static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
   bool pk = s->nprimary_keys > 0;
   const char *me = pm_schema_option(s, "merge-engine");
-  static const char *const engines[] = {"deduplicate", "partial-update", "aggregation",
-                                        "first-row", NULL};
+  static const char *const engines[] = {"deduplicate", "partial-update", "aggregation", "first-row",
+                                        NULL};
   if (me && !one_of(me, engines))
-    return pm_fail(err, PAIMON_EINVAL, "option merge-engine: unknown value '%s' (deduplicate, "
-                                       "partial-update, aggregation or first-row)", me);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option merge-engine: unknown value '%s' (deduplicate, "
+                   "partial-update, aggregation or first-row)",
+                   me);
   bool first_row = me && strcasecmp(me, "first-row") == 0;
   const char *cp = pm_schema_option(s, "changelog-producer");
   static const char *const producers[] = {"none", "input", "full-compaction", "lookup", NULL};
   if (cp && !one_of(cp, producers))
-    return pm_fail(err, PAIMON_EINVAL, "option changelog-producer: unknown value '%s' (none, "
-                                       "input, full-compaction or lookup)", cp);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option changelog-producer: unknown value '%s' (none, "
+                   "input, full-compaction or lookup)",
+                   cp);
   bool cp_none = !cp || strcasecmp(cp, "none") == 0;
   if (!pk && !cp_none)
     return pm_fail(err, PAIMON_EINVAL, "option changelog-producer=%s needs a primary key", cp);
   if (first_row && !cp_none && strcasecmp(cp, "lookup") != 0)
-    return pm_fail(err, PAIMON_EINVAL, "merge-engine=first-row supports only changelog-producer "
-                                       "none or lookup, not '%s'", cp);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "merge-engine=first-row supports only changelog-producer "
+                   "none or lookup, not '%s'",
+                   cp);
   const char *uk = pm_schema_option(s, "upsert-key");
   if (uk && *uk) {
-    if (pk) return pm_fail(err, PAIMON_EINVAL, "option upsert-key cannot be set on a table with a primary key");
+    if (pk)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option upsert-key cannot be set on a table with a primary key");
     PM_TRY(check_field_list(s, "upsert-key", uk, "upsert key", err));
   }
   if (nb == -1 && !pk && pm_schema_option(s, "full-compaction.delta-commits"))
-    return pm_fail(err, PAIMON_EINVAL, "option full-compaction.delta-commits is not supported on "
-                                       "append tables with bucket=-1");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option full-compaction.delta-commits is not supported on "
+                   "append tables with bucket=-1");
   /* validateSequenceField */
   const char *sf = pm_schema_option(s, "sequence.field");
   if (sf && *sf) {
@@ -118,7 +127,8 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
       }
     }
     if (first_row)
-      return pm_fail(err, PAIMON_EINVAL, "option sequence.field cannot be used with merge-engine=first-row");
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option sequence.field cannot be used with merge-engine=first-row");
   }
   /* validateFieldsPrefix: fields.<a,b>.<option> names columns */
   for (int32_t i = 0; i < s->noptions; i++) {
@@ -129,7 +139,8 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
     char list[512];
     snprintf(list, sizeof list, "%.*s", (int)len, k + 7);
     if (strcmp(list, "default-aggregate-function") == 0) continue;
-    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
       if (pm_row_find(s->row, tok) < 0)
         return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not a column", k, tok);
   }
@@ -161,44 +172,61 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
   if (rk && pm_row_find(s->row, rk) < 0)
     return pm_fail(err, PAIMON_EINVAL, "option rowkind.field: '%s' is not a column", rk);
   if (pm_schema_option(s, "partition.expiration-time") && s->npartition_keys == 0)
-    return pm_fail(err, PAIMON_EINVAL, "option partition.expiration-time needs a partitioned table");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option partition.expiration-time needs a partitioned table");
   const char *rt = pm_schema_option(s, "record-level.time-field");
   if (rt) {
     int f = pm_row_find(s->row, rt);
-    if (f < 0) return pm_fail(err, PAIMON_EINVAL, "option record-level.time-field: '%s' is not a column", rt);
+    if (f < 0)
+      return pm_fail(err, PAIMON_EINVAL, "option record-level.time-field: '%s' is not a column",
+                     rt);
     pm_type_id id = s->row->fields[f].type->id;
     if (id != PM_INT && id != PM_BIGINT && id != PM_TIMESTAMP && id != PM_TIMESTAMP_LTZ)
-      return pm_fail(err, PAIMON_EINVAL, "option record-level.time-field: column '%s' must be INT, "
-                                         "BIGINT or TIMESTAMP", rt);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option record-level.time-field: column '%s' must be INT, "
+                     "BIGINT or TIMESTAMP",
+                     rt);
   }
   if (opt_true(s, "streaming-read-overwrite", false)) {
     if (!pk)
-      return pm_fail(err, PAIMON_EINVAL, "option streaming-read-overwrite needs a primary key "
-                                         "(append tables use streaming-read-append-overwrite)");
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option streaming-read-overwrite needs a primary key "
+                     "(append tables use streaming-read-append-overwrite)");
     if (cp && (strcasecmp(cp, "full-compaction") == 0 || strcasecmp(cp, "lookup") == 0))
-      return pm_fail(err, PAIMON_EINVAL, "option streaming-read-overwrite cannot be used with "
-                                         "changelog-producer=%s (duplicated changes)", cp);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option streaming-read-overwrite cannot be used with "
+                     "changelog-producer=%s (duplicated changes)",
+                     cp);
   }
   long smin, smax, cmin, cmax;
   PM_TRY(opt_long(s, "snapshot.num-retained.min", 10, &smin, err));
   PM_TRY(opt_long(s, "snapshot.num-retained.max", INT32_MAX, &smax, err));
   PM_TRY(opt_long(s, "changelog.num-retained.min", smin, &cmin, err));
   PM_TRY(opt_long(s, "changelog.num-retained.max", smax, &cmax, err));
-  if (smin < 1) return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min must be at least 1");
+  if (smin < 1)
+    return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min must be at least 1");
   if (smin > smax)
-    return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min (%ld) is larger than "
-                                       "snapshot.num-retained.max (%ld)", smin, smax);
-  if (cmin < 1) return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min must be at least 1");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option snapshot.num-retained.min (%ld) is larger than "
+                   "snapshot.num-retained.max (%ld)",
+                   smin, smax);
+  if (cmin < 1)
+    return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min must be at least 1");
   if (cmin > cmax)
-    return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min (%ld) is larger than "
-                                       "changelog.num-retained.max (%ld)", cmin, cmax);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option changelog.num-retained.min (%ld) is larger than "
+                   "changelog.num-retained.max (%ld)",
+                   cmin, cmax);
   if (opt_true(s, "deletion-vectors.enabled", false)) {
     if (!cp_none && strcasecmp(cp, "input") != 0 && strcasecmp(cp, "lookup") != 0)
-      return pm_fail(err, PAIMON_EINVAL, "option deletion-vectors.enabled supports only "
-                                         "changelog-producer none, input or lookup, not '%s'", cp);
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option deletion-vectors.enabled supports only "
+                     "changelog-producer none, input or lookup, not '%s'",
+                     cp);
     if (first_row && !opt_true(s, "pk-clustering-override", false))
-      return pm_fail(err, PAIMON_EINVAL, "option deletion-vectors.enabled is not for "
-                                         "merge-engine=first-row (it never deletes old rows)");
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option deletion-vectors.enabled is not for "
+                     "merge-engine=first-row (it never deletes old rows)");
   }
   return 0;
 }
@@ -222,15 +250,20 @@ static int validate(const pm_schema *s, paimon_error *err) {
   }
   for (int32_t i = 0; i < s->npartition_keys; i++) {
     int f = pm_row_find(row, s->partition_keys[i]);
-    if (f < 0) return pm_fail(err, PAIMON_EINVAL, "partition key '%s' is not a column", s->partition_keys[i]);
+    if (f < 0)
+      return pm_fail(err, PAIMON_EINVAL, "partition key '%s' is not a column",
+                     s->partition_keys[i]);
     if (!known_type_for_key(row->fields[f].type))
-      return pm_fail(err, PAIMON_EINVAL, "partition key '%s' cannot be a nested type", s->partition_keys[i]);
+      return pm_fail(err, PAIMON_EINVAL, "partition key '%s' cannot be a nested type",
+                     s->partition_keys[i]);
   }
   for (int32_t i = 0; i < s->nprimary_keys; i++) {
     int f = pm_row_find(row, s->primary_keys[i]);
-    if (f < 0) return pm_fail(err, PAIMON_EINVAL, "primary key '%s' is not a column", s->primary_keys[i]);
+    if (f < 0)
+      return pm_fail(err, PAIMON_EINVAL, "primary key '%s' is not a column", s->primary_keys[i]);
     if (!known_type_for_key(row->fields[f].type))
-      return pm_fail(err, PAIMON_EINVAL, "primary key '%s' cannot be a nested type", s->primary_keys[i]);
+      return pm_fail(err, PAIMON_EINVAL, "primary key '%s' cannot be a nested type",
+                     s->primary_keys[i]);
   }
   if (s->nprimary_keys > 0) {
     for (int32_t i = 0; i < s->npartition_keys; i++) {
@@ -249,15 +282,17 @@ static int validate(const pm_schema *s, paimon_error *err) {
   if (bucket) {
     char *end;
     nb = strtol(bucket, &end, 10);
-    if (*end || nb == 0 || nb < -2) return pm_fail(err, PAIMON_EINVAL, "invalid bucket '%s'", bucket);
+    if (*end || nb == 0 || nb < -2)
+      return pm_fail(err, PAIMON_EINVAL, "invalid bucket '%s'", bucket);
     /* SchemaValidation.validateBucket: -2 (postpone) only with a primary key */
     if (nb == -2 && s->nprimary_keys == 0)
       return pm_fail(err, PAIMON_EINVAL, "bucket=-2 (postpone) needs a primary key");
   }
   const char *bk = pm_schema_option(s, "bucket-key");
   if (bk && *bk && nb == -1)
-    return pm_fail(err, PAIMON_EINVAL, "option bucket-key cannot be set with bucket=-1: remove "
-                                       "bucket-key or set a bucket number");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option bucket-key cannot be set with bucket=-1: remove "
+                   "bucket-key or set a bucket number");
   if (bk && *bk) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", bk);
@@ -273,11 +308,14 @@ static int validate(const pm_schema *s, paimon_error *err) {
       if (s->nprimary_keys > 0) {
         bool in = false;
         for (int32_t k = 0; k < s->nprimary_keys; k++) in |= strcmp(tok, s->primary_keys[k]) == 0;
-        if (!in) return pm_fail(err, PAIMON_EINVAL, "bucket key '%s' must be part of the primary key", tok);
+        if (!in)
+          return pm_fail(err, PAIMON_EINVAL, "bucket key '%s' must be part of the primary key",
+                         tok);
       }
     }
   } else if (nb > 0 && s->nprimary_keys == 0) {
-    return pm_fail(err, PAIMON_EINVAL, "append tables with bucket=%ld need the bucket-key option", nb);
+    return pm_fail(err, PAIMON_EINVAL, "append tables with bucket=%ld need the bucket-key option",
+                   nb);
   }
   const char *ff = pm_schema_option(s, "file.format");
   if (ff) {
@@ -294,7 +332,8 @@ static int assign_ids(json_t *fields, int32_t *next_id, paimon_error *err) {
   size_t i;
   json_t *f;
   json_array_foreach(fields, i, f) {
-    if (!json_is_object(f)) return pm_fail(err, PAIMON_EINVAL, "schema: field %zu is not an object", i);
+    if (!json_is_object(f))
+      return pm_fail(err, PAIMON_EINVAL, "schema: field %zu is not an object", i);
     json_t *id = json_object_get(f, "id");
     if (!id || (json_is_integer(id) && json_integer_value(id) < 0))
       json_object_set_new(f, "id", json_integer(*next_id));
@@ -344,13 +383,14 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
   json_t *root = json_loads(json, 0, &je);
   if (!root || !json_is_object(root)) {
     if (root) json_decref(root);
-    return pm_fail(err, PAIMON_EINVAL, "schema JSON: %s (line %d)", root ? "not an object" : je.text,
-                   je.line);
+    return pm_fail(err, PAIMON_EINVAL, "schema JSON: %s (line %d)",
+                   root ? "not an object" : je.text, je.line);
   }
   int32_t next_id = 0;
   int rc = 0;
   json_t *fields = json_object_get(root, "fields");
-  if (!json_is_array(fields)) rc = pm_fail(err, PAIMON_EINVAL, "schema JSON: \"fields\" must be an array");
+  if (!json_is_array(fields))
+    rc = pm_fail(err, PAIMON_EINVAL, "schema JSON: \"fields\" must be an array");
   if (rc == 0) rc = assign_ids(fields, &next_id, err);
   if (rc == 0) {
     json_object_set_new(root, "id", json_integer(0));
@@ -359,8 +399,10 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
       json_object_set_new(root, "highestFieldId", json_integer(next_id - 1));
     if (!json_object_get(root, "timeMillis"))
       json_object_set_new(root, "timeMillis", json_integer(pm_now_millis()));
-    if (!json_object_get(root, "partitionKeys")) json_object_set_new(root, "partitionKeys", json_array());
-    if (!json_object_get(root, "primaryKeys")) json_object_set_new(root, "primaryKeys", json_array());
+    if (!json_object_get(root, "partitionKeys"))
+      json_object_set_new(root, "partitionKeys", json_array());
+    if (!json_object_get(root, "primaryKeys"))
+      json_object_set_new(root, "primaryKeys", json_array());
     if (!json_object_get(root, "options")) json_object_set_new(root, "options", json_object());
   }
   char *text = rc == 0 ? json_dumps(root, JSON_COMPACT) : NULL;
@@ -380,7 +422,8 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
   if (rc == 0) rc = validate(s, err);
   size_t plen = strlen(path);
   while (plen > 1 && path[plen - 1] == '/') plen--;
-  char *root_dir = pm_strndup(pm_path_strip_scheme(path), plen - (size_t)(pm_path_strip_scheme(path) - path));
+  char *root_dir =
+      pm_strndup(pm_path_strip_scheme(path), plen - (size_t)(pm_path_strip_scheme(path) - path));
   if (rc == 0 && !root_dir) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc == 0) rc = write_schema0(fs, root_dir, s, err);
   pm_free(root_dir);

@@ -67,7 +67,8 @@ static int strmap_grow(pm_strmap *m) {
 }
 
 int pm_strmap_put(pm_strmap *m, const char *key, int val, paimon_error *err) {
-  if ((m->n + 1) * 2 > m->cap && strmap_grow(m)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   size_t j = strmap_slot(m, key);
   if (!m->keys[j]) {
     if (!(m->keys[j] = pm_strdup(key))) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -121,8 +122,8 @@ static int part_path(pm_maint *m, const uint8_t *part, size_t plen, const char *
   pm_binrow row;
   PM_TRY(pm_binrow_view(&row, part, plen, err));
   if (row.arity != m->ptype->nfields)
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: partition row has %d fields, expected %d",
-                   m->t->path, (int)row.arity, (int)m->ptype->nfields);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: partition row has %d fields, expected %d", m->t->path,
+                   (int)row.arity, (int)m->ptype->nfields);
   char *p = NULL;
   PM_TRY(pm_partition_path(m->ptype, &row, m->defname, m->legacy, &p, err));
   uint8_t *copy = pm_malloc(plen ? plen : 1);
@@ -370,8 +371,8 @@ static char *manifest_path(const pm_maint *m, const char *name, paimon_error *er
   return p;
 }
 
-int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out,
-                       size_t *n, paimon_error *err) {
+int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out, size_t *n,
+                       paimon_error *err) {
   *out = NULL;
   *n = 0;
   char *p = manifest_path(m, name, err);
@@ -381,8 +382,8 @@ int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_met
   return rc;
 }
 
-int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out,
-                           size_t *n, paimon_error *err) {
+int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out, size_t *n,
+                           paimon_error *err) {
   *out = NULL;
   *n = 0;
   char *p = manifest_path(m, name, err);
@@ -420,8 +421,8 @@ static int opt_int(const paimon_table *t, const paimon_options *o, const char *k
   long long x = strtoll(v, &end, 10);
   while (*end == ' ') end++;
   if (end == v || *end || x < lo)
-    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not an integer >= %lld", t->path,
-                   key, v, (long long)lo);
+    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not an integer >= %lld", t->path, key,
+                   v, (long long)lo);
   *out = x;
   return 0;
 }
@@ -431,17 +432,37 @@ static int parse_duration(const char *s, int64_t *ms) {
   static const struct {
     const char *name;
     int64_t mul, div;
-  } units[] = {{"", 1, 1},          {"ms", 1, 1},           {"milli", 1, 1},
-               {"millis", 1, 1},    {"millisecond", 1, 1},  {"milliseconds", 1, 1},
-               {"us", 1, 1000},     {"micro", 1, 1000},     {"micros", 1, 1000},
-               {"microsecond", 1, 1000}, {"microseconds", 1, 1000},
-               {"ns", 1, 1000000},  {"nano", 1, 1000000},   {"nanos", 1, 1000000},
-               {"nanosecond", 1, 1000000}, {"nanoseconds", 1, 1000000},
-               {"s", 1000, 1},      {"sec", 1000, 1},       {"secs", 1000, 1},
-               {"second", 1000, 1}, {"seconds", 1000, 1},   {"m", 60000, 1},
-               {"min", 60000, 1},   {"mins", 60000, 1},     {"minute", 60000, 1},
-               {"minutes", 60000, 1}, {"h", 3600000, 1},    {"hour", 3600000, 1},
-               {"hours", 3600000, 1}, {"d", 86400000, 1},   {"day", 86400000, 1},
+  } units[] = {{"", 1, 1},
+               {"ms", 1, 1},
+               {"milli", 1, 1},
+               {"millis", 1, 1},
+               {"millisecond", 1, 1},
+               {"milliseconds", 1, 1},
+               {"us", 1, 1000},
+               {"micro", 1, 1000},
+               {"micros", 1, 1000},
+               {"microsecond", 1, 1000},
+               {"microseconds", 1, 1000},
+               {"ns", 1, 1000000},
+               {"nano", 1, 1000000},
+               {"nanos", 1, 1000000},
+               {"nanosecond", 1, 1000000},
+               {"nanoseconds", 1, 1000000},
+               {"s", 1000, 1},
+               {"sec", 1000, 1},
+               {"secs", 1000, 1},
+               {"second", 1000, 1},
+               {"seconds", 1000, 1},
+               {"m", 60000, 1},
+               {"min", 60000, 1},
+               {"mins", 60000, 1},
+               {"minute", 60000, 1},
+               {"minutes", 60000, 1},
+               {"h", 3600000, 1},
+               {"hour", 3600000, 1},
+               {"hours", 3600000, 1},
+               {"d", 86400000, 1},
+               {"day", 86400000, 1},
                {"days", 86400000, 1}};
   while (*s == ' ' || *s == '\t') s++;
   if (*s < '0' || *s > '9') return PAIMON_EINVAL;
@@ -474,9 +495,9 @@ static int parse_duration(const char *s, int64_t *ms) {
 
 typedef struct expire_ctx {
   pm_maint m;
-  const char *dir; /* snapshot lineage being expired */
-  pm_strmap keep_data; /* data/extra/changelog file paths still referenced */
-  pm_strmap keep_meta; /* manifest, list, index, statistics, offsets paths still referenced */
+  const char *dir;      /* snapshot lineage being expired */
+  pm_strmap keep_data;  /* data/extra/changelog file paths still referenced */
+  pm_strmap keep_meta;  /* manifest, list, index, statistics, offsets paths still referenced */
   pm_strmap read_lists; /* manifest lists already folded into keep_meta */
 } expire_ctx;
 
@@ -589,7 +610,8 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
 /* Every metadata file `s` references -> keep_meta. */
 static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
   paimon_table *t = x->m.t;
-  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
+                          s->changelog_manifest_list};
   for (int l = 0; l < 3; l++) {
     if (!lists[l]) continue;
     char *lp = manifest_path(&x->m, lists[l], err);
@@ -635,7 +657,8 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
     if (!pm_path_component_ok(s->statistics))
       return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe statistics file name", t->path);
     char *p = pm_asprintf("%s/statistics/%s", t->root, s->statistics);
-    int rc = p ? pm_strmap_put(&x->keep_meta, p, 1, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    int rc =
+        p ? pm_strmap_put(&x->keep_meta, p, 1, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(p);
     PM_TRY(rc);
   }
@@ -739,7 +762,8 @@ static int rm_unless_kept(expire_ctx *x, const char *path, paimon_error *err) {
 /* Step 2 for one expired snapshot. */
 static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
   paimon_table *t = x->m.t;
-  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
+                          s->changelog_manifest_list};
   int rc = 0;
   for (int l = 0; l < 3 && rc == 0; l++) {
     if (!lists[l]) continue;
@@ -825,8 +849,7 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
       json_t *ns = root && json_is_object(root) ? json_object_get(root, "nextSnapshot") : NULL;
       if (!ns || !json_is_integer(ns))
         rc = pm_fail(err, PAIMON_ECORRUPT, "%s: consumer file without an integer nextSnapshot", p);
-      else if (json_integer_value(ns) < *out)
-        *out = json_integer_value(ns);
+      else if (json_integer_value(ns) < *out) *out = json_integer_value(ns);
       json_decref(root);
     }
     pm_free(p);
@@ -983,8 +1006,8 @@ int paimon_table_expire_snapshots(int64_t *expired_out, const paimon_table *ct,
                    "%s: snapshot.num-retained.max (%lld) is smaller than snapshot.num-retained.min "
                    "(%lld)",
                    t->path, (long long)retain_max, (long long)retain_min);
-  static const char *const decoupled[] = {"changelog.num-retained.min", "changelog.num-retained.max",
-                                          "changelog.time-retained"};
+  static const char *const decoupled[] = {"changelog.num-retained.min",
+                                          "changelog.num-retained.max", "changelog.time-retained"};
   for (size_t i = 0; i < sizeof decoupled / sizeof *decoupled; i++)
     if (opt(t, opts, decoupled[i]))
       return pm_fail(err, PAIMON_EUNSUPPORTED,

@@ -19,10 +19,10 @@
 
 typedef struct jp {
   const char *line, *p, *end;
-  int64_t lineno;       /* 1-based, for messages */
-  const char *field;    /* top-level column being parsed (messages) */
-  pm_buf str;           /* decoded string with escapes */
-  pm_buf bin;           /* decoded base64 */
+  int64_t lineno;    /* 1-based, for messages */
+  const char *field; /* top-level column being parsed (messages) */
+  pm_buf str;        /* decoded string with escapes */
+  pm_buf bin;        /* decoded base64 */
   paimon_error *err;
 } jp;
 
@@ -35,12 +35,15 @@ static int jfail(jp *j, const char *fmt, ...) {
   va_end(ap);
   long long col = (long long)(j->p - j->line) + 1;
   if (j->field)
-    return pm_fail(j->err, PAIMON_EINVAL, "line %lld, column %lld: field '%s': %s", (long long)j->lineno,
-                   col, j->field, msg);
-  return pm_fail(j->err, PAIMON_EINVAL, "line %lld, column %lld: %s", (long long)j->lineno, col, msg);
+    return pm_fail(j->err, PAIMON_EINVAL, "line %lld, column %lld: field '%s': %s",
+                   (long long)j->lineno, col, j->field, msg);
+  return pm_fail(j->err, PAIMON_EINVAL, "line %lld, column %lld: %s", (long long)j->lineno, col,
+                 msg);
 }
 
-static int nomem(jp *j) { return pm_fail(j->err, PAIMON_ENOMEM, "line %lld: out of memory", (long long)j->lineno); }
+static int nomem(jp *j) {
+  return pm_fail(j->err, PAIMON_ENOMEM, "line %lld: out of memory", (long long)j->lineno);
+}
 
 /* Maps a builder status to an error with a message. */
 static int col_rc(jp *j, int rc) {
@@ -142,7 +145,8 @@ static int put_utf8(jp *j, uint32_t cp) {
   uint8_t u[4];
   size_t n;
   if (cp < 0x80) u[0] = (uint8_t)cp, n = 1;
-  else if (cp < 0x800) u[0] = (uint8_t)(0xc0 | (cp >> 6)), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
+  else if (cp < 0x800)
+    u[0] = (uint8_t)(0xc0 | (cp >> 6)), u[1] = (uint8_t)(0x80 | (cp & 63)), n = 2;
   else if (cp < 0x10000)
     u[0] = (uint8_t)(0xe0 | (cp >> 12)), u[1] = (uint8_t)(0x80 | ((cp >> 6) & 63)),
     u[2] = (uint8_t)(0x80 | (cp & 63)), n = 3;
@@ -218,7 +222,8 @@ static int read_string(jp *j, const uint8_t **out, size_t *len) {
             return jfail(j, "unpaired UTF-16 surrogate in \\u escape");
           j->p += 2;
           PM_TRY(hex4(j, &lo));
-          if (lo < 0xdc00 || lo > 0xdfff) return jfail(j, "unpaired UTF-16 surrogate in \\u escape");
+          if (lo < 0xdc00 || lo > 0xdfff)
+            return jfail(j, "unpaired UTF-16 surrogate in \\u escape");
           cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         } else if (cp >= 0xdc00 && cp <= 0xdfff) {
           return jfail(j, "unpaired UTF-16 surrogate in \\u escape");
@@ -326,7 +331,8 @@ static int parse_float(jp *j, const pm_type *t, pm_col *c) {
     else if (n == 9 && memcmp(s, "-Infinity", 9) == 0) d = -INFINITY;
     else {
       j->p = at;
-      return jfail(j, "expected a number or \"NaN\", \"Infinity\", \"-Infinity\" for %s", type_name(t));
+      return jfail(j, "expected a number or \"NaN\", \"Infinity\", \"-Infinity\" for %s",
+                   type_name(t));
     }
     f = (float)d;
   } else {
@@ -389,21 +395,22 @@ static int parse_decimal(jp *j, const pm_type *t, pm_col *c) {
   }
   if (i != n || (int_e == int_b && fr_e == fr_b)) {
     j->p = at;
-    return jfail(j, "expected a decimal number for DECIMAL(%d, %d)", (int)t->precision, (int)t->scale);
+    return jfail(j, "expected a decimal number for DECIMAL(%d, %d)", (int)t->precision,
+                 (int)t->scale);
   }
   size_t nfrac = fr_e - fr_b;
   while (nfrac > (size_t)t->scale && s[fr_b + nfrac - 1] == '0') nfrac--;
   if (nfrac > (size_t)t->scale) {
     j->p = at;
-    return jfail(j, "%.*s has more than %d fraction digits for DECIMAL(%d, %d)", (int)(n > 60 ? 60 : n), s,
-                 (int)t->scale, (int)t->precision, (int)t->scale);
+    return jfail(j, "%.*s has more than %d fraction digits for DECIMAL(%d, %d)",
+                 (int)(n > 60 ? 60 : n), s, (int)t->scale, (int)t->precision, (int)t->scale);
   }
   while (int_b < int_e && s[int_b] == '0') int_b++;
   size_t digits = (int_e - int_b) + (size_t)t->scale;
   if (int_e - int_b > 0 && digits > (size_t)t->precision) {
     j->p = at;
-    return jfail(j, "%.*s does not fit DECIMAL(%d, %d)", (int)(n > 60 ? 60 : n), s, (int)t->precision,
-                 (int)t->scale);
+    return jfail(j, "%.*s does not fit DECIMAL(%d, %d)", (int)(n > 60 ? 60 : n), s,
+                 (int)t->precision, (int)t->scale);
   }
   uint32_t w[4] = {0, 0, 0, 0};
   for (size_t k = int_b; k < int_e; k++) limbs_muladd(w, 10, (uint32_t)(s[k] - '0'));
@@ -456,7 +463,8 @@ static int parse_binary(jp *j, const pm_type *t, pm_col *c) {
       v[q] = b64val(s[i + q]);
       if (v[q] < 0) goto bad;
     }
-    uint32_t x = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) | (uint32_t)v[3];
+    uint32_t x =
+        ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) | (uint32_t)v[3];
     o[k++] = (uint8_t)(x >> 16);
     if (pad < 2) o[k++] = (uint8_t)(x >> 8);
     if (pad < 1) o[k++] = (uint8_t)x;
@@ -512,7 +520,8 @@ static bool parse_date_at(const char **pp, const char *e, int64_t *days) {
   if (nd < 4 || (p < e && *p >= '0' && *p <= '9')) return false;
   if (neg) y = -y;
   int64_t m, d;
-  if (p >= e || *p++ != '-' || !digits(&p, e, 2, &m) || p >= e || *p++ != '-' || !digits(&p, e, 2, &d))
+  if (p >= e || *p++ != '-' || !digits(&p, e, 2, &m) || p >= e || *p++ != '-' ||
+      !digits(&p, e, 2, &d))
     return false;
   if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (int)m)) return false;
   *days = days_from_civil(y, (int)m, (int)d);
@@ -521,11 +530,12 @@ static bool parse_date_at(const char **pp, const char *e, int64_t *days) {
 }
 
 /* "HH:MM:SS[.f{1,9}]" -> seconds of day and nanos. */
-static bool parse_time_at(const char **pp, const char *e, int64_t *secs, int64_t *nanos, int *nfrac) {
+static bool parse_time_at(const char **pp, const char *e, int64_t *secs, int64_t *nanos,
+                          int *nfrac) {
   const char *p = *pp;
   int64_t h, mi, s;
-  if (!digits(&p, e, 2, &h) || p >= e || *p++ != ':' || !digits(&p, e, 2, &mi) || p >= e || *p++ != ':' ||
-      !digits(&p, e, 2, &s))
+  if (!digits(&p, e, 2, &h) || p >= e || *p++ != ':' || !digits(&p, e, 2, &mi) || p >= e ||
+      *p++ != ':' || !digits(&p, e, 2, &s))
     return false;
   if (h > 23 || mi > 59 || s > 59) return false;
   int64_t f = 0;
@@ -578,15 +588,16 @@ static int parse_temporal(jp *j, const pm_type *t, pm_col *c) {
   if (p < e) {
     if (t->id != PM_TIMESTAMP_LTZ) {
       j->p = at;
-      return jfail(j, "TIMESTAMP without time zone takes no zone suffix: %.*s", (int)(n > 60 ? 60 : n),
-                   (const char *)u);
+      return jfail(j, "TIMESTAMP without time zone takes no zone suffix: %.*s",
+                   (int)(n > 60 ? 60 : n), (const char *)u);
     }
     if (*p == 'Z') {
       p++;
     } else if (*p == '+' || *p == '-') {
       bool west = *p++ == '-';
       int64_t hh, mm;
-      if (!digits(&p, e, 2, &hh) || p >= e || *p++ != ':' || !digits(&p, e, 2, &mm) || hh > 18 || mm > 59)
+      if (!digits(&p, e, 2, &hh) || p >= e || *p++ != ':' || !digits(&p, e, 2, &mm) || hh > 18 ||
+          mm > 59)
         goto bad;
       tz = (hh * 3600 + mm * 60) * (west ? -1 : 1);
     }
@@ -595,15 +606,15 @@ static int parse_temporal(jp *j, const pm_type *t, pm_col *c) {
   int unit = pm_ts_unit(t->precision);
   if (nanos % NANOS_PER_UNIT[unit]) {
     j->p = at;
-    return jfail(j, "%.*s has more fraction digits than %s(%d) holds", (int)(n > 60 ? 60 : n), (const char *)u,
-                 type_name(t), (int)t->precision);
+    return jfail(j, "%.*s has more fraction digits than %s(%d) holds", (int)(n > 60 ? 60 : n),
+                 (const char *)u, type_name(t), (int)t->precision);
   }
   int64_t total = days * 86400 + secs - tz; /* |days| < 4e8: no overflow */
   int64_t per = UNIT_PER_SEC[unit];
   if (total > INT64_MAX / per - 1 || total < INT64_MIN / per + 1) {
     j->p = at;
-    return jfail(j, "%.*s is out of range for %s(%d)", (int)(n > 60 ? 60 : n), (const char *)u, type_name(t),
-                 (int)t->precision);
+    return jfail(j, "%.*s is out of range for %s(%d)", (int)(n > 60 ? 60 : n), (const char *)u,
+                 type_name(t), (int)t->precision);
   }
   return col_rc(j, pm_col_append_int(c, total * per + nanos / NANOS_PER_UNIT[unit]));
 bad:
@@ -695,7 +706,8 @@ static int parse_object(jp *j, pm_col *kids, const pm_type *row, int64_t len, bo
         PM_TRY(parse_value(j, &kids[k], row->fields[k].type));
         j->field = saved;
         hint = k + 1;
-      } else if (top && klen == 11 && memcmp(key, "_VALUE_KIND", 11) == 0 && (flags & PAIMON_JSONL_VALUE_KIND)) {
+      } else if (top && klen == 11 && memcmp(key, "_VALUE_KIND", 11) == 0 &&
+                 (flags & PAIMON_JSONL_VALUE_KIND)) {
         if (*kind >= 0) {
           j->p = kat;
           return jfail(j, "duplicate key '_VALUE_KIND'");
@@ -742,7 +754,8 @@ static int parse_object(jp *j, pm_col *kids, const pm_type *row, int64_t len, bo
       j->p--;
       const char *saved = j->field;
       if (top) j->field = NULL;
-      int rc = jfail(j, "missing value for NOT NULL %s '%s'", top ? "column" : "field", row->fields[k].name);
+      int rc = jfail(j, "missing value for NOT NULL %s '%s'", top ? "column" : "field",
+                     row->fields[k].name);
       j->field = saved;
       return rc;
     }
@@ -852,13 +865,14 @@ static int parse_value(jp *j, pm_col *c, const pm_type *t) {
 
 /* ---- entry point ---------------------------------------------------------------------- */
 
-int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema, const paimon_table *t,
-                       const char *const *lines, const size_t *lens, size_t n, const int64_t *line_numbers,
-                       int flags, paimon_error *err) {
+int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema,
+                       const paimon_table *t, const char *const *lines, const size_t *lens,
+                       size_t n, const int64_t *line_numbers, int flags, paimon_error *err) {
   memset(out, 0, sizeof *out);
   memset(out_schema, 0, sizeof *out_schema);
   if (!t || (n && !lines)) return pm_fail(err, PAIMON_EINVAL, "paimon_jsonl_parse: NULL argument");
-  if (n > (size_t)INT32_MAX) return pm_fail(err, PAIMON_EINVAL, "paimon_jsonl_parse: too many lines (%zu)", n);
+  if (n > (size_t)INT32_MAX)
+    return pm_fail(err, PAIMON_EINVAL, "paimon_jsonl_parse: too many lines (%zu)", n);
   const pm_type *row = t->schema->row;
   bool want_offset = (flags & PAIMON_JSONL_REALTIME_OFFSET) != 0;
   bool want_kind = (flags & PAIMON_JSONL_VALUE_KIND) && t->schema->nprimary_keys > 0;
@@ -884,13 +898,15 @@ int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema, c
   }
   for (int32_t f = 0; rc == 0 && f < nf; f++) {
     pm_type *ft = pm_type_clone(row->fields[f].type);
-    if (!ft || pm_type_row_add(otype, row->fields[f].id, row->fields[f].name, ft)) rc = PAIMON_ENOMEM;
+    if (!ft || pm_type_row_add(otype, row->fields[f].id, row->fields[f].name, ft))
+      rc = PAIMON_ENOMEM;
   }
   if (rc == 0 && want_kind) {
     pm_type *kt = pm_type_new(PM_TINYINT, false);
     if (!kt || pm_type_row_add(otype, 2147483645, "_VALUE_KIND", kt)) rc = PAIMON_ENOMEM;
   }
-  for (; rc == 0 && inited < ncols; inited++) rc = pm_col_init(&cols[inited], otype->fields[inited].type);
+  for (; rc == 0 && inited < ncols; inited++)
+    rc = pm_col_init(&cols[inited], otype->fields[inited].type);
   for (int32_t k = 0; rc == 0 && k < ncols; k++) rc = pm_col_reserve(&cols[k], (int64_t)n, 0);
   if (rc) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -921,7 +937,8 @@ int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema, c
       break;
     }
     if (want_offset) rc = col_rc(&j, pm_col_append_i64(&cols[0], num));
-    if (rc == 0 && want_kind) rc = col_rc(&j, pm_col_append_i8(&cols[ncols - 1], (int8_t)(kind < 0 ? 0 : kind)));
+    if (rc == 0 && want_kind)
+      rc = col_rc(&j, pm_col_append_i8(&cols[ncols - 1], (int8_t)(kind < 0 ? 0 : kind)));
   }
   if (rc) goto done;
   rc = pm_type_to_arrow(otype, NULL, out_schema, err);

@@ -37,11 +37,8 @@ static const char *const JAVA_IMMUTABLE[] = {
  * so a per-run value would split one key or partition across layouts. Java rescales
  * `bucket` only by INSERT OVERWRITE, which this library does not do. */
 static const char *const EXTRA_LAYOUT[] = {
-    "bucket",
-    "partition.default-name",
-    "partition.legacy-name",
-    "sequence.field",
-    "deletion-vectors.enabled", /* unless the table sets deletion-vectors.modifiable */
+    "bucket",         "partition.default-name",   "partition.legacy-name",
+    "sequence.field", "deletion-vectors.enabled", /* unless the table sets deletion-vectors.modifiable */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof *(a))
@@ -56,9 +53,7 @@ bool pm_option_is_immutable(const char *key) {
 }
 
 /* Java's Boolean.parseBoolean: "true" in any case, everything else false. */
-static bool java_bool(const char *v, bool def) {
-  return v ? strcasecmp(v, "true") == 0 : def;
-}
+static bool java_bool(const char *v, bool def) { return v ? strcasecmp(v, "true") == 0 : def; }
 
 bool pm_option_change_allowed(const paimon_table *t, const char *key, const char *value) {
   if (!pm_option_is_immutable(key)) return true;

@@ -45,10 +45,10 @@ int pm_maint_load_dir(const pm_maint *m, const char *dir, const char *sub, pm_sn
 void pm_maint_snapshots_free(pm_snapshot **v, size_t n);
 
 /* Readers of files under manifest/ by name (names are checked to be single components). */
-int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out,
-                       size_t *n, paimon_error *err);
-int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out,
-                           size_t *n, paimon_error *err);
+int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out, size_t *n,
+                       paimon_error *err);
+int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out, size_t *n,
+                           paimon_error *err);
 int pm_maint_read_index(const pm_maint *m, const char *name, pm_index_entry **out, size_t *n,
                         paimon_error *err);
 

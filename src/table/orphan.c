@@ -19,8 +19,8 @@
 
 typedef struct orphan_ctx {
   pm_maint m;
-  pm_strmap used;  /* referenced file names */
-  pm_strmap read;  /* manifest lists, manifests and index manifests already walked */
+  pm_strmap used; /* referenced file names */
+  pm_strmap read; /* manifest lists, manifests and index manifests already walked */
   int64_t now, older_than;
   bool dry_run;
   int64_t removed;
@@ -74,7 +74,8 @@ static int walk_list(orphan_ctx *o, const char *list, paimon_error *err) {
 }
 
 static int walk_snapshot(orphan_ctx *o, const pm_snapshot *s, paimon_error *err) {
-  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
+                          s->changelog_manifest_list};
   for (int l = 0; l < 3; l++)
     if (lists[l]) PM_TRY(walk_list(o, lists[l], err));
   if (s->index_manifest) {

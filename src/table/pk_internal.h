@@ -65,8 +65,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
  * each buffered row takes the next sequence number of its bucket. Buffers are flushed to
  * level-0 files when they exceed write-buffer-size (the largest bucket first). */
 int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t len,
-                       const struct ArrowArray *kind, const char *kind_format,
-                       paimon_error *err);
+                       const struct ArrowArray *kind, const char *kind_format, paimon_error *err);
 
 /* Flushes every bucket, collects finished compactions (waiting for running ones when
  * `wait_compaction`, commit.force-compact, or a bucket above stop-trigger + 1), and

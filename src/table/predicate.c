@@ -43,12 +43,14 @@ static int leaf_new(paimon_predicate **out, pm_pred_kind kind, int op, const cha
                     const char *const *lits, size_t n, paimon_error *err) {
   *out = NULL;
   PM_TRY(check_column(column, err));
-  if (n > 0 && !lits) return pm_fail(err, PAIMON_EINVAL, "predicate on '%s': NULL literal list", column);
+  if (n > 0 && !lits)
+    return pm_fail(err, PAIMON_EINVAL, "predicate on '%s': NULL literal list", column);
   for (size_t i = 0; i < n; i++)
     if (!lits[i])
       return pm_fail(err, PAIMON_EINVAL,
                      "predicate on '%s': NULL literal (use IS NULL to test for nulls)", column);
-  if (n > ((size_t)1 << 24)) return pm_fail(err, PAIMON_ENOMEM, "predicate on '%s': too many literals", column);
+  if (n > ((size_t)1 << 24))
+    return pm_fail(err, PAIMON_ENOMEM, "predicate on '%s': too many literals", column);
   paimon_predicate *p = node_new(kind);
   if (!p) goto oom;
   p->op = op;
@@ -158,8 +160,8 @@ PAIMON_API int paimon_predicate_and(paimon_predicate **out, paimon_predicate *a,
   return junction(out, PM_PRED_AND, a, b, err);
 }
 
-PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a,
-                                   paimon_predicate *b, paimon_error *err) {
+PAIMON_API int paimon_predicate_or(paimon_predicate **out, paimon_predicate *a, paimon_predicate *b,
+                                   paimon_error *err) {
   return junction(out, PM_PRED_OR, a, b, err);
 }
 
@@ -222,8 +224,7 @@ fail:
  * Column analysis
  * ==================================================================================== */
 
-static int collect_columns(const paimon_predicate *p, const char ***names, size_t *n,
-                           size_t *cap) {
+static int collect_columns(const paimon_predicate *p, const char ***names, size_t *n, size_t *cap) {
   if (p->column) {
     for (size_t i = 0; i < *n; i++)
       if (strcmp((*names)[i], p->column) == 0) return 0;
@@ -240,8 +241,7 @@ static int collect_columns(const paimon_predicate *p, const char ***names, size_
   return 0;
 }
 
-int pm_pred_columns(const paimon_predicate *p, const char ***names, size_t *n,
-                    paimon_error *err) {
+int pm_pred_columns(const paimon_predicate *p, const char ***names, size_t *n, paimon_error *err) {
   *names = NULL;
   *n = 0;
   if (!p) return 0;
@@ -302,8 +302,8 @@ int pm_pred_restrict(paimon_predicate **out, const paimon_predicate *p, const ch
  * Printer
  * ==================================================================================== */
 
-static const char *const KEYWORDS[] = {"AND", "OR", "NOT", "IS", "NULL", "IN", "TRUE", "FALSE",
-                                       "BETWEEN", "DATE", "TIME", "TIMESTAMP"};
+static const char *const KEYWORDS[] = {"AND",  "OR",    "NOT",     "IS",   "NULL", "IN",
+                                       "TRUE", "FALSE", "BETWEEN", "DATE", "TIME", "TIMESTAMP"};
 
 static bool word_is_keyword(const char *s, size_t n) {
   for (size_t i = 0; i < sizeof KEYWORDS / sizeof KEYWORDS[0]; i++) {
@@ -347,7 +347,8 @@ static int print_column(pm_buf *b, const char *c) {
     if (!ident_char((unsigned char)c[i])) bare = false;
   if (bare) return pm_buf_append(b, c, n);
   PM_TRY(pm_buf_append(b, "\"", 1));
-  for (size_t i = 0; i < n; i++) PM_TRY(pm_buf_append(b, c[i] == '"' ? "\"\"" : c + i, c[i] == '"' ? 2 : 1));
+  for (size_t i = 0; i < n; i++)
+    PM_TRY(pm_buf_append(b, c[i] == '"' ? "\"\"" : c + i, c[i] == '"' ? 2 : 1));
   return pm_buf_append(b, "\"", 1);
 }
 
@@ -355,7 +356,8 @@ static int print_literal(pm_buf *b, const char *l) {
   size_t n = strlen(l);
   if (n > 0 && number_len(l) == n) return pm_buf_append(b, l, n);
   PM_TRY(pm_buf_append(b, "'", 1));
-  for (size_t i = 0; i < n; i++) PM_TRY(pm_buf_append(b, l[i] == '\'' ? "''" : l + i, l[i] == '\'' ? 2 : 1));
+  for (size_t i = 0; i < n; i++)
+    PM_TRY(pm_buf_append(b, l[i] == '\'' ? "''" : l + i, l[i] == '\'' ? 2 : 1));
   return pm_buf_append(b, "'", 1);
 }
 
@@ -428,17 +430,15 @@ PAIMON_API int paimon_predicate_to_string(char **out, const paimon_predicate *p,
  * Parser
  * ==================================================================================== */
 
-typedef enum tok_kind {
-  T_END, T_LP, T_RP, T_COMMA, T_OP, T_STR, T_QID, T_NUM, T_WORD
-} tok_kind;
+typedef enum tok_kind { T_END, T_LP, T_RP, T_COMMA, T_OP, T_STR, T_QID, T_NUM, T_WORD } tok_kind;
 
 typedef struct parser {
   const char *s;
-  size_t pos;       /* start of the current token */
-  size_t next;      /* end of the current token */
+  size_t pos;  /* start of the current token */
+  size_t next; /* end of the current token */
   tok_kind kind;
-  int op;           /* T_OP */
-  char *text;       /* T_STR/T_QID/T_NUM/T_WORD value (owned) */
+  int op;     /* T_OP */
+  char *text; /* T_STR/T_QID/T_NUM/T_WORD value (owned) */
   int depth;
   paimon_error *err;
 } parser;
@@ -597,9 +597,9 @@ static int parse_operand(parser *ps, char **text, bool *is_col) {
 
 static int parse_literal(parser *ps, char **text) {
   bool is_col;
-  if (ps->kind == T_QID || (ps->kind == T_WORD && !is_kw(ps, "TRUE") && !is_kw(ps, "FALSE") &&
-                            !is_kw(ps, "DATE") && !is_kw(ps, "TIME") && !is_kw(ps, "TIMESTAMP") &&
-                            !is_kw(ps, "NULL")))
+  if (ps->kind == T_QID ||
+      (ps->kind == T_WORD && !is_kw(ps, "TRUE") && !is_kw(ps, "FALSE") && !is_kw(ps, "DATE") &&
+       !is_kw(ps, "TIME") && !is_kw(ps, "TIMESTAMP") && !is_kw(ps, "NULL")))
     return perr(ps, "expected a literal");
   PM_TRY(parse_operand(ps, text, &is_col));
   if (is_col) {
@@ -727,14 +727,16 @@ static int parse_predicate(parser *ps, paimon_predicate **out) {
     goto done;
   }
   if (ps->kind != T_OP) {
-    rc = perr(ps, lcol ? "expected a comparison, IS, IN or BETWEEN" : "expected a comparison operator");
+    rc = perr(ps,
+              lcol ? "expected a comparison, IS, IN or BETWEEN" : "expected a comparison operator");
     goto done;
   }
   int op = ps->op;
   PM_CHECK(advance(ps), done);
   PM_CHECK(parse_operand(ps, &right, &rcol), done);
   if (lcol == rcol) {
-    rc = pm_fail(ps->err, PAIMON_EINVAL, "predicate: a comparison needs one column and one literal (near position %zu)",
+    rc = pm_fail(ps->err, PAIMON_EINVAL,
+                 "predicate: a comparison needs one column and one literal (near position %zu)",
                  ps->pos + 1);
     goto done;
   }
@@ -807,8 +809,7 @@ static int parse_or(parser *ps, paimon_predicate **out) {
   return 0;
 }
 
-PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text,
-                                      paimon_error *err) {
+PAIMON_API int paimon_predicate_parse(paimon_predicate **out, const char *text, paimon_error *err) {
   if (!out) return pm_fail(err, PAIMON_EINVAL, "predicate: NULL out");
   *out = NULL;
   if (!text) return pm_fail(err, PAIMON_EINVAL, "predicate: NULL text");
@@ -981,7 +982,8 @@ static void num_to_i64(const num *n, pm_lit *out) {
   num_scale(n, 0, out);
   if (out->inf) return;
   i128 v = out->d;
-  bool fits = (v.hi == 0 && v.lo <= (uint64_t)INT64_MAX) || (v.hi == -1 && v.lo >= (uint64_t)INT64_MIN);
+  bool fits =
+      (v.hi == 0 && v.lo <= (uint64_t)INT64_MAX) || (v.hi == -1 && v.lo >= (uint64_t)INT64_MIN);
   if (!fits) {
     out->inf = v.hi < 0 ? -1 : 1;
     return;
@@ -1244,8 +1246,8 @@ static int lit_parse(const pm_type *t, const char *col, const char *text, pm_lit
       return 0;
     default:
       return pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "predicate on column '%s': comparisons on %s columns are not supported",
-                     col, type_name(t));
+                     "predicate on column '%s': comparisons on %s columns are not supported", col,
+                     type_name(t));
   }
 bad:
   return pm_fail(err, PAIMON_EINVAL, "predicate on column '%s': cannot parse '%.64s' as %s", col,
@@ -1304,7 +1306,8 @@ static void read_val(tclass tc, int width, const struct ArrowArray *a, int64_t j
       break;
     case TC_DEC: v->d = i128_load((const uint8_t *)a->buffers[1] + 16 * k); break;
     case TC_FLOAT:
-      v->f = width == 4 ? (double)((const float *)a->buffers[1])[k] : ((const double *)a->buffers[1])[k];
+      v->f = width == 4 ? (double)((const float *)a->buffers[1])[k]
+                        : ((const double *)a->buffers[1])[k];
       break;
     case TC_BYTES: {
       const int32_t *off = a->buffers[1];
@@ -1333,7 +1336,7 @@ typedef struct bnode {
   tclass tc;
   int width;
   const pm_type *type;
-  size_t nlits;   /* CMP: 1; IN: exact literals, sorted, unique */
+  size_t nlits; /* CMP: 1; IN: exact literals, sorted, unique */
   pm_lit *lits;
   size_t nkids;
   struct bnode *kids;
@@ -1452,8 +1455,7 @@ static int collect_fields(const bnode *n, int32_t *fields, size_t *nf) {
   return 0;
 }
 
-int pm_pred_bind(pm_pred **out, const paimon_predicate *p, const pm_type *row,
-                 paimon_error *err) {
+int pm_pred_bind(pm_pred **out, const paimon_predicate *p, const pm_type *row, paimon_error *err) {
   *out = NULL;
   if (!p || !row || row->id != PM_ROW)
     return pm_fail(err, PAIMON_EINVAL, "predicate: bind needs a predicate and a ROW type");
@@ -1497,13 +1499,13 @@ static void op_results(int op, uint8_t r[3]) {
   r[2] = op == PAIMON_NE || op == PAIMON_GT || op == PAIMON_GE;
 }
 
-#define PM_CMP_LOOP(T)                                                                     \
-  do {                                                                                     \
-    const T *d_ = (const T *)c->buffers[1] + c->offset + base;                             \
-    for (int64_t i = 0; i < n; i++) {                                                      \
-      int64_t v_ = d_[i];                                                                  \
-      out[i] = v_ < k ? rl : v_ > k ? rg : re;                                             \
-    }                                                                                      \
+#define PM_CMP_LOOP(T)                                         \
+  do {                                                         \
+    const T *d_ = (const T *)c->buffers[1] + c->offset + base; \
+    for (int64_t i = 0; i < n; i++) {                          \
+      int64_t v_ = d_[i];                                      \
+      out[i] = v_ < k ? rl : v_ > k ? rg : re;                 \
+    }                                                          \
   } while (0)
 
 static bool in_contains(const bnode *bn, const pm_lit *v) {
@@ -1681,7 +1683,8 @@ static int leaf_possible(const bnode *bn, const pm_pred_stats *s) {
   if (bn->kind == PM_PRED_IN) {
     bool any_in = false;
     for (size_t i = 0; i < bn->nlits; i++)
-      if (cmp_val_lit(bn->tc, &lo, &bn->lits[i]) <= 0 && cmp_val_lit(bn->tc, &hi, &bn->lits[i]) >= 0)
+      if (cmp_val_lit(bn->tc, &lo, &bn->lits[i]) <= 0 &&
+          cmp_val_lit(bn->tc, &hi, &bn->lits[i]) >= 0)
         any_in = true;
     bool all_eq = cmp_val_lit(bn->tc, &lo, &hi) == 0 && bn->nlits && in_contains(bn, &lo);
     return m | (any_in ? P_T : 0) | (all_eq ? 0 : P_F);
@@ -1690,12 +1693,30 @@ static int leaf_possible(const bnode *bn, const pm_pred_stats *s) {
   int cl = cmp_val_lit(bn->tc, &lo, l), ch = cmp_val_lit(bn->tc, &hi, l);
   bool t = true, f = true;
   switch (bn->op) {
-    case PAIMON_EQ: t = cl <= 0 && ch >= 0; f = !(cl == 0 && ch == 0); break;
-    case PAIMON_NE: t = !(cl == 0 && ch == 0); f = cl <= 0 && ch >= 0; break;
-    case PAIMON_LT: t = cl < 0; f = ch >= 0; break;
-    case PAIMON_LE: t = cl <= 0; f = ch > 0; break;
-    case PAIMON_GT: t = ch > 0; f = cl <= 0; break;
-    case PAIMON_GE: t = ch >= 0; f = cl < 0; break;
+    case PAIMON_EQ:
+      t = cl <= 0 && ch >= 0;
+      f = !(cl == 0 && ch == 0);
+      break;
+    case PAIMON_NE:
+      t = !(cl == 0 && ch == 0);
+      f = cl <= 0 && ch >= 0;
+      break;
+    case PAIMON_LT:
+      t = cl < 0;
+      f = ch >= 0;
+      break;
+    case PAIMON_LE:
+      t = cl <= 0;
+      f = ch > 0;
+      break;
+    case PAIMON_GT:
+      t = ch > 0;
+      f = cl <= 0;
+      break;
+    case PAIMON_GE:
+      t = ch >= 0;
+      f = cl < 0;
+      break;
   }
   return m | (t ? P_T : 0) | (f ? P_F : 0);
 }

@@ -23,25 +23,25 @@
 /* ---- the unbound tree (the public paimon_predicate) ------------------------------ */
 
 typedef enum pm_pred_kind {
-  PM_PRED_CMP = 1,     /* column op literal */
+  PM_PRED_CMP = 1, /* column op literal */
   PM_PRED_IS_NULL,
   PM_PRED_IS_NOT_NULL,
-  PM_PRED_IN,          /* column IN (literals) */
-  PM_PRED_AND,         /* n-ary, n >= 2 */
-  PM_PRED_OR,          /* n-ary, n >= 2 */
+  PM_PRED_IN,  /* column IN (literals) */
+  PM_PRED_AND, /* n-ary, n >= 2 */
+  PM_PRED_OR,  /* n-ary, n >= 2 */
   PM_PRED_NOT
 } pm_pred_kind;
 
 /* Public so the planner can walk it; treat as read-only. */
 struct paimon_predicate {
   pm_pred_kind kind;
-  int op;        /* PAIMON_EQ.. for PM_PRED_CMP */
-  char *column;  /* leaves */
-  size_t nlits;  /* CMP: 1; IN: n */
-  char **lits;   /* literal texts, as given */
-  size_t nkids;  /* AND/OR: n; NOT: 1 */
+  int op;       /* PAIMON_EQ.. for PM_PRED_CMP */
+  char *column; /* leaves */
+  size_t nlits; /* CMP: 1; IN: n */
+  char **lits;  /* literal texts, as given */
+  size_t nkids; /* AND/OR: n; NOT: 1 */
   struct paimon_predicate **kids;
-  int depth;     /* 1 for a leaf; bounded by PM_PRED_MAX_DEPTH */
+  int depth; /* 1 for a leaf; bounded by PM_PRED_MAX_DEPTH */
 };
 
 #define PM_PRED_MAX_DEPTH 128
@@ -51,8 +51,7 @@ paimon_predicate *pm_pred_clone(const paimon_predicate *p);
 
 /* Column names the predicate references, each once, in first-use order. `*names` is a
  * pm_malloc'ed array of borrowed strings (valid while p lives); pm_free it. */
-int pm_pred_columns(const paimon_predicate *p, const char ***names, size_t *n,
-                    paimon_error *err);
+int pm_pred_columns(const paimon_predicate *p, const char ***names, size_t *n, paimon_error *err);
 /* True when every column p references is one of `names` (e.g. partition keys). */
 bool pm_pred_only_columns(const paimon_predicate *p, const char *const *names, size_t n);
 /* The weakest-loss predicate implied by p that references only `names` (conjuncts of p
@@ -76,8 +75,7 @@ typedef struct pm_pred pm_pred;
  * UTC unless they end with Z or +HH:MM). Errors: PAIMON_EINVAL naming the column (unknown
  * column, literal that does not parse), PAIMON_EUNSUPPORTED (comparison on a nested
  * type). */
-int pm_pred_bind(pm_pred **out, const paimon_predicate *p, const pm_type *row,
-                 paimon_error *err);
+int pm_pred_bind(pm_pred **out, const paimon_predicate *p, const pm_type *row, paimon_error *err);
 void pm_pred_free(pm_pred *b);
 
 /* Field indexes of `row` that the bound predicate references, ascending, each once.
@@ -96,12 +94,12 @@ int pm_pred_eval(pm_pred *b, const struct ArrowArray *batch, uint8_t *sel, int64
 /* Statistics of one unit (file, row group, partition) for pm_pred_may_match. Arrays are
  * indexed by field index of the bound row type; a NULL array or entry means unknown. */
 typedef struct pm_pred_stats {
-  int64_t row_count;                  /* rows in the unit; -1 unknown */
+  int64_t row_count;                   /* rows in the unit; -1 unknown */
   const struct ArrowArray *const *min; /* per field: array of the field's type, or NULL */
   const struct ArrowArray *const *max; /* its value at index `row` is the bound; a null
                                            value there means unknown */
-  int64_t row;                        /* index into the min/max arrays */
-  const int64_t *null_counts;         /* per field, < 0 unknown; NULL: all unknown */
+  int64_t row;                         /* index into the min/max arrays */
+  const int64_t *null_counts;          /* per field, < 0 unknown; NULL: all unknown */
 } pm_pred_stats;
 
 /* False only when no row of the unit can satisfy b (conservative: true when unsure).

@@ -19,7 +19,7 @@
 
 typedef struct struct_priv {
   int64_t n;
-  struct ArrowArray *kids;  /* owned child structs */
+  struct ArrowArray *kids; /* owned child structs */
   struct ArrowArray **ptrs;
   const void *buffers[1];
 } struct_priv;
@@ -33,8 +33,8 @@ static void struct_release(struct ArrowArray *a) {
   a->release = NULL;
 }
 
-int pm_array_make_struct(struct ArrowArray *kids, int64_t n, int64_t length,
-                         struct ArrowArray *out, paimon_error *err) {
+int pm_array_make_struct(struct ArrowArray *kids, int64_t n, int64_t length, struct ArrowArray *out,
+                         paimon_error *err) {
   struct_priv *p = pm_calloc(1, sizeof *p);
   if (p) {
     p->kids = pm_calloc((size_t)(n ? n : 1), sizeof *p->kids);
@@ -99,24 +99,24 @@ struct pm_read_state {
 
   /* per result schema (the current split's) */
   pm_schema *result_schema;
-  pm_type *work_type;   /* projected fields + filter fields, result-schema types */
-  int32_t nout;         /* leading fields of work_type that are output, in order */
-  int32_t *out_index;   /* output position -> work_type field index */
+  pm_type *work_type; /* projected fields + filter fields, result-schema types */
+  int32_t nout;       /* leading fields of work_type that are output, in order */
+  int32_t *out_index; /* output position -> work_type field index */
   pm_type *out_type;
   pm_pred *bound;
 
   /* per file */
   size_t split_i, file_i;
   pm_format_reader *reader;
-  pm_type *read_type;   /* request to the format reader */
-  int32_t *work_from;   /* work field -> index into read batch, or -1 (null column) */
-  pm_type **cast_from;  /* work field -> file type when a cast is needed (borrowed) */
+  pm_type *read_type;  /* request to the format reader */
+  int32_t *work_from;  /* work field -> index into read batch, or -1 (null column) */
+  pm_type **cast_from; /* work field -> file type when a cast is needed (borrowed) */
   pm_schema *file_schema;
   pm_dv dv;
   bool have_dv;
-  int64_t dv_pos;       /* cursor into dv.positions */
-  pm_pk_reader *pk;     /* current primary-key split reader */
-  pm_evo_reader *evo;   /* current data-evolution split reader */
+  int64_t dv_pos;     /* cursor into dv.positions */
+  pm_pk_reader *pk;   /* current primary-key split reader */
+  pm_evo_reader *evo; /* current data-evolution split reader */
   /* memory rows of the current split (real-time union reads) */
   pm_mem_streams mem;
 
@@ -450,7 +450,8 @@ static bool split_is_evo(const pm_read_state *st, const paimon_split *sp) {
   if (!pm_table_opt_bool(st->t, "data-evolution.enabled", false)) return false;
   for (size_t i = 0; i < sp->nfiles; i++) {
     size_t n = strlen(sp->files[i].file_name);
-    if (sp->files[i].nwrite_cols >= 0 || (n > 5 && strcmp(sp->files[i].file_name + n - 5, ".blob") == 0))
+    if (sp->files[i].nwrite_cols >= 0 ||
+        (n > 5 && strcmp(sp->files[i].file_name + n - 5, ".blob") == 0))
       return true;
   }
   return false;
@@ -559,11 +560,11 @@ static int next_batch(pm_read_state *st, struct ArrowArray *out, paimon_error *e
  * source; a malformed file is the source's fault, hence EIO rather than EINVAL. */
 int pm_status_errno(int rc) {
   switch (rc) {
-  case PAIMON_EINVAL: return EINVAL;
-  case PAIMON_ENOTFOUND: return ENOENT;
-  case PAIMON_ENOMEM: return ENOMEM;
-  case PAIMON_EUNSUPPORTED: return ENOSYS;
-  default: return EIO; /* PAIMON_EIO, PAIMON_ECORRUPT and anything else */
+    case PAIMON_EINVAL: return EINVAL;
+    case PAIMON_ENOTFOUND: return ENOENT;
+    case PAIMON_ENOMEM: return ENOMEM;
+    case PAIMON_EUNSUPPORTED: return ENOSYS;
+    default: return EIO; /* PAIMON_EIO, PAIMON_ECORRUPT and anything else */
   }
 }
 

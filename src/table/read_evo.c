@@ -13,7 +13,7 @@
 #include "table/read_internal.h"
 
 typedef struct evo_src {
-  size_t file;          /* index into the split */
+  size_t file; /* index into the split */
   pm_format_reader *reader;
   pm_type *read_type;
   struct ArrowArray cur; /* current batch (released when consumed) */
@@ -24,9 +24,9 @@ typedef struct evo_src {
 struct pm_evo_reader {
   pm_read_state *st;
   const paimon_split *sp;
-  size_t *order;   /* file indices sorted by first row id */
+  size_t *order; /* file indices sorted by first row id */
   size_t norder;
-  size_t next;     /* next position in order */
+  size_t next; /* next position in order */
   /* current group */
   evo_src *srcs;
   int32_t nsrcs;
@@ -79,7 +79,8 @@ static int cmp_first_row(const paimon_split *sp, size_t a, size_t b) {
   int64_t fx = x->first_row_id == PM_NULL_I64 ? INT64_MIN : x->first_row_id;
   int64_t fy = y->first_row_id == PM_NULL_I64 ? INT64_MIN : y->first_row_id;
   if (fx != fy) return fx < fy ? -1 : 1;
-  return (x->max_sequence_number > y->max_sequence_number) - (x->max_sequence_number < y->max_sequence_number);
+  return (x->max_sequence_number > y->max_sequence_number) -
+         (x->max_sequence_number < y->max_sequence_number);
 }
 
 int pm_evo_reader_open(pm_evo_reader **out, pm_read_state *st, const paimon_split *sp,
@@ -129,7 +130,8 @@ static int file_field(const pm_data_file *f, const pm_schema *fs, int32_t id) {
 
 /* The BLOB column of work field `w` for rows [lo, lo + n) of the current group, from
  * the .blob files that hold it. Never fails the read: trouble means nulls + warning. */
-static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n, struct ArrowArray *out) {
+static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n,
+                        struct ArrowArray *out) {
   const paimon_split *sp = r->sp;
   const pm_field *wf = &pm_read_work_type(r->st)->fields[w];
   paimon_table *t = pm_read_table(r->st);
@@ -146,10 +148,13 @@ static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n, stru
     size_t best_i = 0;
     for (size_t b = 0; b < r->nblobs; b++) {
       const pm_data_file *f = &sp->files[r->blobs[b]];
-      if (f->first_row_id == PM_NULL_I64 || f->first_row_id > row || f->first_row_id + f->row_count <= row)
+      if (f->first_row_id == PM_NULL_I64 || f->first_row_id > row ||
+          f->first_row_id + f->row_count <= row)
         continue;
       pm_schema *fs = NULL;
-      if (pm_read_schema(r->st, sp->branch, f->schema_id, &fs, NULL) || file_field(f, fs, wf->id) < 0) continue;
+      if (pm_read_schema(r->st, sp->branch, f->schema_id, &fs, NULL) ||
+          file_field(f, fs, wf->id) < 0)
+        continue;
       if (!best || f->max_sequence_number > best->max_sequence_number) {
         best = f;
         best_i = r->blobs[b];
@@ -169,7 +174,8 @@ static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n, stru
     paimon_error e = {0};
     int64_t got = 0;
     if (pm_fs_read_all(t->fs, sp->paths[best_i], PM_MAX_ALLOC, &raw, &e) == 0 &&
-        pm_blob_decode(raw.data, raw.len, sp->paths[best_i], &fc, &got, &e) == 0 && got == best->row_count) {
+        pm_blob_decode(raw.data, raw.len, sp->paths[best_i], &fc, &got, &e) == 0 &&
+        got == best->row_count) {
       struct ArrowArray fa;
       if (pm_col_export(&fc, &fa, NULL) == 0) {
         int64_t from = row - best->first_row_id;
@@ -184,7 +190,8 @@ static void blob_column(pm_evo_reader *r, int32_t w, int64_t lo, int64_t n, stru
         problem = "out of memory";
       }
     } else {
-      snprintf(msg, sizeof msg, "%s", e.message[0] ? e.message : "row count differs from its manifest");
+      snprintf(msg, sizeof msg, "%s",
+               e.message[0] ? e.message : "row count differs from its manifest");
       problem = msg;
     }
     pm_col_free(&fc);
@@ -230,7 +237,8 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
   r->w_src = pm_calloc((size_t)(nw ? nw : 1), sizeof(int32_t));
   r->w_col = pm_calloc((size_t)(nw ? nw : 1), sizeof(int32_t));
   r->w_cast = pm_calloc((size_t)(nw ? nw : 1), sizeof(pm_type *));
-  if (!r->srcs || !r->w_src || !r->w_col || !r->w_cast) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (!r->srcs || !r->w_src || !r->w_col || !r->w_cast)
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (int32_t i = 0; i < r->nsrcs; i++) {
     r->srcs[i].file = r->order[g0 + (size_t)i];
     r->srcs[i].read_type = pm_type_new_row(false);
@@ -284,7 +292,8 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
     pm_format_read_opts ro = {0};
     ro.batch_size = pm_read_batch_size(r->st);
     ro.orc_timezone = "UTC";
-    ro.orc_ltz_legacy = strcmp(pm_table_opt(t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
+    ro.orc_ltz_legacy =
+        strcmp(pm_table_opt(t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
     PM_TRY(pm_format_open(&s->reader, kind, t->fs, sp->paths[s->file], s->read_type, &ro, err));
   }
   r->remaining = first->row_count;
@@ -346,8 +355,7 @@ int pm_evo_reader_next(pm_evo_reader *r, struct ArrowArray *work, paimon_error *
       if (r->w_src[w] < 0) {
         if (r->blob_cols && r->blob_cols[w].release)
           rc = pm_array_slice_copy(&r->blob_cols[w], t, r->group_pos, n, &kids[w], err);
-        else
-          rc = pm_array_make_nulls(t, n, &kids[w], err);
+        else rc = pm_array_make_nulls(t, n, &kids[w], err);
         continue;
       }
       evo_src *s = &r->srcs[r->w_src[w]];

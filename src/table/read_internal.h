@@ -13,8 +13,8 @@ int pm_read_schema(pm_read_state *st, const char *branch, int64_t id, pm_schema 
                    paimon_error *err);
 
 /* Builds a struct array from `n` child arrays (moved in, also on failure). */
-int pm_array_make_struct(struct ArrowArray *kids, int64_t n, int64_t length,
-                         struct ArrowArray *out, paimon_error *err);
+int pm_array_make_struct(struct ArrowArray *kids, int64_t n, int64_t length, struct ArrowArray *out,
+                         paimon_error *err);
 /* Copies the rows i with sel[i] != 0 (`nsel` of them) into a new array. */
 int pm_array_filter(const struct ArrowArray *src, const pm_type *t, const uint8_t *sel,
                     int64_t nsel, struct ArrowArray *out, paimon_error *err);

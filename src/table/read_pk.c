@@ -26,8 +26,8 @@ typedef struct pk_run pk_run;
 struct pm_pk_reader {
   pm_read_state *st;
   const paimon_split *sp;
-  const pm_schema *rs;   /* result schema */
-  pm_type *kv_type;      /* keys, seq, kind, values (result types) */
+  const pm_schema *rs; /* result schema */
+  pm_type *kv_type;    /* keys, seq, kind, values (result types) */
   int32_t nkeys;
   int32_t *key_cols;
   int32_t *value_cols;
@@ -38,7 +38,7 @@ struct pm_pk_reader {
   pm_mt_partition *part;
   int32_t section;
   pm_mt_merger *merger;
-  int32_t *out_map;      /* work field -> result-row field */
+  int32_t *out_map; /* work field -> result-row field */
 };
 
 struct pk_run {
@@ -47,8 +47,8 @@ struct pk_run {
   int32_t cur;
   pm_format_reader *reader;
   pm_type *read_type;
-  int32_t *src;         /* kv child -> read batch child or -1 */
-  pm_type **cast_from;  /* kv child -> file type when a cast is needed */
+  int32_t *src;        /* kv child -> read batch child or -1 */
+  pm_type **cast_from; /* kv child -> file type when a cast is needed */
   pm_dv dv;
   bool have_dv;
   int64_t dv_pos;
@@ -306,8 +306,9 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
     goto fail;
   }
   for (int32_t f = 0; f < row->nfields; f++) {
-    PM_CHECK(add_field(r->kv_type, row->fields[f].id, row->fields[f].name, row->fields[f].type, err),
-             fail);
+    PM_CHECK(
+        add_field(r->kv_type, row->fields[f].id, row->fields[f].name, row->fields[f].type, err),
+        fail);
     r->value_cols[f] = 2 + f;
   }
   r->layout.nkeys = r->nkeys;
@@ -463,7 +464,8 @@ static int open_union(pm_pk_reader *r, paimon_error *err) {
     /* no predicate reaches memory: a value filter before the merge could expose an
      * older version of a row */
     if (rc == 0) rc = r->sp->mem->open_streams(r->sp->mem, cols, NULL, mem_sink_run, &l, err);
-    if (rc && (!err || err->code != rc)) rc = pm_fail(err, rc, "real-time store: cannot open readers");
+    if (rc && (!err || err->code != rc))
+      rc = pm_fail(err, rc, "real-time store: cannot open readers");
     pm_free(cols);
   }
   if (rc) {
@@ -471,7 +473,8 @@ static int open_union(pm_pk_reader *r, paimon_error *err) {
     pm_free(l.v);
     return rc;
   }
-  pm_mt_options mo = {.batch_size = pm_read_batch_size(r->st), .keep_deletes = false, .emit_kind = false};
+  pm_mt_options mo = {
+      .batch_size = pm_read_batch_size(r->st), .keep_deletes = false, .emit_kind = false};
   rc = pm_mt_merger_new(&r->merger, r->engine, r->key_types, &r->layout, l.v, l.n, &mo, err);
   pm_free(l.v);
   r->section = r->part->nsections + 1; /* one merge covers everything */
@@ -510,8 +513,8 @@ static int open_section(pm_pk_reader *r, paimon_error *err) {
     pm_free(runs);
     return rc;
   }
-  pm_mt_options mo = {.batch_size = pm_read_batch_size(r->st), .keep_deletes = false,
-                      .emit_kind = false};
+  pm_mt_options mo = {
+      .batch_size = pm_read_batch_size(r->st), .keep_deletes = false, .emit_kind = false};
   rc = pm_mt_merger_new(&r->merger, r->engine, r->key_types, &r->layout, runs, nruns, &mo, err);
   pm_free(runs);
   r->section++;
@@ -535,7 +538,8 @@ int pm_pk_reader_next(pm_pk_reader *r, struct ArrowArray *work, paimon_error *er
       pm_array_release(&merged);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
-    for (int32_t w = 0; w < wt->nfields; w++) pm_array_move(merged.children[r->out_map[w]], &kids[w]);
+    for (int32_t w = 0; w < wt->nfields; w++)
+      pm_array_move(merged.children[r->out_map[w]], &kids[w]);
     int64_t len = merged.length;
     pm_array_release(&merged);
     rc = pm_array_make_struct(kids, wt->nfields, len, work, err);

@@ -134,8 +134,8 @@ static char *hex_of(const uint8_t *p, size_t n) {
 static char *entry_key(const pm_manifest_entry *e) {
   char *ph = hex_of(e->partition, e->partition_len);
   if (!ph) return NULL;
-  char *k = pm_asprintf("%s|%d|%d|%s|%s", ph, (int)e->bucket, (int)e->file.level,
-                        e->file.file_name, e->file.external_path ? e->file.external_path : "");
+  char *k = pm_asprintf("%s|%d|%d|%s|%s", ph, (int)e->bucket, (int)e->file.level, e->file.file_name,
+                        e->file.external_path ? e->file.external_path : "");
   pm_free(ph);
   return k;
 }
@@ -147,7 +147,6 @@ static char *group_key(const uint8_t *part, size_t plen, int32_t bucket) {
   pm_free(ph);
   return k;
 }
-
 
 /* ---- partition pruning ------------------------------------------------------------ */
 
@@ -194,8 +193,8 @@ static int binrow_arrays(const pm_type *ptype, const uint8_t *bytes, size_t len,
   pm_binrow row;
   PM_TRY(pm_binrow_view(&row, bytes, len, err));
   if (row.arity != ptype->nfields)
-    return pm_fail(err, PAIMON_ECORRUPT, "partition row has %d fields, expected %d",
-                   (int)row.arity, (int)ptype->nfields);
+    return pm_fail(err, PAIMON_ECORRUPT, "partition row has %d fields, expected %d", (int)row.arity,
+                   (int)ptype->nfields);
   int rc = 0;
   int32_t i = 0;
   for (; i < ptype->nfields && rc == 0; i++) {
@@ -229,7 +228,8 @@ static bool part_filter_stats(const part_filter *f, const pm_simple_stats *st) {
   for (int32_t i = 0; i < n; i++) {
     pmin[i] = &mins[i];
     pmax[i] = &maxs[i];
-    nulls[i] = (st->nnull_counts == n && st->null_counts[i] != PM_NULL_I64) ? st->null_counts[i] : -1;
+    nulls[i] =
+        (st->nnull_counts == n && st->null_counts[i] != PM_NULL_I64) ? st->null_counts[i] : -1;
   }
   pm_pred_stats ps = {.row_count = -1, .min = pmin, .max = pmax, .row = 0, .null_counts = nulls};
   bool may = pm_pred_may_match(f->bound, &ps);
@@ -262,7 +262,6 @@ static int part_filter_row(const part_filter *f, const uint8_t *bytes, size_t le
   for (int32_t i = 0; i < n; i++) pm_array_release(&arrs[i]);
   return 0;
 }
-
 
 /* ---- file pruning by value statistics (append tables) ------------------------------ */
 
@@ -338,9 +337,9 @@ static bool file_may_match(file_filter *ff, const pm_data_file *f) {
       continue;
     }
     const pm_field *have = &fs->row->fields[ff_idx];
-    if (!pm_type_equal(have->type, want->type) && !(have->type->id == want->type->id &&
-                                                   have->type->precision == want->type->precision &&
-                                                   have->type->scale == want->type->scale))
+    if (!pm_type_equal(have->type, want->type) &&
+        !(have->type->id == want->type->id && have->type->precision == want->type->precision &&
+          have->type->scale == want->type->scale))
       continue; /* cast since: statistics are of another type */
     int32_t k = -1;
     if (f->nvalue_stats_cols >= 0) {
@@ -357,8 +356,8 @@ static bool file_may_match(file_filter *ff, const pm_data_file *f) {
       continue;
     }
     if (pm_binrow_append(&mn, k, want->type, &a, NULL) == 0 &&
-        pm_binrow_append(&mx, k, want->type, &b, NULL) == 0 && pm_col_export(&a, &mins[i], NULL) == 0 &&
-        pm_col_export(&b, &maxs[i], NULL) == 0) {
+        pm_binrow_append(&mx, k, want->type, &b, NULL) == 0 &&
+        pm_col_export(&a, &mins[i], NULL) == 0 && pm_col_export(&b, &maxs[i], NULL) == 0) {
       pmin[i] = &mins[i];
       pmax[i] = &maxs[i];
     }
@@ -366,7 +365,8 @@ static bool file_may_match(file_filter *ff, const pm_data_file *f) {
     pm_col_free(&b);
     if (st->nnull_counts == nst && st->null_counts[k] != PM_NULL_I64) nulls[i] = st->null_counts[k];
   }
-  pm_pred_stats ps = {.row_count = f->row_count, .min = pmin, .max = pmax, .row = 0, .null_counts = nulls};
+  pm_pred_stats ps = {
+      .row_count = f->row_count, .min = pmin, .max = pmax, .row = 0, .null_counts = nulls};
   may = pm_pred_may_match(ff->bound, &ps);
 done:
   for (int32_t i = 0; mins && maxs && i < nf; i++) {
@@ -867,10 +867,10 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   /* Latest reads use the newest schema file; time travel uses the snapshot's schema. */
   if (s->snapshot_id > 0 && snap)
     PM_CHECK(pm_table_load_schema(t, NULL, snap->schema_id, &plan->schema, err), fail);
-  else
-    PM_CHECK(pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err), fail);
+  else PM_CHECK(pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err), fail);
   plan->snapshot_id = snap ? snap->id : 0;
-  if (snap) PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, s->has_ext, plan, err), fail);
+  if (snap)
+    PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, s->has_ext, plan, err), fail);
   if (s->has_ext) {
     PM_CHECK(s->ext.attach(s->ext.ctx, pin, plan, snap, err), fail);
     s->ext.unpin(pin);
@@ -941,8 +941,8 @@ int pm_plan_split_for(paimon_plan *plan, const uint8_t *partition, size_t plen, 
   *out = NULL;
   for (size_t i = 0; i < plan->nsplits; i++) {
     paimon_split *sp = plan->splits[i];
-    if (sp->bucket == bucket && sp->partition_len == plen && memcmp(sp->partition, partition, plen) == 0 &&
-        !sp->branch) {
+    if (sp->bucket == bucket && sp->partition_len == plen &&
+        memcmp(sp->partition, partition, plen) == 0 && !sp->branch) {
       *out = sp;
       return 0;
     }
@@ -1020,7 +1020,9 @@ int paimon_split_file(paimon_file_info *out, const paimon_split *s, size_t i) {
   out->schema_id = f->schema_id;
   out->level = f->level;
   out->delete_row_count = f->delete_row_count == PM_NULL_I64 ? -1 : f->delete_row_count;
-  out->deletion_count =
-      s->dvs[i].index_path ? (s->dvs[i].cardinality == PM_NULL_I64 ? -1 : s->dvs[i].cardinality) : 0;
-  return pm_struct_out(out_caller, &full, sizeof full, "paimon_file_info", "PAIMON_FILE_INFO_INIT", NULL);
+  out->deletion_count = s->dvs[i].index_path
+                            ? (s->dvs[i].cardinality == PM_NULL_I64 ? -1 : s->dvs[i].cardinality)
+                            : 0;
+  return pm_struct_out(out_caller, &full, sizeof full, "paimon_file_info", "PAIMON_FILE_INFO_INIT",
+                       NULL);
 }

@@ -58,95 +58,95 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
   int64_t lo = -1, hi = -1, nulls = 0;
   bool all_valid = a->buffers[0] == NULL || a->null_count == 0;
   /* typed loops for the common types (the generic comparator costs a call per value) */
-#define PM_SCAN_FIXED(T)                                                                   \
-  do {                                                                                     \
-    const T *v = (const T *)a->buffers[1] + a->offset;                                     \
-    if (all_valid) {                                                                       \
+#define PM_SCAN_FIXED(T)                                                                    \
+  do {                                                                                      \
+    const T *v = (const T *)a->buffers[1] + a->offset;                                      \
+    if (all_valid) {                                                                        \
       /* blockwise min/max (vectorizable); the first occurrence is searched only in the   \
-       * block that last improved each bound */                                            \
-      T mn = v[0], mx = v[0];                                                              \
-      int64_t bl = 0, bh = 0;                                                              \
-      for (int64_t b = 0; b < n; b += PM_STAT_BLOCK) {                                     \
-        T bmn = v[b], bmx = v[b];                                                          \
-        if (n - b >= PM_STAT_BLOCK) {                                                      \
-          /* constant trip count, four independent lanes: vectorized or pipelined */      \
+       * block that last improved each bound */ \
+      T mn = v[0], mx = v[0];                                                               \
+      int64_t bl = 0, bh = 0;                                                               \
+      for (int64_t b = 0; b < n; b += PM_STAT_BLOCK) {                                      \
+        T bmn = v[b], bmx = v[b];                                                           \
+        if (n - b >= PM_STAT_BLOCK) {                                                       \
+          /* constant trip count, four independent lanes: vectorized or pipelined */        \
           T l0 = bmn, l1 = bmn, l2 = bmn, l3 = bmn, h0 = bmx, h1 = bmx, h2 = bmx, h3 = bmx; \
-          for (int k = 0; k < PM_STAT_BLOCK; k += 4) {                                     \
-            const T *q = v + b + k;                                                        \
-            l0 = q[0] < l0 ? q[0] : l0;                                                    \
-            l1 = q[1] < l1 ? q[1] : l1;                                                    \
-            l2 = q[2] < l2 ? q[2] : l2;                                                    \
-            l3 = q[3] < l3 ? q[3] : l3;                                                    \
-            h0 = q[0] > h0 ? q[0] : h0;                                                    \
-            h1 = q[1] > h1 ? q[1] : h1;                                                    \
-            h2 = q[2] > h2 ? q[2] : h2;                                                    \
-            h3 = q[3] > h3 ? q[3] : h3;                                                    \
-          }                                                                                \
-          l0 = l1 < l0 ? l1 : l0;                                                          \
-          l2 = l3 < l2 ? l3 : l2;                                                          \
-          bmn = l2 < l0 ? l2 : l0;                                                         \
-          h0 = h1 > h0 ? h1 : h0;                                                          \
-          h2 = h3 > h2 ? h3 : h2;                                                          \
-          bmx = h2 > h0 ? h2 : h0;                                                         \
-        } else {                                                                           \
-          for (int64_t i = b + 1; i < n; i++) {                                            \
-            bmn = v[i] < bmn ? v[i] : bmn;                                                 \
-            bmx = v[i] > bmx ? v[i] : bmx;                                                 \
-          }                                                                                \
-        }                                                                                  \
-        if (bmn < mn) {                                                                    \
-          mn = bmn;                                                                        \
-          bl = b;                                                                          \
-        }                                                                                  \
-        if (bmx > mx) {                                                                    \
-          mx = bmx;                                                                        \
-          bh = b;                                                                          \
-        }                                                                                  \
-      }                                                                                    \
-      for (lo = bl; v[lo] != mn; lo++) {                                                   \
-      }                                                                                    \
-      for (hi = bh; v[hi] != mx; hi++) {                                                   \
-      }                                                                                    \
-      break;                                                                               \
-    }                                                                                      \
-    for (int64_t i = 0; i < n; i++) {                                                      \
-      if (!pm_arr_is_valid(a, i)) {                                                        \
-        nulls++;                                                                           \
-        continue;                                                                          \
-      }                                                                                    \
-      if (lo < 0) {                                                                        \
-        lo = hi = i;                                                                       \
-        continue;                                                                          \
-      }                                                                                    \
-      if (v[i] < v[lo]) lo = i;                                                            \
-      if (v[i] > v[hi]) hi = i;                                                            \
-    }                                                                                      \
+          for (int k = 0; k < PM_STAT_BLOCK; k += 4) {                                      \
+            const T *q = v + b + k;                                                         \
+            l0 = q[0] < l0 ? q[0] : l0;                                                     \
+            l1 = q[1] < l1 ? q[1] : l1;                                                     \
+            l2 = q[2] < l2 ? q[2] : l2;                                                     \
+            l3 = q[3] < l3 ? q[3] : l3;                                                     \
+            h0 = q[0] > h0 ? q[0] : h0;                                                     \
+            h1 = q[1] > h1 ? q[1] : h1;                                                     \
+            h2 = q[2] > h2 ? q[2] : h2;                                                     \
+            h3 = q[3] > h3 ? q[3] : h3;                                                     \
+          }                                                                                 \
+          l0 = l1 < l0 ? l1 : l0;                                                           \
+          l2 = l3 < l2 ? l3 : l2;                                                           \
+          bmn = l2 < l0 ? l2 : l0;                                                          \
+          h0 = h1 > h0 ? h1 : h0;                                                           \
+          h2 = h3 > h2 ? h3 : h2;                                                           \
+          bmx = h2 > h0 ? h2 : h0;                                                          \
+        } else {                                                                            \
+          for (int64_t i = b + 1; i < n; i++) {                                             \
+            bmn = v[i] < bmn ? v[i] : bmn;                                                  \
+            bmx = v[i] > bmx ? v[i] : bmx;                                                  \
+          }                                                                                 \
+        }                                                                                   \
+        if (bmn < mn) {                                                                     \
+          mn = bmn;                                                                         \
+          bl = b;                                                                           \
+        }                                                                                   \
+        if (bmx > mx) {                                                                     \
+          mx = bmx;                                                                         \
+          bh = b;                                                                           \
+        }                                                                                   \
+      }                                                                                     \
+      for (lo = bl; v[lo] != mn; lo++) {                                                    \
+      }                                                                                     \
+      for (hi = bh; v[hi] != mx; hi++) {                                                    \
+      }                                                                                     \
+      break;                                                                                \
+    }                                                                                       \
+    for (int64_t i = 0; i < n; i++) {                                                       \
+      if (!pm_arr_is_valid(a, i)) {                                                         \
+        nulls++;                                                                            \
+        continue;                                                                           \
+      }                                                                                     \
+      if (lo < 0) {                                                                         \
+        lo = hi = i;                                                                        \
+        continue;                                                                           \
+      }                                                                                     \
+      if (v[i] < v[lo]) lo = i;                                                             \
+      if (v[i] > v[hi]) hi = i;                                                             \
+    }                                                                                       \
   } while (0)
   /* floats: the same loop over integer keys ordered as Java's Float/Double.compare */
-#define PM_SCAN_KEYED(T, K, KEY)                                                           \
-  do {                                                                                     \
-    const T *v = (const T *)a->buffers[1] + a->offset;                                     \
-    K kl = 0, kh = 0;                                                                      \
-    for (int64_t i = 0; i < n; i++) {                                                      \
-      if (!all_valid && !pm_arr_is_valid(a, i)) {                                          \
-        nulls++;                                                                           \
-        continue;                                                                          \
-      }                                                                                    \
-      K k = KEY(v[i]);                                                                     \
-      if (lo < 0) {                                                                        \
-        lo = hi = i;                                                                       \
-        kl = kh = k;                                                                       \
-        continue;                                                                          \
-      }                                                                                    \
-      if (k < kl) {                                                                        \
-        lo = i;                                                                            \
-        kl = k;                                                                            \
-      }                                                                                    \
-      if (k > kh) {                                                                        \
-        hi = i;                                                                            \
-        kh = k;                                                                            \
-      }                                                                                    \
-    }                                                                                      \
+#define PM_SCAN_KEYED(T, K, KEY)                       \
+  do {                                                 \
+    const T *v = (const T *)a->buffers[1] + a->offset; \
+    K kl = 0, kh = 0;                                  \
+    for (int64_t i = 0; i < n; i++) {                  \
+      if (!all_valid && !pm_arr_is_valid(a, i)) {      \
+        nulls++;                                       \
+        continue;                                      \
+      }                                                \
+      K k = KEY(v[i]);                                 \
+      if (lo < 0) {                                    \
+        lo = hi = i;                                   \
+        kl = kh = k;                                   \
+        continue;                                      \
+      }                                                \
+      if (k < kl) {                                    \
+        lo = i;                                        \
+        kl = k;                                        \
+      }                                                \
+      if (k > kh) {                                    \
+        hi = i;                                        \
+        kh = k;                                        \
+      }                                                \
+    }                                                  \
   } while (0)
   switch (t->id) {
     case PM_TINYINT: PM_SCAN_FIXED(int8_t); break;
@@ -258,7 +258,8 @@ static int truncated_max(const uint8_t *s, int32_t n, int32_t k, pm_buf *out) {
   int w = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
   if (w == 1) cp = c;
   else if (w == 2) cp = ((uint32_t)(c & 0x1F) << 6) | (s[j + 1] & 0x3F);
-  else if (w == 3) cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(s[j + 1] & 0x3F) << 6) | (s[j + 2] & 0x3F);
+  else if (w == 3)
+    cp = ((uint32_t)(c & 0x0F) << 12) | ((uint32_t)(s[j + 1] & 0x3F) << 6) | (s[j + 2] & 0x3F);
   else
     cp = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[j + 1] & 0x3F) << 12) |
          ((uint32_t)(s[j + 2] & 0x3F) << 6) | (s[j + 3] & 0x3F);
@@ -322,7 +323,10 @@ int pm_stats_build(const pm_type *row, const pm_col_acc *accs, int32_t trunc, pm
       s = pm_arr_bytes(&a->max, 0, &len);
       int tr = truncated_max(s, len, trunc, &tmp);
       rc = pm_col_init(&c, t);
-      if (rc == 0) rc = tr == 1 ? pm_col_append_null(&c) : tr ? tr : pm_col_append_bytes(&c, tmp.data, tmp.len);
+      if (rc == 0)
+        rc = tr == 1 ? pm_col_append_null(&c)
+             : tr    ? tr
+                     : pm_col_append_bytes(&c, tmp.data, tmp.len);
       if (rc == 0) rc = pm_col_export(&c, &maxs[i], err);
       pm_col_free(&c);
     } else {
@@ -400,13 +404,16 @@ int pm_partition_stats(const pm_type *ptype, const pm_manifest_entry *e, size_t 
   pm_col_acc *accs = pm_calloc((size_t)(nf ? nf : 1), sizeof *accs);
   int rc = (!cols || !accs) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   int32_t inited = 0;
-  for (; rc == 0 && inited < nf; inited++) rc = pm_col_init(&cols[inited], ptype->fields[inited].type);
+  for (; rc == 0 && inited < nf; inited++)
+    rc = pm_col_init(&cols[inited], ptype->fields[inited].type);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     pm_binrow row;
     rc = pm_binrow_view(&row, e[i].partition, e[i].partition_len, err);
     if (rc == 0 && row.arity != nf)
-      rc = pm_fail(err, PAIMON_EINVAL, "partition row has %d fields, expected %d", (int)row.arity, (int)nf);
-    for (int32_t f = 0; rc == 0 && f < nf; f++) rc = pm_binrow_append(&row, f, ptype->fields[f].type, &cols[f], err);
+      rc = pm_fail(err, PAIMON_EINVAL, "partition row has %d fields, expected %d", (int)row.arity,
+                   (int)nf);
+    for (int32_t f = 0; rc == 0 && f < nf; f++)
+      rc = pm_binrow_append(&row, f, ptype->fields[f].type, &cols[f], err);
   }
   for (int32_t f = 0; rc == 0 && f < nf; f++) {
     struct ArrowArray a;

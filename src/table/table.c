@@ -86,7 +86,8 @@ int pm_table_load_schema(const paimon_table *ct, const char *branch, int64_t id,
   pm_free(dir);
   if (rc || branch) return rc;
   pthread_mutex_lock(&t->schema_lock);
-  pm_schema **nv = t->nschemas < 256 ? pm_realloc(t->schemas, (t->nschemas + 1) * sizeof *nv) : NULL;
+  pm_schema **nv =
+      t->nschemas < 256 ? pm_realloc(t->schemas, (t->nschemas + 1) * sizeof *nv) : NULL;
   if (nv) {
     t->schemas = nv;
     t->schemas[t->nschemas++] = pm_schema_ref(*out);
@@ -139,8 +140,7 @@ static int collect_branch(const char *name, int is_dir, void *payload) {
   branch_names *b = payload;
   if (!is_dir || strncmp(name, "branch-", 7) != 0 || !name[7]) return 0;
   size_t len = strlen(b->text);
-  if (len + 1 < sizeof b->text)
-    snprintf(b->text + len, sizeof b->text - len, ", %s", name + 7);
+  if (len + 1 < sizeof b->text) snprintf(b->text + len, sizeof b->text - len, ", %s", name + 7);
   return 0;
 }
 
@@ -165,8 +165,8 @@ static int explain_no_schema(paimon_table *t, paimon_error *err) {
       rc = t->fs->list(t->fs, dir, collect_branch, &b, &e2);
       pm_free(dir);
       return pm_fail(err, PAIMON_ENOTFOUND,
-                     "%s: branch '%s' does not exist; existing branches: %s%s", t->path,
-                     t->branch, b.text, rc && rc != PAIMON_ENOTFOUND ? " (listing failed)" : "");
+                     "%s: branch '%s' does not exist; existing branches: %s%s", t->path, t->branch,
+                     b.text, rc && rc != PAIMON_ENOTFOUND ? " (listing failed)" : "");
     }
   }
   char *sdir = pm_asprintf("%s/schema", t->root);
@@ -239,7 +239,8 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  for (int32_t i = 0; i < t->schema->nprimary_keys; i++) t->pk_names[i] = t->schema->primary_keys[i];
+  for (int32_t i = 0; i < t->schema->nprimary_keys; i++)
+    t->pk_names[i] = t->schema->primary_keys[i];
   for (int32_t i = 0; i < t->schema->npartition_keys; i++)
     t->part_names[i] = t->schema->partition_keys[i];
   const char *fb = pm_schema_option(t->schema, "scan.fallback-branch");
@@ -412,11 +413,10 @@ int pm_table_data_path(const paimon_table *t, const char *part_path, int32_t buc
     *out = p;
     return 0;
   }
-  char *p = (bucket == -2)
-                ? pm_asprintf("%s%s%s/bucket-postpone/%s", t->root, *part_path ? "/" : "",
-                              part_path, file_name)
-                : pm_asprintf("%s%s%s/bucket-%d/%s", t->root, *part_path ? "/" : "", part_path,
-                              (int)bucket, file_name);
+  char *p = (bucket == -2) ? pm_asprintf("%s%s%s/bucket-postpone/%s", t->root,
+                                         *part_path ? "/" : "", part_path, file_name)
+                           : pm_asprintf("%s%s%s/bucket-%d/%s", t->root, *part_path ? "/" : "",
+                                         part_path, (int)bucket, file_name);
   if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   *out = p;
   return 0;

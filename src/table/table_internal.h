@@ -14,20 +14,20 @@ struct paimon_table {
   atomic_int refs;
   paimon_fs *fs;
   bool own_fs;
-  char *path;      /* table root as given */
-  char *root;      /* table root, scheme stripped for the local fs */
-  char *branch;    /* NULL for main */
-  char *meta_dir;  /* root, or root/branch/branch-<b>, holding schema/ and snapshot/ */
+  char *path;        /* table root as given */
+  char *root;        /* table root, scheme stripped for the local fs */
+  char *branch;      /* NULL for main */
+  char *meta_dir;    /* root, or root/branch/branch-<b>, holding schema/ and snapshot/ */
   pm_schema *schema; /* latest schema of meta_dir */
   int32_t nremaps;
   char **remap_from;
   char **remap_to;
   int64_t batch_size;
-  char *fallback_branch;  /* scan.fallback-branch, when followed */
+  char *fallback_branch;       /* scan.fallback-branch, when followed */
   pthread_mutex_t schema_lock; /* guards the parsed-schema cache below */
   size_t nschemas;
-  pm_schema **schemas;    /* parsed schemas of meta_dir, shared (pm_schema_ref) */
-  const char **pk_names;  /* borrowed from schema */
+  pm_schema **schemas;   /* parsed schemas of meta_dir, shared (pm_schema_ref) */
+  const char **pk_names; /* borrowed from schema */
   const char **part_names;
 };
 
@@ -77,8 +77,8 @@ struct paimon_split {
   bool raw_convertible; /* primary key: one sorted run without retracts; read without merging */
   size_t nfiles;
   pm_data_file *files;
-  char **paths;   /* resolved path per file */
-  pm_dv_ref *dvs; /* per file */
+  char **paths;            /* resolved path per file */
+  pm_dv_ref *dvs;          /* per file */
   struct pm_mem_part *mem; /* pinned real-time memory rows; NULL for disk-only splits */
 };
 

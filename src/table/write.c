@@ -178,7 +178,8 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   }
   const char *bf = wopt(w, opts, "bucket-function.type", "default");
   if (strcasecmp(bf, "default") != 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path, bf);
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path,
+                 bf);
     goto fail;
   }
   static const char *const refused[] = {"row-tracking.enabled", "data-evolution.enabled",
@@ -191,7 +192,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
     }
   w->num_buckets = (int32_t)nb;
   PM_CHECK(pm_sub_row(w->row, t->schema->partition_keys, t->schema->npartition_keys, &w->part_type,
-                   &w->part_idx, err),
+                      &w->part_idx, err),
            fail);
   if (nb > 0) {
     const char *bk = wopt(w, opts, "bucket-key", NULL);
@@ -210,8 +211,8 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
     }
     if (!bk || !*bk) {
       pm_free(trimmed);
-      rc = pm_fail(err, PAIMON_EINVAL, "%s: append tables with bucket=%ld need the bucket-key option",
-                   t->path, nb);
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "%s: append tables with bucket=%ld need the bucket-key option", t->path, nb);
       goto fail;
     }
     char *copy = pm_strdup(bk);
@@ -228,18 +229,23 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   }
   const char *fmt = wopt(w, opts, "file.format", "parquet");
   PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
-  w->file_ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
+  w->file_ext = w->format == PM_FORMAT_PARQUET ? "parquet"
+                : w->format == PM_FORMAT_ORC   ? "orc"
+                                               : "avro";
   pm_format_write_opts_default(&w->wopts);
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
-  w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
+  w->wopts.compression_level =
+      (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads = (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
+  w->wopts.compress_threads =
+      (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
   w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
   const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
   if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
   else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;
   else {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet", t->path, sm);
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
+                 t->path, sm);
     goto fail;
   }
   w->default_part = wopt(w, opts, "partition.default-name", "__DEFAULT_PARTITION__");
@@ -305,7 +311,8 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
                   bucket_writer **out, paimon_error *err) {
   for (size_t i = 0; i < w->nbws; i++) {
     bucket_writer *bw = w->bws[i];
-    if (bw->bucket == bucket && bw->partition_len == plen && memcmp(bw->partition, part, plen) == 0) {
+    if (bw->bucket == bucket && bw->partition_len == plen &&
+        memcmp(bw->partition, part, plen) == 0) {
       *out = bw;
       return 0;
     }
@@ -326,8 +333,9 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
   memcpy(bw->partition, part, plen);
   pm_binrow prow;
   int rc = pm_binrow_view(&prow, part, plen, err);
-  if (rc == 0) rc = pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part,
-                                      &bw->part_path, err);
+  if (rc == 0)
+    rc = pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &bw->part_path,
+                           err);
   if (rc == 0) rc = pm_partition_path_check(w->part_type, bw->part_path, err);
   if (rc == 0) rc = restore_seq(w, bw, err);
   if (rc) {
@@ -403,10 +411,11 @@ static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **col
                     paimon_error *err) {
   if (len == 0) return 0;
   if (!bw->fw) {
-    bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid, (long long)w->file_counter++,
-                               w->file_ext);
+    bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid,
+                               (long long)w->file_counter++, w->file_ext);
     if (!bw->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    PM_TRY(pm_table_data_path(w->t, bw->part_path, bw->bucket, bw->cur_name, NULL, &bw->cur_path, err));
+    PM_TRY(pm_table_data_path(w->t, bw->part_path, bw->bucket, bw->cur_name, NULL, &bw->cur_path,
+                              err));
     PM_TRY(pm_format_create(&bw->fw, w->format, w->t->fs, bw->cur_path, w->row, &w->wopts, err));
     bw->cur_rows = 0;
     bw->cur_min_seq = bw->next_seq;
@@ -415,14 +424,22 @@ static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **col
     PM_TRY(pm_col_acc_update(&bw->accs[i], w->row->fields[i].type, cols[i], err));
   /* a borrowed struct view over the columns */
   const void *nobuf[1] = {NULL};
-  struct ArrowArray view = {.length = len, .null_count = 0, .offset = 0, .n_buffers = 1,
-                            .n_children = w->row->nfields, .buffers = nobuf, .children = cols,
-                            .dictionary = NULL, .release = NULL, .private_data = NULL};
+  struct ArrowArray view = {.length = len,
+                            .null_count = 0,
+                            .offset = 0,
+                            .n_buffers = 1,
+                            .n_children = w->row->nfields,
+                            .buffers = nobuf,
+                            .children = cols,
+                            .dictionary = NULL,
+                            .release = NULL,
+                            .private_data = NULL};
   int rc = bw->fw->ops->write(bw->fw, &view, err);
   if (rc) return pm_fail_ctx(err, rc, "%s", bw->cur_path);
   bw->cur_rows += len;
   bw->next_seq += len;
-  if (bw->fw->ops->estimated_size(bw->fw) >= w->target_file_size) PM_TRY(bw_finish_file(w, bw, err));
+  if (bw->fw->ops->estimated_size(bw->fw) >= w->target_file_size)
+    PM_TRY(bw_finish_file(w, bw, err));
   return 0;
 }
 
@@ -439,7 +456,8 @@ static bool same_arrow_shape(const struct ArrowSchema *a, const struct ArrowSche
 int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
                    const struct ArrowSchema *schema, int64_t first_child, struct ArrowArray **cols,
                    struct ArrowArray *owned, paimon_error *err) {
-  if (!batch || !schema || strcmp(schema->format, "+s") != 0 || batch->n_children != schema->n_children)
+  if (!batch || !schema || strcmp(schema->format, "+s") != 0 ||
+      batch->n_children != schema->n_children)
     return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
   const pm_type *row = w->row;
   int32_t n = row->nfields;
@@ -448,7 +466,8 @@ int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
   struct ArrowSchema expect;
   memset(&expect, 0, sizeof expect);
   PM_TRY(pm_type_to_arrow(row, NULL, &expect, err));
-  if (batch->offset != 0) rc = pm_fail(err, PAIMON_EINVAL, "sliced struct batches are not supported");
+  if (batch->offset != 0)
+    rc = pm_fail(err, PAIMON_EINVAL, "sliced struct batches are not supported");
   for (int32_t i = 0; i < n && rc == 0; i++) {
     const char *name = row->fields[i].name;
     int64_t j = first_child;
@@ -456,7 +475,8 @@ int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
       if (schema->children[j]->name && strcmp(schema->children[j]->name, name) == 0) break;
     if (j == schema->n_children) {
       if (!row->fields[i].type->nullable) {
-        rc = pm_fail(err, PAIMON_EINVAL, "column '%s' is NOT NULL but missing from the batch", name);
+        rc =
+            pm_fail(err, PAIMON_EINVAL, "column '%s' is NOT NULL but missing from the batch", name);
         break;
       }
       rc = pm_array_make_nulls(row->fields[i].type, len, &owned[i], err);
@@ -464,8 +484,9 @@ int pm_writer_bind(paimon_writer *w, const struct ArrowArray *batch,
       continue;
     }
     if (!same_arrow_shape(schema->children[j], expect.children[i])) {
-      rc = pm_fail(err, PAIMON_EINVAL, "column '%s': Arrow type '%s' does not match the table's '%s'",
-                   name, schema->children[j]->format, expect.children[i]->format);
+      rc = pm_fail(err, PAIMON_EINVAL,
+                   "column '%s': Arrow type '%s' does not match the table's '%s'", name,
+                   schema->children[j]->format, expect.children[i]->format);
       break;
     }
     cols[i] = batch->children[j];
@@ -511,7 +532,8 @@ int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_
   /* Unpartitioned: one partition row for the whole batch; with a single bucket too,
    * every row lands in group 0 and nothing needs to be hashed. */
   bool one_part = w->part_type->nfields == 0;
-  if (rc == 0 && one_part && len > 0) rc = pm_binrow_build(w->part_type, pcols, 0, true, &w->partbuf, err);
+  if (rc == 0 && one_part && len > 0)
+    rc = pm_binrow_build(w->part_type, pcols, 0, true, &w->partbuf, err);
   if (rc == 0 && one_part && len > 0 && w->num_buckets <= 1) {
     r->parts = pm_calloc(1, sizeof *r->parts);
     r->plens = pm_calloc(1, sizeof *r->plens);
@@ -619,8 +641,8 @@ static int ensure_pkw(paimon_writer *w, paimon_error *err) {
   return pm_pk_writer_new(&w->pkw, w->t, w->commit_user, w->opts_copy, err);
 }
 
-static int write_pk(paimon_writer *w, const struct ArrowArray *batch, const struct ArrowSchema *schema,
-                    paimon_error *err) {
+static int write_pk(paimon_writer *w, const struct ArrowArray *batch,
+                    const struct ArrowSchema *schema, paimon_error *err) {
   PM_TRY(ensure_pkw(w, err));
   int32_t n = w->row->nfields;
   struct ArrowArray *owned = pm_calloc((size_t)n + 1, sizeof *owned);
@@ -644,8 +666,9 @@ static int write_pk(paimon_writer *w, const struct ArrowArray *batch, const stru
 int paimon_writer_compact(paimon_writer *w, int full, paimon_error *err) {
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier; create a new one");
   if (!w->pk)
-    return pm_fail(err, PAIMON_EINVAL, "paimon_writer_compact is for primary-key tables; append tables "
-                                       "use paimon_table_compact_append");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "paimon_writer_compact is for primary-key tables; append tables "
+                   "use paimon_table_compact_append");
   PM_TRY(ensure_pkw(w, err));
   return pm_pk_writer_compact(w->pkw, NULL, 0, 0, full != 0, true, err);
 }
@@ -715,7 +738,8 @@ int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
   (void)commit_identifier;
   *out = NULL;
   if (w->ext.write)
-    return pm_fail(err, PAIMON_EINVAL, "real-time writers prepare with paimon_realtime_prepare_commit");
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time writers prepare with paimon_realtime_prepare_commit");
   if (w->pk) {
     if (!w->pkw) return pm_commit_messages_new(out, err); /* nothing written */
     return pm_pk_writer_prepare(w->pkw, false, out, err);
@@ -799,7 +823,8 @@ int64_t paimon_commit_messages_row_count(const paimon_commit_messages *m) {
 int paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_commit_messages *src,
                                  paimon_error *err) {
   int rc = 0;
-  for (size_t i = 0; src && i < src->n && rc == 0; i++) rc = pm_commit_messages_push(dst, &src->v[i], err);
+  for (size_t i = 0; src && i < src->n && rc == 0; i++)
+    rc = pm_commit_messages_push(dst, &src->v[i], err);
   paimon_commit_messages_free(src);
   return rc;
 }

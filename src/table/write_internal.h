@@ -82,7 +82,7 @@ typedef struct pm_route {
   uint8_t **parts; /* serialized partition BinaryRow per group */
   size_t *plens;
   int32_t *buckets;
-  int32_t *group;  /* per row */
+  int32_t *group; /* per row */
 } pm_route;
 
 /* Maps the batch's children (from index first_child on, by name) to the table columns:

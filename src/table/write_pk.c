@@ -74,7 +74,8 @@ static void dfvec_clear(dfvec *d) {
 
 static ssize_t dfvec_find(const dfvec *d, const char *name, int32_t level) {
   for (size_t i = 0; i < d->n; i++)
-    if ((level < 0 || d->v[i].level == level) && strcmp(d->v[i].file_name, name) == 0) return (ssize_t)i;
+    if ((level < 0 || d->v[i].level == level) && strcmp(d->v[i].file_name, name) == 0)
+      return (ssize_t)i;
   return -1;
 }
 
@@ -118,7 +119,7 @@ struct pm_pk_writer {
   int32_t *bkey_idx;
   pm_type *key_type; /* ROW of _KEY_<k> */
   int32_t nkeys;
-  int32_t *key_idx;  /* key field -> table column */
+  int32_t *key_idx; /* key field -> table column */
   const pm_type **key_types;
   pm_type *kv_type;
   pm_mt_keycmp kc;
@@ -173,7 +174,8 @@ struct pk_task {
 const char *pm_pk_writer_failed_reason(const pm_pk_writer *w) { return w->failed; }
 
 static int fail_terminal(pm_pk_writer *w, int rc, paimon_error *err) {
-  if (!w->failed) w->failed = pm_strdup(err && err->message[0] ? err->message : paimon_strerror(rc));
+  if (!w->failed)
+    w->failed = pm_strdup(err && err->message[0] ? err->message : paimon_strerror(rc));
   return rc;
 }
 
@@ -321,9 +323,11 @@ static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *
     o->rows = o->del_rows = 0;
     o->min_seq = INT64_MAX;
     o->max_seq = INT64_MIN;
-    PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, 0, true, &o->min_key, err));
+    PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, 0, true, &o->min_key,
+                           err));
   }
-  PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, len - 1, true, &o->max_key, err));
+  PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, len - 1, true,
+                         &o->max_key, err));
   const struct ArrowArray *sa = kv[nk], *ka = kv[nk + 1];
   const int64_t *seq = (const int64_t *)sa->buffers[1] + sa->offset;
   const int8_t *kind = (const int8_t *)ka->buffers[1] + ka->offset;
@@ -332,13 +336,21 @@ static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *
     if (seq[i] > o->max_seq) o->max_seq = seq[i];
     o->del_rows += kind[i] == PM_KIND_UPDATE_BEFORE || kind[i] == PM_KIND_DELETE;
   }
-  for (int32_t k = 0; k < nk; k++) PM_TRY(pm_col_acc_update(&o->kacc[k], w->key_types[k], kv[k], err));
+  for (int32_t k = 0; k < nk; k++)
+    PM_TRY(pm_col_acc_update(&o->kacc[k], w->key_types[k], kv[k], err));
   for (int32_t f = 0; f < w->nf; f++)
     PM_TRY(pm_col_acc_update(&o->vacc[f], w->row->fields[f].type, kv[nk + 2 + f], err));
   const void *nobuf[1] = {NULL};
-  struct ArrowArray view = {.length = len, .null_count = 0, .offset = 0, .n_buffers = 1,
-                            .n_children = w->kv_type->nfields, .buffers = nobuf, .children = kv,
-                            .dictionary = NULL, .release = NULL, .private_data = NULL};
+  struct ArrowArray view = {.length = len,
+                            .null_count = 0,
+                            .offset = 0,
+                            .n_buffers = 1,
+                            .n_children = w->kv_type->nfields,
+                            .buffers = nobuf,
+                            .children = kv,
+                            .dictionary = NULL,
+                            .release = NULL,
+                            .private_data = NULL};
   int rc = o->fw->ops->write(o->fw, &view, err);
   if (rc) return pm_fail_ctx(err, rc, "%s", o->path);
   o->rows += len;
@@ -458,12 +470,13 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     if (nb == -1) {
       rc = pm_fail(err, PAIMON_EUNSUPPORTED,
                    "%s: bucket=-1 (dynamic bucket mode) is not supported for primary-key writes; "
-                   "set a fixed 'bucket' count", t->path);
+                   "set a fixed 'bucket' count",
+                   t->path);
       goto fail;
     }
     if (nb == -2) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket=-2 (postpone bucket mode) is not supported",
-                   t->path);
+      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: bucket=-2 (postpone bucket mode) is not supported", t->path);
       goto fail;
     }
     w->num_buckets = (int32_t)nb;
@@ -473,7 +486,8 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     const char *engine = wopt(w, opts, "merge-engine", "deduplicate");
     const char *cp = wopt(w, opts, "changelog-producer", "none");
     if (strcasecmp(bf, "default") != 0) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path, bf);
+      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported",
+                   t->path, bf);
       goto fail;
     }
     if (strcasecmp(engine, "first-row") == 0) {
@@ -492,24 +506,29 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
                                                "data-evolution.enabled"};
     for (size_t i = 0; i < sizeof refused_true / sizeof *refused_true; i++)
       if (opt_true(w, opts, refused_true[i])) {
-        rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: writing primary-key tables with %s=true is not supported yet",
-                     t->path, refused_true[i]);
+        rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: writing primary-key tables with %s=true is not supported yet", t->path,
+                     refused_true[i]);
         goto fail;
       }
-    static const char *const refused_set[] = {"full-compaction.delta-commits", "rowkind.field",
-                                              "record-level.expire-time", "compaction.optimization-interval",
-                                              "compaction.total-size-threshold", "file.format.per.level",
-                                              "sequence.snapshot-ordering"};
+    static const char *const refused_set[] = {
+        "full-compaction.delta-commits",   "rowkind.field",
+        "record-level.expire-time",        "compaction.optimization-interval",
+        "compaction.total-size-threshold", "file.format.per.level",
+        "sequence.snapshot-ordering"};
     for (size_t i = 0; i < sizeof refused_set / sizeof *refused_set; i++) {
       const char *v = wopt(w, opts, refused_set[i], NULL);
       if (v && *v && strcmp(v, "false") != 0) {
-        rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: option %s=%s is not supported for primary-key writes yet",
-                     t->path, refused_set[i], v);
+        rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: option %s=%s is not supported for primary-key writes yet", t->path,
+                     refused_set[i], v);
         goto fail;
       }
     }
   }
-  PM_CHECK(pm_sub_row(w->row, s->partition_keys, s->npartition_keys, &w->part_type, &w->part_idx, err), fail);
+  PM_CHECK(
+      pm_sub_row(w->row, s->partition_keys, s->npartition_keys, &w->part_type, &w->part_idx, err),
+      fail);
   /* trimmed primary key: primary key minus partition keys */
   w->key_type = pm_type_new_row(false);
   w->kv_type = pm_type_new_row(false);
@@ -527,12 +546,14 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     if (is_part) continue;
     int f = pm_row_find(w->row, s->primary_keys[k]);
     if (f < 0 || w->nkeys >= 256) {
-      rc = pm_fail(err, PAIMON_EINVAL, "%s: primary key '%s' is not a column", t->path, s->primary_keys[k]);
+      rc = pm_fail(err, PAIMON_EINVAL, "%s: primary key '%s' is not a column", t->path,
+                   s->primary_keys[k]);
       goto fail;
     }
     if (!pm_mt_type_comparable(w->row->fields[f].type)) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: primary key '%s' has a type that cannot be ordered",
-                   t->path, s->primary_keys[k]);
+      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: primary key '%s' has a type that cannot be ordered", t->path,
+                   s->primary_keys[k]);
       goto fail;
     }
     char *name = pm_asprintf("_KEY_%s", w->row->fields[f].name);
@@ -540,9 +561,11 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto fail;
     }
-    rc = add_field(w->key_type, KEY_FIELD_ID_START + w->row->fields[f].id, name, w->row->fields[f].type, true, err);
+    rc = add_field(w->key_type, KEY_FIELD_ID_START + w->row->fields[f].id, name,
+                   w->row->fields[f].type, true, err);
     if (rc == 0)
-      rc = add_field(w->kv_type, KEY_FIELD_ID_START + w->row->fields[f].id, name, w->row->fields[f].type, true, err);
+      rc = add_field(w->kv_type, KEY_FIELD_ID_START + w->row->fields[f].id, name,
+                     w->row->fields[f].type, true, err);
     pm_free(name);
     if (rc) goto fail;
     trimmed[w->nkeys] = s->primary_keys[k];
@@ -569,8 +592,9 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
       goto fail;
     }
     for (int32_t f = 0; f < w->nf; f++)
-      PM_CHECK(add_field(w->kv_type, w->row->fields[f].id, w->row->fields[f].name, w->row->fields[f].type,
-                         false, err), fail);
+      PM_CHECK(add_field(w->kv_type, w->row->fields[f].id, w->row->fields[f].name,
+                         w->row->fields[f].type, false, err),
+               fail);
   }
   {
     const char *bk = wopt(w, opts, "bucket-key", NULL);
@@ -579,7 +603,8 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
       char *names[64];
       int32_t nn = 0;
       char *save = NULL;
-      for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && nn < 64; tok = strtok_r(NULL, ",", &save)) {
+      for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && nn < 64;
+           tok = strtok_r(NULL, ",", &save)) {
         while (*tok == ' ') tok++;
         names[nn++] = tok;
       }
@@ -591,18 +616,21 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
       PM_CHECK(pm_sub_row(w->row, trimmed, w->nkeys, &w->bkey_type, &w->bkey_idx, err), fail);
     }
   }
-  PM_CHECK(pm_mt_engine_new(&w->engine, w->row, (const char *const *)s->primary_keys, s->nprimary_keys,
-                            (const char *const *)s->option_keys, (const char *const *)s->option_values,
-                            s->noptions, err), fail);
+  PM_CHECK(pm_mt_engine_new(&w->engine, w->row, (const char *const *)s->primary_keys,
+                            s->nprimary_keys, (const char *const *)s->option_keys,
+                            (const char *const *)s->option_values, s->noptions, err),
+           fail);
   PM_CHECK(pm_mt_reducer_new(&w->red, w->engine, err), fail);
   const char *fmt = wopt(w, opts, "file.format", "parquet");
   PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
   w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
   pm_format_write_opts_default(&w->wopts);
   w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
-  w->wopts.compression_level = (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
+  w->wopts.compression_level =
+      (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
   w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads = (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
+  w->wopts.compress_threads =
+      (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
   w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "128mb"), 128LL << 20);
   w->buffer_size = pm_parse_size(wopt(w, opts, "write-buffer-size", "256mb"), 256LL << 20);
   {
@@ -614,18 +642,25 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
   else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;
   else {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet", t->path, sm);
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
+                 t->path, sm);
     goto fail;
   }
-  PM_CHECK(opt_int(w, opts, "num-sorted-run.compaction-trigger", 5, 1, &w->pick.trigger, err), fail);
-  PM_CHECK(opt_int(w, opts, "num-sorted-run.stop-trigger", w->pick.trigger + 3, 1, &w->stop_trigger, err), fail);
+  PM_CHECK(opt_int(w, opts, "num-sorted-run.compaction-trigger", 5, 1, &w->pick.trigger, err),
+           fail);
+  PM_CHECK(opt_int(w, opts, "num-sorted-run.stop-trigger", w->pick.trigger + 3, 1, &w->stop_trigger,
+                   err),
+           fail);
   if (w->stop_trigger < w->pick.trigger) w->stop_trigger = w->pick.trigger;
   PM_CHECK(opt_int(w, opts, "num-levels", w->pick.trigger + 1, 2, &w->num_levels, err), fail);
-  PM_CHECK(opt_int(w, opts, "compaction.max-size-amplification-percent", 200, 0, &w->pick.max_size_amp, err), fail);
+  PM_CHECK(opt_int(w, opts, "compaction.max-size-amplification-percent", 200, 0,
+                   &w->pick.max_size_amp, err),
+           fail);
   PM_CHECK(opt_int(w, opts, "compaction.size-ratio", 1, 0, &w->pick.size_ratio, err), fail);
   w->write_only = opt_true(w, opts, "write-only");
   w->force_compact = opt_true(w, opts, "commit.force-compact");
-  w->ignore_delete = opt_true(w, opts, "ignore-delete") || opt_true(w, opts, "deduplicate.ignore-delete") ||
+  w->ignore_delete = opt_true(w, opts, "ignore-delete") ||
+                     opt_true(w, opts, "deduplicate.ignore-delete") ||
                      opt_true(w, opts, "partial-update.ignore-delete") ||
                      opt_true(w, opts, "first-row.ignore-delete");
   w->ignore_ub = opt_true(w, opts, "ignore-update-before");
@@ -675,7 +710,8 @@ static size_t buffer_bytes(const pm_pk_writer *w, const pk_bucket *b) {
 
 static void delete_file(pm_pk_writer *w, const pk_bucket *b, const pm_data_file *f) {
   char *path = NULL;
-  if (pm_table_data_path(w->t, b->part_path, b->bucket, f->file_name, f->external_path, &path, NULL) == 0)
+  if (pm_table_data_path(w->t, b->part_path, b->bucket, f->file_name, f->external_path, &path,
+                         NULL) == 0)
     w->t->fs->remove(w->t->fs, path, NULL);
   pm_free(path);
 }
@@ -733,7 +769,8 @@ static int restore_files(pm_pk_writer *w, const uint8_t *part, size_t plen, int3
   for (size_t i = 0; w->plan && i < w->plan->nsplits; i++) {
     paimon_split *sp = w->plan->splits[i];
     if (sp->branch) continue; /* scan.fallback-branch: another branch's files */
-    if (sp->bucket == bucket && sp->partition_len == plen && memcmp(sp->partition, part, plen) == 0) {
+    if (sp->bucket == bucket && sp->partition_len == plen &&
+        memcmp(sp->partition, part, plen) == 0) {
       *files = sp->files;
       *n = sp->nfiles;
       return 0;
@@ -774,7 +811,9 @@ static int get_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t
   {
     pm_binrow prow;
     PM_CHECK(pm_binrow_view(&prow, part, plen, err), fail);
-    PM_CHECK(pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &b->part_path, err), fail);
+    PM_CHECK(
+        pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &b->part_path, err),
+        fail);
     PM_CHECK(pm_partition_path_check(w->part_type, b->part_path, err), fail);
   }
   {
@@ -840,7 +879,8 @@ static void crun_free(void *ctx) {
 static int crun_open(crun *r, paimon_error *err) {
   pm_pk_writer *w = r->tk->w;
   const pm_data_file *f = r->files[r->cur];
-  PM_TRY(pm_table_data_path(w->t, r->tk->part_path, r->tk->bucket, f->file_name, f->external_path, &r->path, err));
+  PM_TRY(pm_table_data_path(w->t, r->tk->part_path, r->tk->bucket, f->file_name, f->external_path,
+                            &r->path, err));
   pm_format_kind kind;
   int rc = pm_format_from_name(f->file_name, &kind, err);
   if (rc) return pm_fail_ctx(err, rc, "%s", r->path);
@@ -852,7 +892,8 @@ static int crun_open(crun *r, paimon_error *err) {
     r->read_type = pm_type_new_row(false);
     r->src = pm_calloc((size_t)kv->nfields, sizeof(int32_t));
     r->cast_from = pm_calloc((size_t)kv->nfields, sizeof(pm_type *));
-    if (!r->read_type || !r->src || !r->cast_from) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (!r->read_type || !r->src || !r->cast_from)
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     for (int32_t c = 0; c < kv->nfields && rc == 0; c++) {
       const pm_field *want = &kv->fields[c];
       r->src[c] = -1;
@@ -861,8 +902,8 @@ static int crun_open(crun *r, paimon_error *err) {
       if (c < w->nkeys) {
         int ff = pm_row_find_id(fs->row, want->id - KEY_FIELD_ID_START);
         if (ff < 0) {
-          rc = pm_fail(err, PAIMON_ECORRUPT, "%s: key column id %d missing from schema %lld", r->path,
-                       (int)(want->id - KEY_FIELD_ID_START), (long long)f->schema_id);
+          rc = pm_fail(err, PAIMON_ECORRUPT, "%s: key column id %d missing from schema %lld",
+                       r->path, (int)(want->id - KEY_FIELD_ID_START), (long long)f->schema_id);
           break;
         }
         have = &fs->row->fields[ff];
@@ -896,7 +937,8 @@ static int crun_open(crun *r, paimon_error *err) {
   memset(&ro, 0, sizeof ro);
   ro.batch_size = 4096;
   ro.orc_timezone = "UTC";
-  ro.orc_ltz_legacy = strcmp(pm_table_opt(w->t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
+  ro.orc_ltz_legacy =
+      strcmp(pm_table_opt(w->t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
   return pm_format_open(&r->rd, kind, w->t->fs, r->path, rt, &ro, err);
 }
 
@@ -912,7 +954,8 @@ static int crun_convert(crun *r, struct ArrowArray *in, struct ArrowArray *out, 
   for (int32_t c = 0; c < n && rc == 0; c++) {
     const pm_type *want = kv->fields[c].type;
     if (r->src[c] < 0) rc = pm_array_make_nulls(want, in->length, &kids[c], err);
-    else if (r->cast_from[c]) rc = pm_array_cast(in->children[r->src[c]], r->cast_from[c], want, &kids[c], err);
+    else if (r->cast_from[c])
+      rc = pm_array_cast(in->children[r->src[c]], r->cast_from[c], want, &kids[c], err);
     else pm_array_move(in->children[r->src[c]], &kids[c]);
   }
   int64_t len = in->length;
@@ -987,7 +1030,8 @@ static int task_rewrite(pk_task *tk, const pm_mt_step *st, paimon_error *err) {
       break;
     }
     pm_mt_kvmerge *m = NULL;
-    rc = pm_mt_kvmerge_new(&m, w->engine, w->kv_type, w->nkeys, runs, made, tk->drop_delete, 4096, err);
+    rc = pm_mt_kvmerge_new(&m, w->engine, w->kv_type, w->nkeys, runs, made, tk->drop_delete, 4096,
+                           err);
     pm_free(runs);
     while (rc == 0) {
       struct ArrowArray b;
@@ -1088,7 +1132,8 @@ static int submit(pm_pk_writer *w, pk_bucket *b, const pm_mt_unit *u, paimon_err
   int rc = 0;
   if (!tk->part_path || !tk->inputs || !fl) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < u->nfiles && rc == 0; i++) {
-    if (pm_data_file_copy(&tk->inputs[i], u->files[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_data_file_copy(&tk->inputs[i], u->files[i]))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     else tk->ninputs++;
     fl[i] = &tk->inputs[i];
   }
@@ -1120,7 +1165,8 @@ static int submit(pm_pk_writer *w, pk_bucket *b, const pm_mt_unit *u, paimon_err
 
 /* Java MergeTreeWriter.updateCompactResult + Levels.update. */
 static int apply_result(pm_pk_writer *w, pk_bucket *b, pk_task *tk, paimon_error *err) {
-  PM_TRY(pm_mt_levels_update(&b->levels, tk->before.v, tk->before.n, tk->after.v, tk->after.n, err));
+  PM_TRY(
+      pm_mt_levels_update(&b->levels, tk->before.v, tk->before.n, tk->after.v, tk->after.n, err));
   for (size_t i = 0; i < tk->before.n; i++) {
     const pm_data_file *f = &tk->before.v[i];
     ssize_t k = dfvec_find(&b->cafter, f->file_name, f->level);
@@ -1134,14 +1180,16 @@ static int apply_result(pm_pk_writer *w, pk_bucket *b, pk_task *tk, paimon_error
       ssize_t j = dfvec_find(&b->cbefore, f->file_name, -1);
       if (j >= 0) {
         pm_data_file_clear(&b->cbefore.v[j]);
-        if (pm_data_file_copy(&b->cbefore.v[j], f)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        if (pm_data_file_copy(&b->cbefore.v[j], f))
+          return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       } else if (dfvec_copy(&b->cbefore, f)) {
         return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
     }
   }
   for (size_t i = 0; i < tk->after.n; i++)
-    if (dfvec_copy(&b->cafter, &tk->after.v[i])) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (dfvec_copy(&b->cafter, &tk->after.v[i]))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   return 0;
 }
 
@@ -1157,8 +1205,9 @@ static int sync_bucket(pm_pk_writer *w, pk_bucket *b, bool blocking, paimon_erro
   b->task = NULL;
   if (tk->rc) {
     b->compact_rc = tk->rc;
-    snprintf(b->compact_msg, sizeof b->compact_msg, "compaction of bucket %d of '%.100s' failed: %.360s",
-             (int)b->bucket, b->part_path, tk->err.message);
+    snprintf(b->compact_msg, sizeof b->compact_msg,
+             "compaction of bucket %d of '%.100s' failed: %.360s", (int)b->bucket, b->part_path,
+             tk->err.message);
     task_free(w, tk, true);
     return 0;
   }
@@ -1205,7 +1254,8 @@ static int freeze(pm_pk_writer *w, pk_bucket *b, paimon_error *err) {
 
 /* Sorts and reduces the frozen buffer and writes level-0 files into `o`. A merge-function
  * error sets *merge_error. */
-static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error, paimon_error *err) {
+static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error,
+                        paimon_error *err) {
   int64_t n = b->frozen_n;
   const struct ArrowArray *const *cols = (const struct ArrowArray *const *)b->frozen.children;
   const int8_t *kinds = (const int8_t *)b->frozen_kinds.data;
@@ -1220,8 +1270,8 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
     seq_types[k] = w->row->fields[seqf[k]].type;
   }
   const char *so = pm_table_opt(w->t, "sequence.field.sort-order", "ascending");
-  pm_mt_sort_spec spec = {w->nkeys, w->key_types, keys, nseq, seq_types, seqs,
-                          strcmp(so, "descending") != 0};
+  pm_mt_sort_spec spec = {
+      w->nkeys, w->key_types, keys, nseq, seq_types, seqs, strcmp(so, "descending") != 0};
   int rc = 0;
   pm_mt_reduced red;
   memset(&red, 0, sizeof red);
@@ -1237,14 +1287,15 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
     goto done;
   }
   for (int32_t f = 0; f < w->nf && rc == 0; f++)
-    if (pm_col_init(&outc[f], w->row->fields[f].type)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_col_init(&outc[f], w->row->fields[f].type))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc == 0 && (pm_col_init(&outc[w->nf], seqt) || pm_col_init(&outc[w->nf + 1], kindt)))
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) goto done;
   /* reduce each key (ReducerMergeFunctionWrapper: single records pass unchanged) */
   bool dedup_last = pm_mt_engine_kind_of(w->engine) == PM_MT_DEDUPLICATE && !w->ignore_delete;
-  rc = pm_mt_reduce_buffer(w->red, w->row, &spec, cols, kinds, NULL, b->frozen_base, n, dedup_last, &red,
-                           merge_error, err);
+  rc = pm_mt_reduce_buffer(w->red, w->row, &spec, cols, kinds, NULL, b->frozen_base, n, dedup_last,
+                           &red, merge_error, err);
   if (rc) goto done;
   int64_t nout = red.n, ncomp = red.ncomp;
   const int64_t *refs = red.refs, *oseq = red.seq;
@@ -1343,7 +1394,9 @@ static int flush_bucket(pm_pk_writer *w, pk_bucket *b, bool wait, bool full, pai
 
 static int parse_kinds(pm_pk_writer *w, const struct ArrowArray *k, const char *fmt, int64_t len,
                        paimon_error *err) {
-  PM_TRY(pm_buf_resize(&w->kindbuf, (size_t)(len ? len : 1)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0);
+  PM_TRY(pm_buf_resize(&w->kindbuf, (size_t)(len ? len : 1))
+             ? pm_fail(err, PAIMON_ENOMEM, "out of memory")
+             : 0);
   int8_t *out = (int8_t *)w->kindbuf.data;
   if (!k) {
     memset(out, PM_KIND_INSERT, (size_t)len);
@@ -1352,9 +1405,11 @@ static int parse_kinds(pm_pk_writer *w, const struct ArrowArray *k, const char *
   if (!fmt || k->length < len || k->n_buffers < 2 || !k->buffers[1])
     return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: malformed column");
   bool str = strcmp(fmt, "u") == 0;
-  if (str && (k->n_buffers < 3 || !k->buffers[2])) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: malformed column");
+  if (str && (k->n_buffers < 3 || !k->buffers[2]))
+    return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: malformed column");
   for (int64_t i = 0; i < len; i++) {
-    if (!pm_arr_is_valid(k, i)) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld is null", (long long)i);
+    if (!pm_arr_is_valid(k, i))
+      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld is null", (long long)i);
     int64_t v;
     if (str) {
       int32_t n;
@@ -1363,14 +1418,19 @@ static int parse_kinds(pm_pk_writer *w, const struct ArrowArray *k, const char *
       else if (n == 2 && p[0] == '-' && p[1] == 'U') v = 1;
       else if (n == 2 && p[0] == '+' && p[1] == 'U') v = 2;
       else if (n == 2 && p[0] == '-' && p[1] == 'D') v = 3;
-      else return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: '%.*s' is not +I, -U, +U or -D",
-                          (long long)i, n > 16 ? 16 : (int)n, (const char *)p);
+      else
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: '%.*s' is not +I, -U, +U or -D",
+                       (long long)i, n > 16 ? 16 : (int)n, (const char *)p);
     } else if (strcmp(fmt, "c") == 0) v = PM_ARR_FIXED(k, int8_t, i);
     else if (strcmp(fmt, "s") == 0) v = PM_ARR_FIXED(k, int16_t, i);
     else if (strcmp(fmt, "i") == 0) v = PM_ARR_FIXED(k, int32_t, i);
     else if (strcmp(fmt, "l") == 0) v = PM_ARR_FIXED(k, int64_t, i);
-    else return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: Arrow type '%s' is not an integer or string", fmt);
-    if (v < 0 || v > 3) return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: %lld is not 0..3", (long long)i, (long long)v);
+    else
+      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: Arrow type '%s' is not an integer or string",
+                     fmt);
+    if (v < 0 || v > 3)
+      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: %lld is not 0..3", (long long)i,
+                     (long long)v);
     out[i] = (int8_t)v;
   }
   return 0;
@@ -1387,8 +1447,8 @@ static pk_bucket *largest_bucket(pm_pk_writer *w) {
 }
 
 /* Appends the selected rows to a bucket's buffer. */
-static int buffer_rows(pm_pk_writer *w, pk_bucket *b, struct ArrowArray *const *cols, const int32_t *sel,
-                       int64_t cnt, const int8_t *kinds, paimon_error *err) {
+static int buffer_rows(pm_pk_writer *w, pk_bucket *b, struct ArrowArray *const *cols,
+                       const int32_t *sel, int64_t cnt, const int8_t *kinds, paimon_error *err) {
   int rc = 0;
   for (int32_t f = 0; f < w->nf && rc == 0; f++) rc = pm_mt_take(&b->buf[f], cols[f], sel, cnt);
   if (rc == 0) rc = pm_buf_reserve(&b->kinds, (size_t)cnt);
@@ -1404,11 +1464,11 @@ static int buffer_rows(pm_pk_writer *w, pk_bucket *b, struct ArrowArray *const *
 }
 
 int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t len,
-                       const struct ArrowArray *kind, const char *kind_format,
-                       paimon_error *err) {
+                       const struct ArrowArray *kind, const char *kind_format, paimon_error *err) {
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier: %s", w->failed);
   if (len <= 0) return 0;
-  if (len > INT32_MAX) return pm_fail(err, PAIMON_EINVAL, "batch of %lld rows is too large", (long long)len);
+  if (len > INT32_MAX)
+    return pm_fail(err, PAIMON_EINVAL, "batch of %lld rows is too large", (long long)len);
   PM_TRY(parse_kinds(w, kind, kind_format, len, err));
   const int8_t *kinds = (const int8_t *)w->kindbuf.data;
   int rc = 0;
@@ -1425,7 +1485,8 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
   pk_bucket *last = NULL;
   for (int64_t r = 0; r < len && rc == 0; r++) {
     int8_t kd = kinds[r];
-    if ((w->ignore_delete && pm_kind_is_retract(kd)) || (w->ignore_ub && kd == PM_KIND_UPDATE_BEFORE)) {
+    if ((w->ignore_delete && pm_kind_is_retract(kd)) ||
+        (w->ignore_ub && kd == PM_KIND_UPDATE_BEFORE)) {
       group[r] = -1; /* RowKindFilter */
       continue;
     }
@@ -1435,7 +1496,8 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
     if (rc) break;
     int32_t bk = pm_bucket_of_row(w->kbuf.data, w->kbuf.len, w->num_buckets);
     pk_bucket *b = last;
-    if (!b || b->bucket != bk || b->plen != w->pbuf.len || memcmp(b->part, w->pbuf.data, b->plen) != 0) {
+    if (!b || b->bucket != bk || b->plen != w->pbuf.len ||
+        memcmp(b->part, w->pbuf.data, b->plen) != 0) {
       rc = get_bucket(w, w->pbuf.data, w->pbuf.len, bk, &b, err);
       if (rc) break;
       last = b;
@@ -1543,7 +1605,8 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
 int pm_pk_writer_compact(pm_pk_writer *w, const uint8_t *partition, size_t partition_len,
                          int32_t bucket, bool full, bool wait, paimon_error *err) {
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier: %s", w->failed);
-  if (w->write_only) return pm_fail(err, PAIMON_EINVAL, "%s: compaction is disabled by write-only=true", w->t->path);
+  if (w->write_only)
+    return pm_fail(err, PAIMON_EINVAL, "%s: compaction is disabled by write-only=true", w->t->path);
   if (partition) {
     pk_bucket *b;
     PM_TRY(get_bucket(w, partition, partition_len, bucket, &b, err));
@@ -1587,7 +1650,8 @@ int32_t pm_pk_writer_num_runs(pm_pk_writer *w, const uint8_t *partition, size_t 
                               int32_t bucket) {
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
-    if (b->bucket == bucket && b->plen == partition_len && memcmp(b->part, partition, partition_len) == 0)
+    if (b->bucket == bucket && b->plen == partition_len &&
+        memcmp(b->part, partition, partition_len) == 0)
       return pm_mt_levels_num_runs(&b->levels);
   }
   return -1;

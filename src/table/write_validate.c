@@ -42,8 +42,8 @@ static int64_t count_chars(const uint8_t *p, int32_t n) {
 }
 
 typedef struct vctx {
-  const char *column; /* top-level column name */
-  int64_t row;        /* top-level row index in the batch */
+  const char *column;      /* top-level column name */
+  int64_t row;             /* top-level row index in the batch */
   char path[PATH_MAX_LEN]; /* where inside the column ("" at the top) */
   paimon_error *err;
 } vctx;
@@ -104,8 +104,7 @@ static int check_map_keys(vctx *v, const pm_type *kt, const struct ArrowArray *k
     pm_free(idx);
   }
   if (dup < 0) return 0;
-  return fail_at(v, "duplicate map key (entry %lld of %lld)", (long long)(dup - b),
-                 (long long)n);
+  return fail_at(v, "duplicate map key (entry %lld of %lld)", (long long)(dup - b), (long long)n);
 }
 
 static int check_value(vctx *v, const pm_type *t, const struct ArrowArray *a, int64_t i) {
@@ -119,8 +118,9 @@ static int check_value(vctx *v, const pm_type *t, const struct ArrowArray *a, in
       if (len <= t->length) return 0; /* at most one byte per character */
       int64_t chars = count_chars(p, len);
       if (chars <= t->length) return 0;
-      return fail_at(v, t->id == PM_CHAR ? "%lld characters exceed CHAR(%lld)"
-                                         : "%lld characters exceed VARCHAR(%lld)",
+      return fail_at(v,
+                     t->id == PM_CHAR ? "%lld characters exceed CHAR(%lld)"
+                                      : "%lld characters exceed VARCHAR(%lld)",
                      (long long)chars, (long long)t->length);
     }
     case PM_ARRAY: {

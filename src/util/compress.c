@@ -33,9 +33,8 @@ static int corrupt(pm_codec c, paimon_error *err, const char *what) {
 
 static int check_expected(pm_codec c, const pm_buf *dst, int64_t expected, paimon_error *err) {
   if (expected >= 0 && dst->len != (size_t)expected)
-    return pm_fail(err, PAIMON_ECORRUPT,
-                   "%s decompression produced %zu bytes, expected %lld", pm_codec_name(c),
-                   dst->len, (long long)expected);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s decompression produced %zu bytes, expected %lld",
+                   pm_codec_name(c), dst->len, (long long)expected);
   return PAIMON_OK;
 }
 
@@ -207,10 +206,12 @@ static int zstd_dec(const uint8_t *src, size_t n, int64_t expected, size_t limit
     ZSTD_outBuffer out = {at_limit ? (void *)&probe : dst->data + dst->len, at_limit ? 1 : room, 0};
     size_t r = ZSTD_decompressStream(d, &out, &in);
     if (ZSTD_isError(r)) return corrupt(PM_CODEC_ZSTD, err, ZSTD_getErrorName(r));
-    if (at_limit && out.pos > 0) return corrupt(PM_CODEC_ZSTD, err, "output exceeds the size limit");
+    if (at_limit && out.pos > 0)
+      return corrupt(PM_CODEC_ZSTD, err, "output exceeds the size limit");
     if (!at_limit) dst->len += out.pos;
     if (r == 0 && in.pos == in.size) break;
-    if (in.pos == in.size && out.pos < out.size) return corrupt(PM_CODEC_ZSTD, err, "truncated frame");
+    if (in.pos == in.size && out.pos < out.size)
+      return corrupt(PM_CODEC_ZSTD, err, "truncated frame");
   }
   return PAIMON_OK;
 }
@@ -269,8 +270,8 @@ static int lz4_hadoop_try(const uint8_t *src, size_t n, int64_t expected, size_t
       if (clen > n - pos || clen > INT_MAX) return -1;
       size_t room = raw - produced;
       if (room > INT_MAX) return -1;
-      int r = LZ4_decompress_safe((const char *)src + pos, (char *)dst->data + dst->len,
-                                  (int)clen, (int)room);
+      int r = LZ4_decompress_safe((const char *)src + pos, (char *)dst->data + dst->len, (int)clen,
+                                  (int)room);
       if (r < 0) return -1;
       if (r == 0 && raw > 0) return -1; /* no progress */
       pos += clen;
@@ -298,8 +299,8 @@ static int lz4_frame_dec(const uint8_t *src, size_t n, size_t limit, pm_buf *dst
     }
     bool at_limit = room == 0;
     size_t out_sz = at_limit ? 1 : room, in_sz = n - pos;
-    size_t hint = LZ4F_decompress(d, at_limit ? &probe : dst->data + dst->len, &out_sz,
-                                  src + pos, &in_sz, NULL);
+    size_t hint = LZ4F_decompress(d, at_limit ? &probe : dst->data + dst->len, &out_sz, src + pos,
+                                  &in_sz, NULL);
     if (LZ4F_isError(hint)) {
       rc = corrupt(PM_CODEC_LZ4_FRAME, err, LZ4F_getErrorName(hint));
       break;
@@ -350,7 +351,8 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t n, int64_t expected
       if (snappy_uncompressed_length((const char *)src, n, &ulen) != SNAPPY_OK)
         return corrupt(codec, err, "bad length header");
       if (ulen > limit) return corrupt(codec, err, "output exceeds the size limit");
-      if (pm_buf_reserve(dst, ulen) != 0) return pm_fail(err, PAIMON_ENOMEM, "snappy: out of memory");
+      if (pm_buf_reserve(dst, ulen) != 0)
+        return pm_fail(err, PAIMON_ENOMEM, "snappy: out of memory");
       size_t got = ulen;
       if (snappy_uncompress((const char *)src, n, (char *)dst->data, &got) != SNAPPY_OK)
         return corrupt(codec, err, "invalid data");
@@ -364,12 +366,8 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t n, int64_t expected
         return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", pm_codec_name(codec));
       PM_TRY(inflate_any(codec, src, n, limit, dst, err));
       break;
-    case PM_CODEC_ZSTD:
-      PM_TRY(zstd_dec(src, n, expected, limit, dst, err));
-      break;
-    case PM_CODEC_LZ4_RAW:
-      PM_TRY(lz4_raw_dec(codec, src, n, expected, limit, dst, err));
-      break;
+    case PM_CODEC_ZSTD: PM_TRY(zstd_dec(src, n, expected, limit, dst, err)); break;
+    case PM_CODEC_LZ4_RAW: PM_TRY(lz4_raw_dec(codec, src, n, expected, limit, dst, err)); break;
     case PM_CODEC_LZ4_HADOOP:
       rc = lz4_hadoop_try(src, n, expected, limit, dst);
       if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "lz4: out of memory");
@@ -384,8 +382,7 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t n, int64_t expected
         return pm_fail(err, PAIMON_ENOMEM, "lz4 frame: out of memory");
       PM_TRY(lz4_frame_dec(src, n, limit, dst, err));
       break;
-    default:
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "unknown compression codec %d", (int)codec);
+    default: return pm_fail(err, PAIMON_EUNSUPPORTED, "unknown compression codec %d", (int)codec);
   }
   return check_expected(codec, dst, expected, err);
 }
@@ -399,7 +396,8 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t n, pm_buf 
       return PAIMON_OK;
     case PM_CODEC_SNAPPY: {
       size_t bound = snappy_max_compressed_length(n);
-      if (pm_buf_reserve(dst, bound) != 0) return pm_fail(err, PAIMON_ENOMEM, "snappy: out of memory");
+      if (pm_buf_reserve(dst, bound) != 0)
+        return pm_fail(err, PAIMON_ENOMEM, "snappy: out of memory");
       size_t out = bound;
       if (snappy_compress((const char *)src, n, (char *)dst->data + dst->len, &out) != SNAPPY_OK)
         return pm_fail(err, PAIMON_EIO, "snappy compression failed");
@@ -408,11 +406,11 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t n, pm_buf 
     }
     case PM_CODEC_GZIP:
     case PM_CODEC_ZLIB:
-    case PM_CODEC_DEFLATE_RAW:
-      return deflate_any(codec, level, src, n, dst, err);
+    case PM_CODEC_DEFLATE_RAW: return deflate_any(codec, level, src, n, dst, err);
     case PM_CODEC_ZSTD: {
       size_t bound = ZSTD_compressBound(n);
-      if (pm_buf_reserve(dst, bound) != 0) return pm_fail(err, PAIMON_ENOMEM, "zstd: out of memory");
+      if (pm_buf_reserve(dst, bound) != 0)
+        return pm_fail(err, PAIMON_ENOMEM, "zstd: out of memory");
       size_t r = ZSTD_compress(dst->data + dst->len, bound, src, n, level == 0 ? 3 : level);
       if (ZSTD_isError(r))
         return pm_fail(err, PAIMON_EIO, "zstd compression failed: %s", ZSTD_getErrorName(r));
@@ -421,7 +419,8 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t n, pm_buf 
     }
     case PM_CODEC_LZ4_RAW:
     case PM_CODEC_LZ4_HADOOP: {
-      if (n > (size_t)LZ4_MAX_INPUT_SIZE) return pm_fail(err, PAIMON_EINVAL, "lz4: input too large");
+      if (n > (size_t)LZ4_MAX_INPUT_SIZE)
+        return pm_fail(err, PAIMON_EINVAL, "lz4: input too large");
       int bound = LZ4_compressBound((int)n);
       size_t hdr = codec == PM_CODEC_LZ4_HADOOP ? 8 : 0;
       if (pm_buf_reserve(dst, (size_t)bound + hdr) != 0)
@@ -444,7 +443,6 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t n, pm_buf 
       dst->len += r;
       return PAIMON_OK;
     }
-    default:
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "unknown compression codec %d", (int)codec);
+    default: return pm_fail(err, PAIMON_EUNSUPPORTED, "unknown compression codec %d", (int)codec);
   }
 }

@@ -7,12 +7,12 @@
 typedef enum pm_codec {
   PM_CODEC_NONE = 0,
   PM_CODEC_SNAPPY,
-  PM_CODEC_GZIP,         /* gzip framing (Parquet GZIP) */
-  PM_CODEC_ZLIB,         /* zlib framing */
-  PM_CODEC_DEFLATE_RAW,  /* raw deflate (Avro "deflate", ORC ZLIB) */
+  PM_CODEC_GZIP,        /* gzip framing (Parquet GZIP) */
+  PM_CODEC_ZLIB,        /* zlib framing */
+  PM_CODEC_DEFLATE_RAW, /* raw deflate (Avro "deflate", ORC ZLIB) */
   PM_CODEC_ZSTD,
-  PM_CODEC_LZ4_RAW,      /* LZ4 block format */
-  PM_CODEC_LZ4_HADOOP,   /* Parquet's legacy LZ4: Hadoop framing, falls back to raw */
+  PM_CODEC_LZ4_RAW,    /* LZ4 block format */
+  PM_CODEC_LZ4_HADOOP, /* Parquet's legacy LZ4: Hadoop framing, falls back to raw */
   PM_CODEC_LZ4_FRAME
 } pm_codec;
 

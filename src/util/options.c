@@ -26,7 +26,9 @@ PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char
                                   paimon_error *err) {
   if (!o || !key || !value)
     return pm_fail(err, PAIMON_EINVAL, "paimon_options_set: %s is NULL",
-                   !o ? "the options object" : !key ? "key" : "the value");
+                   !o     ? "the options object"
+                   : !key ? "key"
+                          : "the value");
   char *v = pm_strdup(value);
   if (!v) goto nomem;
   size_t i = find(o, key);
@@ -64,8 +66,8 @@ PAIMON_API const char *paimon_options_get(const paimon_options *o, const char *k
 
 PAIMON_API size_t paimon_options_count(const paimon_options *o) { return o ? o->n : 0; }
 
-PAIMON_API int paimon_options_entry(const char **key, const char **value,
-                                    const paimon_options *o, size_t i) {
+PAIMON_API int paimon_options_entry(const char **key, const char **value, const paimon_options *o,
+                                    size_t i) {
   if (!o || i >= o->n) return PAIMON_EINVAL;
   if (key) *key = o->keys[i];
   if (value) *value = o->values[i];

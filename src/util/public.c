@@ -48,12 +48,11 @@ PAIMON_API int paimon_commit(int64_t *snapshot_id_out, const paimon_table *t,
                              const char *commit_user, int64_t commit_identifier,
                              const paimon_commit_messages *msgs, const paimon_commit_opts *opts,
                              paimon_error *err) {
-  return paimon_table_commit(snapshot_id_out, t, commit_user, commit_identifier, msgs, opts,
-                             err);
+  return paimon_table_commit(snapshot_id_out, t, commit_user, commit_identifier, msgs, opts, err);
 }
 
-PAIMON_API int paimon_commit_messages_abort(const paimon_table *t,
-                                            const paimon_commit_messages *m, paimon_error *err) {
+PAIMON_API int paimon_commit_messages_abort(const paimon_table *t, const paimon_commit_messages *m,
+                                            paimon_error *err) {
   return paimon_table_abort_commit(t, m, err);
 }
 

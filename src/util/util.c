@@ -65,7 +65,8 @@ static void std_free(void *ctx, void *p) {
   (void)ctx;
   free(p);
 }
-static paimon_allocator g_alloc = {sizeof(paimon_allocator), std_malloc, std_realloc, std_free, NULL};
+static paimon_allocator g_alloc = {sizeof(paimon_allocator), std_malloc, std_realloc, std_free,
+                                   NULL};
 
 PAIMON_API int paimon_allocator_set(const paimon_allocator *a) {
   if (!a) {
@@ -129,14 +130,17 @@ void pm_free(void *p) {
 
 /* ---- versioned public structs (docs/conventions.md "Versioned structs") ------------ */
 
-int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init, paimon_error *err) {
+int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init,
+                         paimon_error *err) {
   if (got < sizeof(size_t))
-    return pm_fail(err, PAIMON_EINVAL, "%s.struct_size is %zu: initialize the struct with %s", name, got, init);
+    return pm_fail(err, PAIMON_EINVAL, "%s.struct_size is %zu: initialize the struct with %s", name,
+                   got, init);
   if (got > ours)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s.struct_size is %zu, larger than this library's %zu: the caller was built against a "
-                   "newer libpaimon",
-                   name, got, ours);
+    return pm_fail(
+        err, PAIMON_EINVAL,
+        "%s.struct_size is %zu, larger than this library's %zu: the caller was built against a "
+        "newer libpaimon",
+        name, got, ours);
   return PAIMON_OK;
 }
 
@@ -275,7 +279,9 @@ char *pm_buf_detach(pm_buf *b) {
 static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
 static inline uint32_t mm_k(uint32_t k) { return rotl32(k * 0xcc9e2d51u, 15) * 0x1b873593u; }
-static inline uint32_t mm_round(uint32_t h, uint32_t k) { return rotl32(h ^ mm_k(k), 13) * 5 + 0xe6546b64u; }
+static inline uint32_t mm_round(uint32_t h, uint32_t k) {
+  return rotl32(h ^ mm_k(k), 13) * 5 + 0xe6546b64u;
+}
 
 static int32_t mm_final(uint32_t h, size_t len) {
   h ^= (uint32_t)len;
@@ -299,7 +305,10 @@ int32_t pm_murmur3_32(const void *data, size_t len, uint32_t seed) {
   switch (len & 3) {
     case 3: k1 ^= (uint32_t)tail[2] << 16; /* fall through */
     case 2: k1 ^= (uint32_t)tail[1] << 8;  /* fall through */
-    case 1: k1 ^= tail[0]; h ^= mm_k(k1); break;
+    case 1:
+      k1 ^= tail[0];
+      h ^= mm_k(k1);
+      break;
     default: break;
   }
   return mm_final(h, len);
@@ -315,7 +324,6 @@ int32_t pm_paimon_hash_bytes(const void *data, size_t len) {
 }
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
 
 void pm_murmur3_128_u64(uint64_t key, uint64_t seed, uint64_t out[2]) {
   const uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;

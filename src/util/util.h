@@ -35,17 +35,17 @@ int pm_fail_ctx(paimon_error *err, int code, const char *fmt, ...) PM_PRINTF(3, 
  * else PAIMON_EINVAL naming the function `fn` and the value. */
 int pm_check_snapshot_arg(const char *fn, int64_t id, paimon_error *err);
 
-#define PM_TRY(expr)                                                                       \
-  do {                                                                                     \
-    int pm_rc_ = (expr);                                                                   \
-    if (PM_UNLIKELY(pm_rc_ != 0)) return pm_rc_;                                           \
+#define PM_TRY(expr)                             \
+  do {                                           \
+    int pm_rc_ = (expr);                         \
+    if (PM_UNLIKELY(pm_rc_ != 0)) return pm_rc_; \
   } while (0)
 
 /* Jump to `label` with rc set; the function must declare `int rc`. */
-#define PM_CHECK(expr, label)                                                              \
-  do {                                                                                     \
-    rc = (expr);                                                                           \
-    if (PM_UNLIKELY(rc != 0)) goto label;                                                  \
+#define PM_CHECK(expr, label)             \
+  do {                                    \
+    rc = (expr);                          \
+    if (PM_UNLIKELY(rc != 0)) goto label; \
   } while (0)
 
 /* ---- allocation (all library memory goes through these) -------------------------- */
@@ -67,7 +67,8 @@ char *pm_asprintf(const char *fmt, ...) PM_PRINTF(1, 2);
  * caller's `src` over `dst` (pre-set to defaults, `dst_size` bytes) up to src's
  * struct_size and sets dst's struct_size to dst_size; pm_struct_out writes the library's
  * full `src` into the caller's `dst` only up to dst's struct_size (never its struct_size). */
-int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init, paimon_error *err);
+int pm_struct_size_check(size_t got, size_t ours, const char *name, const char *init,
+                         paimon_error *err);
 int pm_struct_in(void *dst, size_t dst_size, const void *src, const char *name, const char *init,
                  paimon_error *err);
 int pm_struct_out(void *dst, const void *src, size_t src_size, const char *name, const char *init,
@@ -84,7 +85,8 @@ typedef struct pm_buf {
   size_t cap;
 } pm_buf;
 
-#define PM_BUF_INIT {NULL, 0, 0}
+#define PM_BUF_INIT \
+  { NULL, 0, 0 }
 
 /* Ensures cap >= len + extra; returns PAIMON_ENOMEM on failure. */
 int pm_buf_reserve(pm_buf *b, size_t extra);
@@ -120,7 +122,10 @@ static inline uint64_t pm_load_be64(const uint8_t *p) {
 static inline void pm_store_le32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void pm_store_le64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 static inline void pm_store_be32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
 }
 static inline void pm_store_be64(uint8_t *p, uint64_t v) {
   pm_store_be32(p, (uint32_t)(v >> 32));

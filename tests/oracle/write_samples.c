@@ -24,7 +24,9 @@ static uint64_t rnd(void) {
   g_rng ^= g_rng << 17;
   return g_rng;
 }
-static int64_t rnd_range(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+static int64_t rnd_range(int64_t lo, int64_t hi) {
+  return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
 
 static void die(const char *what, const paimon_error *err) {
   fprintf(stderr, "write_samples: %s: %s\n", what, err ? err->message : "");
@@ -90,15 +92,19 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
       break;
     }
     case PM_FLOAT: {
-      float v = pick == 0 ? -3.4028235e38f : pick == 1 ? 1.1754944e-38f : pick == 2 ? -0.0f
-                : (float)((double)(int64_t)rnd() / 1e15);
+      float v = pick == 0   ? -3.4028235e38f
+                : pick == 1 ? 1.1754944e-38f
+                : pick == 2 ? -0.0f
+                            : (float)((double)(int64_t)rnd() / 1e15);
       pm_col_append_f32(c, v);
       pm_buf_printf(o, "%.9g", (double)v);
       break;
     }
     case PM_DOUBLE: {
-      double v = pick == 0 ? -1.7976931348623157e308 : pick == 1 ? 4.9e-324 : pick == 2 ? 0.0
-                 : (double)(int64_t)rnd() / 1e9;
+      double v = pick == 0   ? -1.7976931348623157e308
+                 : pick == 1 ? 4.9e-324
+                 : pick == 2 ? 0.0
+                             : (double)(int64_t)rnd() / 1e9;
       pm_col_append_f64(c, v);
       pm_buf_printf(o, "%.17g", v);
       break;
@@ -184,7 +190,7 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
     case PM_TIMESTAMP_LTZ: {
       /* epoch nanos in [1700, 2250), truncated to the precision */
       int64_t ns = rnd_range(-8520336000LL, 8520336000LL) * 1000000000LL + rnd_range(0, 999999999);
-      if (pick == 0) ns = -1; /* one nanosecond before the epoch */
+      if (pick == 0) ns = -1;                          /* one nanosecond before the epoch */
       if (pick == 1) ns = -86400000000000LL + 1000000; /* 1969-12-31 00:00:00.001 */
       int64_t q = 1;
       for (int i = t->precision; i < 9; i++) q *= 10;
@@ -255,9 +261,7 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
       pm_col_append_struct(c, true);
       break;
     }
-    default:
-      fprintf(stderr, "write_samples: unsupported type %d\n", (int)t->id);
-      exit(1);
+    default: fprintf(stderr, "write_samples: unsupported type %d\n", (int)t->id); exit(1);
   }
 }
 
@@ -356,7 +360,8 @@ static void sample_dict_overflow(const char *dir) {
   fclose(ft);
   snprintf(path, sizeof path, "%s/dict_overflow.parquet", dir);
   pm_format_writer *w;
-  if (pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, NULL, &err) != 0) die(path, &err);
+  if (pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, NULL, &err) != 0)
+    die(path, &err);
   snprintf(path, sizeof path, "%s/dict_overflow.expected.jsonl", dir);
   FILE *fe = fopen(path, "w");
   if (!fe) die(path, NULL);

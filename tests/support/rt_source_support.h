@@ -18,13 +18,15 @@
 #include "test_support.h"
 #include "util/util.h"
 
-#define RT_APPEND_TABLE                                                                          \
-  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
-  "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],"                       \
+#define RT_APPEND_TABLE                                                    \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "                    \
+  "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"                          \
+  "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"]," \
   "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"}}"
-#define RT_PK_TABLE                                                                              \
-  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
-  "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],"                       \
+#define RT_PK_TABLE                                                        \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "                    \
+  "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"                          \
+  "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"]," \
   "\"primaryKeys\":[\"p\",\"k\"],\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"}}"
 
 static inline paimon_table *rt_create(const char *json, const char *name, char *path, size_t cap) {
@@ -44,8 +46,8 @@ static inline paimon_table *rt_open(const char *path) {
 
 /* Rows [from, to) of the source: k = v = base + i, p = i % 2, with offsets i when
  * `with_offsets` (a real-time writer) and none otherwise (a plain writer). */
-static inline int rt_write(paimon_writer *w, int64_t base, int64_t from, int64_t to, bool with_offsets,
-                           paimon_error *err) {
+static inline int rt_write(paimon_writer *w, int64_t base, int64_t from, int64_t to,
+                           bool with_offsets, paimon_error *err) {
   pm_type *row = pm_type_new_row(false);
   if (with_offsets) pm_type_row_add(row, -1, "_REALTIME_OFFSET", pm_type_new(PM_BIGINT, false));
   pm_type_row_add(row, 0, "k", pm_type_new(PM_BIGINT, false));
@@ -78,9 +80,9 @@ static inline int rt_write(paimon_writer *w, int64_t base, int64_t from, int64_t
 typedef int (*rt_commit_fn)(int64_t *sid, paimon_realtime_context *ctx, const char *user,
                             const paimon_realtime_progress *const *pg, size_t n, int64_t ident,
                             const void *arg, paimon_error *err);
-static inline int64_t rt_round_with(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
-                                    int64_t ident, int64_t base, int64_t from, int64_t to,
-                                    rt_commit_fn commit, const void *arg) {
+static inline int64_t rt_round_with(paimon_realtime_context *ctx, paimon_writer *w,
+                                    const char *user, int64_t ident, int64_t base, int64_t from,
+                                    int64_t to, rt_commit_fn commit, const void *arg) {
   paimon_error err = {0};
   PM_ASSERT_OK(rt_write(w, base, from, to, true, &err), &err);
   paimon_realtime_progress *pg = NULL;
@@ -100,7 +102,8 @@ static inline int64_t rt_round(paimon_realtime_context *ctx, paimon_writer *w, c
   return rt_round_with(ctx, w, user, ident, base, from, to, NULL, NULL);
 }
 
-static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char *user, bool replay) {
+static inline paimon_writer *rt_writer(paimon_realtime_context *ctx, const char *user,
+                                       bool replay) {
   paimon_error err = {0};
   paimon_options *o = NULL;
   assert_int_equal(paimon_options_new(&o, NULL), 0);
@@ -119,7 +122,8 @@ static inline void rt_replay_in(paimon_realtime_context *ctx, const char *user, 
                                 int64_t base, int64_t n) {
   paimon_error err = {0};
   paimon_writer *w = rt_writer(ctx, user, true);
-  for (int64_t i = 0; i < n; i += 7) PM_ASSERT_OK(rt_write(w, base, i, i + 7 < n ? i + 7 : n, true, &err), &err);
+  for (int64_t i = 0; i < n; i += 7)
+    PM_ASSERT_OK(rt_write(w, base, i, i + 7 < n ? i + 7 : n, true, &err), &err);
   paimon_realtime_progress *pg = NULL;
   PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, ident, &err), &err);
   if (pg) {
@@ -133,7 +137,8 @@ static inline void rt_replay_in(paimon_realtime_context *ctx, const char *user, 
 }
 
 /* The same with a new context of the default source. */
-static inline void rt_replay(paimon_table *t, const char *user, int64_t ident, int64_t base, int64_t n) {
+static inline void rt_replay(paimon_table *t, const char *user, int64_t ident, int64_t base,
+                             int64_t n) {
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
@@ -162,7 +167,8 @@ static inline int64_t rt_count(paimon_table *t, int64_t base, int64_t n, int *co
     if (st.get_next(&st, &b)) fail_msg("read failed: %s", st.get_last_error(&st));
     if (!b.release) break;
     for (int64_t i = 0; i < b.length; i++) {
-      int64_t k = PM_ARR_FIXED(b.children[ck], int64_t, i), v = PM_ARR_FIXED(b.children[cv], int64_t, i);
+      int64_t k = PM_ARR_FIXED(b.children[ck], int64_t, i),
+              v = PM_ARR_FIXED(b.children[cv], int64_t, i);
       assert_int_equal(k, v);
       if (k >= base && k < base + n) counts[k - base]++;
       else other++;
@@ -179,7 +185,8 @@ static inline int64_t rt_assert_exactly_once(paimon_table *t, int64_t base, int6
   int *counts = calloc((size_t)n + 1, sizeof *counts);
   int64_t other = rt_count(t, base, n, counts);
   for (int64_t i = 0; i < n; i++)
-    if (counts[i] != 1) fail_msg("source row %lld read %d times, expected once", (long long)(base + i), counts[i]);
+    if (counts[i] != 1)
+      fail_msg("source row %lld read %d times, expected once", (long long)(base + i), counts[i]);
   free(counts);
   return other;
 }
@@ -212,7 +219,8 @@ static inline void rt_make_foreign(paimon_table *t, int64_t id, const char *kind
 }
 
 /* Commits, with a plain writer, foreign rows k = v = base + [0, n) (no offsets). */
-static inline int64_t rt_plain_commit(paimon_table *t, int64_t base, int64_t n, const paimon_commit_opts *opts) {
+static inline int64_t rt_plain_commit(paimon_table *t, int64_t base, int64_t n,
+                                      const paimon_commit_opts *opts) {
   paimon_error err = {0};
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_writer_new(&w, t, "foreign", NULL, &err), &err);
@@ -254,7 +262,8 @@ static inline int64_t rt_delete_partition(paimon_table *t, int32_t p) {
     cm.total_buckets = 2;
     cm.ncompact_before = sp->nfiles;
     cm.compact_before = pm_calloc(sp->nfiles + 1, sizeof *cm.compact_before);
-    for (size_t f = 0; f < sp->nfiles; f++) assert_int_equal(pm_data_file_copy(&cm.compact_before[f], &sp->files[f]), 0);
+    for (size_t f = 0; f < sp->nfiles; f++)
+      assert_int_equal(pm_data_file_copy(&cm.compact_before[f], &sp->files[f]), 0);
     PM_ASSERT_OK(pm_commit_messages_push(m, &cm, &err), &err);
   }
   assert_true(m->n > 0);

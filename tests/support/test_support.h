@@ -37,10 +37,10 @@ void pm_test_write_commit(paimon_table *t, int64_t ident, const struct ArrowArra
  * commits it as `ident`, failing the test on any error. */
 void pm_test_realtime_commit(paimon_realtime_context *ctx, paimon_writer *w, int64_t ident);
 /* Asserts `rc == PAIMON_OK`, printing err->message on failure. */
-#define PM_ASSERT_OK(rc, err)                                                              \
-  do {                                                                                     \
-    int rc__ = (rc);                                                                       \
-    if (rc__ != 0) fail_msg("status %d: %s", rc__, (err)->message);                        \
+#define PM_ASSERT_OK(rc, err)                                       \
+  do {                                                              \
+    int rc__ = (rc);                                                \
+    if (rc__ != 0) fail_msg("status %d: %s", rc__, (err)->message); \
   } while (0)
 
 #endif

@@ -40,7 +40,8 @@ typedef struct cli_render {
 } cli_render;
 
 /* Describes `schema` (a struct); -1 with a message when unsupported. */
-int cli_render_init(cli_render *r, const struct ArrowSchema *schema, int mode, char *emsg, size_t n);
+int cli_render_init(cli_render *r, const struct ArrowSchema *schema, int mode, char *emsg,
+                    size_t n);
 /* CSV header line (nothing for JSONL). */
 int cli_render_header(cli_render *r, fv_out *o);
 /* Checks the batch's structure; -1 with a message when malformed. */
@@ -57,7 +58,7 @@ int cli_json_str(fv_out *o, const char *s, size_t n);
 
 typedef struct cli_lines {
   int fd;
-  bool csv;        /* records end at newlines outside double quotes */
+  bool csv; /* records end at newlines outside double quotes */
   char *buf;
   size_t len, cap; /* bytes held */
   size_t pos;      /* start of the first unconsumed line */
@@ -89,8 +90,8 @@ int cli_lines_batch(cli_lines *r, cli_batch *b, size_t max, bool follow, int64_t
 
 /* ---- commands ----------------------------------------------------------------------- */
 
-extern const char *const USAGE_CREATE, *const USAGE_WRITE, *const USAGE_COMPACT,
-    *const USAGE_EXPIRE, *const USAGE_INGEST;
+extern const char *const USAGE_CREATE,
+    *const USAGE_WRITE, *const USAGE_COMPACT, *const USAGE_EXPIRE, *const USAGE_INGEST;
 int cmd_create(int argc, char **argv);
 int cmd_write(int argc, char **argv);
 int cmd_compact(int argc, char **argv);

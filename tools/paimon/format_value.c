@@ -43,9 +43,9 @@ void fv_out_free(fv_out *o) {
   o->len = o->cap = 0;
 }
 
-#define TRY(x)                                                                             \
-  do {                                                                                     \
-    if ((x) != 0) return -1;                                                               \
+#define TRY(x)               \
+  do {                       \
+    if ((x) != 0) return -1; \
   } while (0)
 
 /* ---- schema description ------------------------------------------------------------- */
@@ -169,7 +169,8 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
       }
       char ty[128];
       bool is_time;
-      if ((f->kind == FV_TS || f->kind == FV_TIME) && meta_get(s->metadata, "paimon.type", ty, sizeof ty)) {
+      if ((f->kind == FV_TS || f->kind == FV_TIME) &&
+          meta_get(s->metadata, "paimon.type", ty, sizeof ty)) {
         int p = paimon_type_precision(ty, &is_time);
         if (p >= 0 && is_time == (f->kind == FV_TIME)) f->precision = p;
       }
@@ -194,7 +195,8 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
       break;
     default: return fmt_fail(err, errlen, "unsupported Arrow format", fmt);
   }
-  if (s->dictionary) return fmt_fail(err, errlen, "dictionary-encoded arrays are not supported:", fmt);
+  if (s->dictionary)
+    return fmt_fail(err, errlen, "dictionary-encoded arrays are not supported:", fmt);
   f->width = w;
   if (s->n_children > 0 && (f->kind == FV_LIST || f->kind == FV_MAP || f->kind == FV_STRUCT)) {
     f->children = calloc((size_t)s->n_children, sizeof *f->children);
@@ -223,8 +225,8 @@ static int64_t off_at(const void *offs, int w, int64_t k) {
   return w == 4 ? ((const int32_t *)offs)[k] : ((const int64_t *)offs)[k];
 }
 
-static int check_offsets(const fv_field *f, const struct ArrowArray *a, int64_t limit,
-                         char *err, size_t n) {
+static int check_offsets(const fv_field *f, const struct ArrowArray *a, int64_t limit, char *err,
+                         size_t n) {
   const void *offs = a->buffers[1];
   if (!offs) {
     snprintf(err, n, "column '%s': missing offsets buffer", f->name);
@@ -356,10 +358,10 @@ static int64_t floor_div(int64_t a, int64_t b) {
 static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   z += 719468;
   int64_t era = floor_div(z, 146097);
-  int64_t doe = z - era * 146097;                                  /* [0, 146096] */
+  int64_t doe = z - era * 146097;                                      /* [0, 146096] */
   int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);            /* [0, 365] */
-  int64_t mp = (5 * doy + 2) / 153;                                 /* March = 0 */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* [0, 365] */
+  int64_t mp = (5 * doy + 2) / 153;                                    /* March = 0 */
   *d = (int)(doy - (153 * mp + 2) / 5 + 1);
   *m = (int)(mp < 10 ? mp + 3 : mp - 9);
   *y = yoe + era * 400 + (*m <= 2);
@@ -430,7 +432,9 @@ void fv_millis_text(int64_t millis, char *buf, size_t n) {
 /* Shortest %.{lo..hi}g form that reads back as the same value. */
 static int put_float(fv_out *o, double v, bool single, bool json) {
   if (isnan(v)) return fv_puts(o, json ? "\"NaN\"" : "NaN");
-  if (isinf(v)) return fv_puts(o, v > 0 ? (json ? "\"Infinity\"" : "Infinity") : (json ? "\"-Infinity\"" : "-Infinity"));
+  if (isinf(v))
+    return fv_puts(
+        o, v > 0 ? (json ? "\"Infinity\"" : "Infinity") : (json ? "\"-Infinity\"" : "-Infinity"));
   char buf[40];
   int lo = single ? 6 : 15, hi = single ? 9 : 17;
   for (int p = lo; p <= hi; p++) {
@@ -641,7 +645,8 @@ static uint64_t uint_at(const struct ArrowArray *a, int width, int64_t i) {
 
 /* ---- values ------------------------------------------------------------------------ */
 
-static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i, bool json);
+static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i,
+                     bool json);
 
 static int put_nested(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i) {
   int64_t j = a->offset + i;
@@ -675,7 +680,8 @@ static int put_nested(fv_out *o, const fv_field *f, const struct ArrowArray *a, 
       TRY(putch(o, '{'));
       for (int c = 0; c < f->nchildren; c++) {
         if (c) TRY(fv_write(o, ", ", 2));
-        TRY(put_json_str(o, (const uint8_t *)f->children[c].name, strlen(f->children[c].name), true));
+        TRY(put_json_str(o, (const uint8_t *)f->children[c].name, strlen(f->children[c].name),
+                         true));
         TRY(fv_write(o, ": ", 2));
         TRY(put_value(o, &f->children[c], a->children[c], j, true));
       }
@@ -684,7 +690,8 @@ static int put_nested(fv_out *o, const fv_field *f, const struct ArrowArray *a, 
   }
 }
 
-static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i, bool json) {
+static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i,
+                     bool json) {
   if (f->kind == FV_NA || fv_is_null(a, i)) return json ? fv_write(o, "null", 4) : 0;
   char buf[96];
   size_t n;

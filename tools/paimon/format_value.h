@@ -30,19 +30,19 @@ void fv_out_free(fv_out *o);
 typedef enum fv_kind {
   FV_NA,
   FV_BOOL,
-  FV_INT,   /* signed, width 1/2/4/8 */
-  FV_UINT,  /* unsigned, width 1/2/4/8 */
+  FV_INT,  /* signed, width 1/2/4/8 */
+  FV_UINT, /* unsigned, width 1/2/4/8 */
   FV_F32,
   FV_F64,
   FV_DEC128,
-  FV_UTF8,  /* width 4 (int32 offsets) or 8 (large) */
-  FV_BIN,   /* width 4 or 8 */
+  FV_UTF8,   /* width 4 (int32 offsets) or 8 (large) */
+  FV_BIN,    /* width 4 or 8 */
   FV_FIXBIN, /* width = byte width */
   FV_DATE32,
   FV_DATE64,
-  FV_TIME,  /* width 4 or 8, unit */
-  FV_TS,    /* unit, tz */
-  FV_LIST,  /* width 4 or 8 */
+  FV_TIME, /* width 4 or 8, unit */
+  FV_TS,   /* unit, tz */
+  FV_LIST, /* width 4 or 8 */
   FV_MAP,
   FV_STRUCT
 } fv_kind;

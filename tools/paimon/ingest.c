@@ -52,7 +52,8 @@ const char *const USAGE_INGEST =
     "                         file and goes on (the count is in /status and on the commit\n"
     "                         lines; a line committed past is never examined again)\n"
     "  --rejects FILE         with skip: where bad lines go, one JSON object per line:\n"
-    "                         {\"line\": N (1-based), \"error\": \"...\", \"raw\": \"...\"} (invalid\n"
+    "                         {\"line\": N (1-based), \"error\": \"...\", \"raw\": \"...\"} "
+    "(invalid\n"
     "                         UTF-8 as U+FFFD). Default: FILE.rejects next to the source\n"
     "                         (FILE.NAME.rejects with --source-id NAME); give each table its\n"
     "                         own. A rerun cuts entries past the committed line and writes\n"
@@ -108,8 +109,8 @@ typedef struct ingest {
   int64_t lines_read;   /* next source line number */
   int64_t rows_written; /* rows handed to the writer (replayed rows included) */
   int64_t commits, last_snapshot, last_ident, started;
-  int64_t skipped;      /* bad lines written to the rejects file, committed or not */
-  src_fp committed;     /* the committed prefix (valid when have_committed) */
+  int64_t skipped;  /* bad lines written to the rejects file, committed or not */
+  src_fp committed; /* the committed prefix (valid when have_committed) */
   bool have_committed;
   bool eof;
   http_info http; /* with --serve: the limits in force (set before the server starts) */
@@ -144,7 +145,8 @@ static json_t *committed_offsets(ingest *g, int64_t sid) {
 
 static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
   pthread_mutex_lock(&g->lock);
-  int64_t lines = g->lines_read, rows = g->rows_written, commits = g->commits, ident = g->last_ident;
+  int64_t lines = g->lines_read, rows = g->rows_written, commits = g->commits,
+          ident = g->last_ident;
   int64_t skipped = g->skipped;
   bool eof = g->eof;
   json_t *fp = json_null();
@@ -152,7 +154,8 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
     char hex[17];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)g->committed.hash);
     fp = json_pack("{s:I,s:I,s:s,s:I}", "lines", (json_int_t)g->committed.lines, "bytes",
-                   (json_int_t)g->committed.bytes, "hash", hex, "rejected", (json_int_t)g->committed.rejected);
+                   (json_int_t)g->committed.bytes, "hash", hex, "rejected",
+                   (json_int_t)g->committed.rejected);
   }
   pthread_mutex_unlock(&g->lock);
   int64_t csid = paimon_realtime_snapshot_id(g->ctx);
@@ -160,32 +163,36 @@ static enum MHD_Result serve_status(ingest *g, struct MHD_Connection *c) {
   paimon_snapshot *latest = NULL;
   json_t *latest_j = json_null();
   if (paimon_table_snapshot(&latest, g->t, PAIMON_SNAPSHOT_LATEST, &err) == 0) {
-    latest_j = json_pack("{s:I,s:s,s:I,s:I}", "id", (json_int_t)paimon_snapshot_id(latest), "commit_kind",
-                         paimon_snapshot_commit_kind(latest), "total_records",
+    latest_j = json_pack("{s:I,s:s,s:I,s:I}", "id", (json_int_t)paimon_snapshot_id(latest),
+                         "commit_kind", paimon_snapshot_commit_kind(latest), "total_records",
                          (json_int_t)paimon_snapshot_total_record_count(latest), "time_millis",
                          (json_int_t)paimon_snapshot_time_millis(latest));
     paimon_snapshot_free(latest);
   }
-  json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:b,s:I,s:I,s:I,s:I,s:o,s:o,s:I}", "table", g->table_path, "source",
-                        g->source, "commit_user", g->user, "source_lines_read", (json_int_t)lines,
-                        "source_at_end", eof, "rows_written", (json_int_t)rows, "commits", (json_int_t)commits,
-                        "last_commit_identifier", (json_int_t)ident, "context_snapshot", (json_int_t)csid,
-                        "committed_offsets", committed_offsets(g, csid), "latest_snapshot", latest_j,
-                        "memory_bytes", (json_int_t)paimon_realtime_memory_usage(g->ctx));
+  json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:b,s:I,s:I,s:I,s:I,s:o,s:o,s:I}", "table", g->table_path,
+                        "source", g->source, "commit_user", g->user, "source_lines_read",
+                        (json_int_t)lines, "source_at_end", eof, "rows_written", (json_int_t)rows,
+                        "commits", (json_int_t)commits, "last_commit_identifier", (json_int_t)ident,
+                        "context_snapshot", (json_int_t)csid, "committed_offsets",
+                        committed_offsets(g, csid), "latest_snapshot", latest_j, "memory_bytes",
+                        (json_int_t)paimon_realtime_memory_usage(g->ctx));
   if (j) {
     /* memory_bytes: rows the stores hold, the figure realtime.store.max-memory bounds per
      * store; pinned: committed rows only open queries still keep alive, bounded apart */
-    json_object_set_new(j, "pinned_memory_bytes", json_integer((json_int_t)paimon_realtime_pinned_memory(g->ctx)));
+    json_object_set_new(j, "pinned_memory_bytes",
+                        json_integer((json_int_t)paimon_realtime_pinned_memory(g->ctx)));
     /* the source's identity: the fingerprint of its committed prefix (the source state) */
     json_object_set_new(j, "source_id", json_string(g->source_id));
     json_object_set_new(j, "source_fingerprint", fp ? fp : json_null());
     json_object_set_new(j, "bad_lines", json_string(g->skip_bad ? "skip" : "fail"));
     json_object_set_new(j, "skipped_lines", json_integer((json_int_t)skipped));
-    json_object_set_new(j, "rejects_file", g->rejects_path ? json_string(g->rejects_path) : json_null());
-    json_object_set_new(j, "http",
-                        json_pack("{s:I,s:I,s:I}", "max_connections", (json_int_t)g->http.max_connections,
-                                  "connection_timeout_s", (json_int_t)g->http.timeout_s, "open_files_limit",
-                                  (json_int_t)g->http.open_files));
+    json_object_set_new(j, "rejects_file",
+                        g->rejects_path ? json_string(g->rejects_path) : json_null());
+    json_object_set_new(
+        j, "http",
+        json_pack("{s:I,s:I,s:I}", "max_connections", (json_int_t)g->http.max_connections,
+                  "connection_timeout_s", (json_int_t)g->http.timeout_s, "open_files_limit",
+                  (json_int_t)g->http.open_files));
   } else {
     json_decref(fp);
   }
@@ -304,8 +311,8 @@ done:
     return http_reply_error(c, code, msg);
   }
   if (!body.data && fv_reserve(&body, 1)) return MHD_NO;
-  return http_reply(c, 200, mode == RENDER_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson", body.data,
-                    body.len);
+  return http_reply(c, 200, mode == RENDER_CSV ? "text/csv; charset=utf-8" : "application/x-ndjson",
+                    body.data, body.len);
 }
 
 /* /query takes these parameters only: a misspelt one would silently widen the answer */
@@ -316,7 +323,8 @@ typedef struct param_check {
   char msg[200];
 } param_check;
 
-static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value) {
   (void)kind;
   (void)value;
   param_check *pc = cls;
@@ -328,7 +336,8 @@ static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const cha
       }
       return MHD_YES;
     }
-  snprintf(pc->msg, sizeof pc->msg, "unknown query parameter '%.64s' (use select, where, format, limit)", key);
+  snprintf(pc->msg, sizeof pc->msg,
+           "unknown query parameter '%.64s' (use select, where, format, limit)", key);
   return MHD_NO;
 }
 
@@ -412,11 +421,13 @@ static void maintain(job *j) {
   int64_t expired = 0;
   int rc = paimon_table_expire_snapshots(&expired, g->t, NULL, &err);
   if (rc != 0) die_err(&err, rc);
-  if (expired) fprintf(stderr, "[%s] maintenance: expired %lld snapshot(s)\n", ts, (long long)expired);
+  if (expired)
+    fprintf(stderr, "[%s] maintenance: expired %lld snapshot(s)\n", ts, (long long)expired);
 }
 
 static bool fp_equal(const src_fp *a, const src_fp *b) {
-  return a->lines == b->lines && a->bytes == b->bytes && a->hash == b->hash && a->rejected == b->rejected;
+  return a->lines == b->lines && a->bytes == b->bytes && a->hash == b->hash &&
+         a->rejected == b->rejected;
 }
 
 /* Prepare + commit with progress and the source state (the fingerprint of the prefix the
@@ -440,7 +451,8 @@ static void commit_cycle(job *j) {
   int64_t sid = 0;
   for (int attempt = 0;; attempt++) {
     const paimon_realtime_progress *pp[1] = {p};
-    rc = paimon_realtime_commit_source(&sid, g->ctx, g->user, p ? pp : NULL, p ? 1 : 0, ident, state, &err);
+    rc = paimon_realtime_commit_source(&sid, g->ctx, g->user, p ? pp : NULL, p ? 1 : 0, ident,
+                                       state, &err);
     if (rc != PAIMON_ECONFLICT || attempt == 5) break;
     struct timespec d = {0, 50000000L * (attempt + 1)};
     nanosleep(&d, NULL);
@@ -461,13 +473,16 @@ static void commit_cycle(job *j) {
   char ts[16], mem[32], skipped[48] = "";
   stamp(ts, sizeof ts);
   fmt_bytes(paimon_realtime_memory_usage(g->ctx), mem, sizeof mem);
-  if (g->skip_bad) snprintf(skipped, sizeof skipped, ", %lld bad line(s) skipped", (long long)j->written.rejected);
+  if (g->skip_bad)
+    snprintf(skipped, sizeof skipped, ", %lld bad line(s) skipped", (long long)j->written.rejected);
   double secs = (double)(now_ms() - j->started_ms) / 1000.0;
   char range[64] = "no new source lines";
   if (lines > j->lines_at_commit)
-    snprintf(range, sizeof range, "source lines %lld..%lld", (long long)j->lines_at_commit, (long long)lines - 1);
-  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: %s%s, %.0f lines/s, memory %s\n", ts, (long long)ident,
-          (long long)sid, range, skipped, secs > 0 ? (double)(lines - j->lines_at_start) / secs : 0.0, mem);
+    snprintf(range, sizeof range, "source lines %lld..%lld", (long long)j->lines_at_commit,
+             (long long)lines - 1);
+  fprintf(stderr, "[%s] commit %lld -> snapshot %lld: %s%s, %.0f lines/s, memory %s\n", ts,
+          (long long)ident, (long long)sid, range, skipped,
+          secs > 0 ? (double)(lines - j->lines_at_start) / secs : 0.0, mem);
   j->lines_at_commit = lines;
   if (j->maintain_every > 0 && commits % j->maintain_every == 0) maintain(j);
 }
@@ -497,7 +512,8 @@ static void write_rows(job *j, struct ArrowArray *arr, struct ArrowSchema *sch) 
 
 /* The index (>= from) of the line a parse error names ("line N, ..." with N 1-based, as
  * paimon/jsonl.h documents), else of the first line that fails alone; b->n when none does. */
-static size_t bad_line_index(const ingest *g, const cli_batch *b, size_t from, const char *msg, int flags) {
+static size_t bad_line_index(const ingest *g, const cli_batch *b, size_t from, const char *msg,
+                             int flags) {
   long long l1 = 0;
   if (sscanf(msg, "line %lld", &l1) == 1)
     for (size_t k = from; k < b->n; k++)
@@ -505,7 +521,9 @@ static size_t bad_line_index(const ingest *g, const cli_batch *b, size_t from, c
   for (size_t k = from; k < b->n; k++) {
     struct ArrowArray arr;
     struct ArrowSchema sch;
-    if (paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + k, b->len + k, 1, b->no + k, flags, NULL) != 0) return k;
+    if (paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + k, b->len + k, 1, b->no + k, flags, NULL) !=
+        0)
+      return k;
     arr.release(&arr);
     sch.release(&sch);
   }
@@ -521,8 +539,8 @@ static void ingest_batch(job *j, const cli_lines *in, const cli_batch *b, int fl
     struct ArrowArray arr;
     struct ArrowSchema sch;
     paimon_error err = {0, ""};
-    int rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, b->n - from, b->no + from, flags,
-                                &err);
+    int rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, b->n - from,
+                                b->no + from, flags, &err);
     if (rc == 0) {
       write_rows(j, &arr, &sch);
       break;
@@ -534,7 +552,8 @@ static void ingest_batch(job *j, const cli_lines *in, const cli_batch *b, int fl
     }
     if (k > from) { /* the good lines before it */
       paimon_error e2 = {0, ""};
-      rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, k - from, b->no + from, flags, &e2);
+      rc = paimon_jsonl_parse(&arr, &sch, g->t, b->ptr + from, b->len + from, k - from,
+                              b->no + from, flags, &e2);
       if (rc != 0) die_err(&e2, rc);
       write_rows(j, &arr, &sch);
     }
@@ -543,8 +562,10 @@ static void ingest_batch(job *j, const cli_lines *in, const cli_batch *b, int fl
       commit_cycle(j); /* what precedes the bad line, exactly once */
       fprintf(stderr,
               "paimon: %s: %s\n"
-              "paimon: stopped at line %lld (--bad-lines fail); the %lld line(s) before it are committed "
-              "(snapshot %lld). Fix line %lld and run the same command again to continue from it, or rerun "
+              "paimon: stopped at line %lld (--bad-lines fail); the %lld line(s) before it are "
+              "committed "
+              "(snapshot %lld). Fix line %lld and run the same command again to continue from it, "
+              "or rerun "
               "with --bad-lines skip to write bad lines to a rejects file and go on\n",
               g->source, err.message, (long long)b->no[k] + 1, (long long)j->written.lines,
               (long long)paimon_realtime_snapshot_id(g->ctx), (long long)b->no[k] + 1);
@@ -577,8 +598,8 @@ _Noreturn static void refuse_source(const ingest *g, const src_fp *c, const char
   char suggest[72];
   size_t k = 0;
   for (const char *p = base; *p && *p != '.' && k + 1 < sizeof suggest && k < 64; p++)
-    suggest[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-                           *p == '_'
+    suggest[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'
                        ? *p
                        : '_';
   suggest[k] = 0;
@@ -587,8 +608,10 @@ _Noreturn static void refuse_source(const ingest *g, const src_fp *c, const char
           "paimon: %s is not the source %s committed as %s%s%s: refusing to ingest it\n"
           "  committed source: %s (snapshot %lld)\n"
           "  this file:        %s\n"
-          "Its lines are never taken for the committed ones, and nothing was written. To ingest it as a separate "
-          "source with its own progress, run again with --source-id NAME (e.g. --source-id %s); to continue the "
+          "Its lines are never taken for the committed ones, and nothing was written. To ingest it "
+          "as a separate "
+          "source with its own progress, run again with --source-id NAME (e.g. --source-id %s); to "
+          "continue the "
           "committed source, pass the file it was read from, unchanged in its first %lld bytes.\n",
           g->source, g->table_path, *g->source_id ? "source id '" : "its default source",
           *g->source_id ? g->source_id : "", *g->source_id ? "'" : "", d,
@@ -608,7 +631,8 @@ static bool has_offsets(const ingest *g) {
 }
 
 int cmd_ingest(int argc, char **argv) {
-  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "", *rejects = NULL;
+  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "",
+             *rejects = NULL;
   bool follow = false, skip_bad = false;
   int64_t interval = 2000, maintain_every = 10, batch_rows = 4096;
   http_limits http_lim = {HTTP_DEFAULT_MAX_CONNECTIONS, HTTP_DEFAULT_TIMEOUT_S};
@@ -625,11 +649,11 @@ int cmd_ingest(int argc, char **argv) {
     size_t nl = eq ? (size_t)(eq - a) : strlen(a);
     const char *v = NULL;
 #define IS(name) (strlen(name) == nl && strncmp(a, name, nl) == 0)
-#define VAL()                                                                                      \
-  do {                                                                                             \
-    if (eq) v = eq + 1;                                                                            \
-    else if (i + 1 < argc) v = argv[++i];                                                          \
-    else usage_error(USAGE_INGEST, "option '%s' needs a value", a);                                \
+#define VAL()                                                       \
+  do {                                                              \
+    if (eq) v = eq + 1;                                             \
+    else if (i + 1 < argc) v = argv[++i];                           \
+    else usage_error(USAGE_INGEST, "option '%s' needs a value", a); \
   } while (0)
     if (IS("--follow") && !eq) follow = true;
     else if (IS("--source")) {
@@ -637,7 +661,8 @@ int cmd_ingest(int argc, char **argv) {
       source = v;
     } else if (IS("--source-id")) {
       VAL();
-      if (!*v) usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
+      if (!*v)
+        usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
       source_id = v; /* its characters are checked by paimon_realtime_context_open */
     } else if (IS("--bad-lines")) {
       VAL();
@@ -666,13 +691,15 @@ int cmd_ingest(int argc, char **argv) {
       VAL();
       int64_t ms;
       if (!parse_duration_ms(v, &ms) || ms < 1000 || ms > 86400000)
-        usage_error(USAGE_INGEST, "--serve-timeout needs a duration from 1s to 24h such as 30s, got '%s'", v);
+        usage_error(USAGE_INGEST,
+                    "--serve-timeout needs a duration from 1s to 24h such as 30s, got '%s'", v);
       http_lim.timeout_s = (unsigned)(ms / 1000);
       http_set = true;
     } else if (IS("--commit-interval")) {
       VAL();
       if (!parse_duration_ms(v, &interval) || interval < 1)
-        usage_error(USAGE_INGEST, "--commit-interval needs a duration such as 2s or 500ms, got '%s'", v);
+        usage_error(USAGE_INGEST,
+                    "--commit-interval needs a duration such as 2s or 500ms, got '%s'", v);
     } else if (IS("--maintain-every")) {
       VAL();
       if (!parse_i64(v, &maintain_every) || maintain_every < 0)
@@ -698,7 +725,8 @@ int cmd_ingest(int argc, char **argv) {
   }
   if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
   if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
-  if (rejects && !skip_bad) usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
+  if (rejects && !skip_bad)
+    usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
   struct sockaddr_in serve_sa;
   char serve_host[64];
   if (serve) { /* validate before any work */
@@ -746,7 +774,8 @@ int cmd_ingest(int argc, char **argv) {
   g.source_id = source_id;
   g.skip_bad = skip_bad;
   g.rejects_path = rejects;
-  snprintf(g.offsets_key, sizeof g.offsets_key, "realtime.offsets%s%s", *source_id ? "." : "", source_id);
+  snprintf(g.offsets_key, sizeof g.offsets_key, "realtime.offsets%s%s", *source_id ? "." : "",
+           source_id);
   paimon_error err = {0, ""};
   int rc = paimon_table_open(&g.t, table, NULL, &err);
   if (rc != 0) die_err(&err, rc);
@@ -773,15 +802,17 @@ int cmd_ingest(int argc, char **argv) {
     src_fp c;
     if (!src_fp_parse(state, &c)) {
       fprintf(stderr,
-              "paimon: %s: the committed source state of %s%s%s is not paimon ingest's (\"%.200s\"): another "
+              "paimon: %s: the committed source state of %s%s%s is not paimon ingest's "
+              "(\"%.200s\"): another "
               "writer feeds it; ingest this file as its own source with --source-id NAME\n",
-              g.table_path, *source_id ? "source id '" : "the default source", source_id, *source_id ? "'" : "",
-              state);
+              g.table_path, *source_id ? "source id '" : "the default source", source_id,
+              *source_id ? "'" : "", state);
       exit(1);
     }
     char why[512];
     int64_t extra = 0;
-    if (!src_verify_prefix(fd, source, &c, &j.wh, &extra, why, sizeof why)) refuse_source(&g, &c, why);
+    if (!src_verify_prefix(fd, source, &c, &j.wh, &extra, why, sizeof why))
+      refuse_source(&g, &c, why);
     g.committed = j.written = c;
     j.written.bytes += extra;
     g.have_committed = true;
@@ -789,8 +820,10 @@ int cmd_ingest(int argc, char **argv) {
     paimon_free(state);
   } else if (has_offsets(&g)) {
     fprintf(stderr,
-            "paimon: note: the committed progress of %s carries no source fingerprint (committed by an older "
-            "paimon ingest, or reset by an OVERWRITE): %s cannot be checked against it; it is read from line 1 "
+            "paimon: note: the committed progress of %s carries no source fingerprint (committed "
+            "by an older "
+            "paimon ingest, or reset by an OVERWRITE): %s cannot be checked against it; it is read "
+            "from line 1 "
             "and lines at or below each bucket's committed offset are skipped\n",
             *source_id ? source_id : "the default source", source);
   }
@@ -812,22 +845,28 @@ int cmd_ingest(int argc, char **argv) {
   if (g.have_committed) {
     char d[SRC_FP_MAX];
     src_fp_describe(&g.committed, d, sizeof d);
-    fprintf(stderr, "paimon: resuming at snapshot %lld: %s begins with the committed %s; reading on from line %lld\n",
-            (long long)paimon_realtime_snapshot_id(g.ctx), source, d, (long long)g.committed.lines + 1);
+    fprintf(stderr,
+            "paimon: resuming at snapshot %lld: %s begins with the committed %s; reading on from "
+            "line %lld\n",
+            (long long)paimon_realtime_snapshot_id(g.ctx), source, d,
+            (long long)g.committed.lines + 1);
   }
   const char *const *parts;
   const char *nb = paimon_table_option(g.t, "bucket");
   int64_t nbuckets = 0;
-  if (paimon_table_partition_keys(&parts, g.t) == 0 && nb && parse_i64(nb, &nbuckets) && nbuckets > 0 &&
-      nbuckets <= 64) {
+  if (paimon_table_partition_keys(&parts, g.t) == 0 && nb && parse_i64(nb, &nbuckets) &&
+      nbuckets > 0 && nbuckets <= 64) {
     bool any = false;
-    for (int64_t b = 0; b < nbuckets; b++) any |= paimon_realtime_committed_offset(g.ctx, "", (int32_t)b) >= 0;
+    for (int64_t b = 0; b < nbuckets; b++)
+      any |= paimon_realtime_committed_offset(g.ctx, "", (int32_t)b) >= 0;
     if (any) {
-      fprintf(stderr, "paimon: resuming at snapshot %lld: lines already committed per bucket are skipped:",
+      fprintf(stderr,
+              "paimon: resuming at snapshot %lld: lines already committed per bucket are skipped:",
               (long long)paimon_realtime_snapshot_id(g.ctx));
       for (int64_t b = 0; b < nbuckets; b++)
         fprintf(stderr, " bucket %lld < line %lld%s", (long long)b,
-                (long long)paimon_realtime_committed_offset(g.ctx, "", (int32_t)b), b + 1 < nbuckets ? "," : "\n");
+                (long long)paimon_realtime_committed_offset(g.ctx, "", (int32_t)b),
+                b + 1 < nbuckets ? "," : "\n");
     }
   }
 
@@ -847,10 +886,13 @@ int cmd_ingest(int argc, char **argv) {
       exit(1);
     }
     if (g.http.lowered)
-      fprintf(stderr, "paimon: note: at most %u HTTP connections: the open files limit (RLIMIT_NOFILE) is %lld\n",
+      fprintf(stderr,
+              "paimon: note: at most %u HTTP connections: the open files limit (RLIMIT_NOFILE) is "
+              "%lld\n",
               g.http.max_connections, g.http.open_files);
     fprintf(stderr,
-            "paimon: serving http://%s:%u (GET /query, GET /status; up to %u connections, idle timeout %u s, "
+            "paimon: serving http://%s:%u (GET /query, GET /status; up to %u connections, idle "
+            "timeout %u s, "
             "open files limit %lld)\n",
             serve_host, g.http.port, g.http.max_connections, g.http.timeout_s, g.http.open_files);
   }
@@ -884,7 +926,8 @@ int cmd_ingest(int argc, char **argv) {
   http_stop(http);
   char skipped[4200] = "";
   if (skip_bad)
-    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected, rejects);
+    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected,
+             rejects);
   fprintf(stderr, "paimon: %s: %lld lines read%s, %lld commits, latest snapshot %lld\n",
           g_stop ? "stopped" : "done", (long long)in.next_no, skipped, (long long)g.commits,
           (long long)paimon_realtime_snapshot_id(g.ctx));

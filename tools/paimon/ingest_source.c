@@ -75,16 +75,16 @@ uint64_t src_hash_value(const src_hash *s) {
 #define FP_TAG "paimon-ingest/1"
 
 void src_fp_format(const src_fp *f, char *buf, size_t n) {
-  snprintf(buf, n, FP_TAG " lines=%lld bytes=%lld hash=%016" PRIx64 " rejected=%lld", (long long)f->lines,
-           (long long)f->bytes, f->hash, (long long)f->rejected);
+  snprintf(buf, n, FP_TAG " lines=%lld bytes=%lld hash=%016" PRIx64 " rejected=%lld",
+           (long long)f->lines, (long long)f->bytes, f->hash, (long long)f->rejected);
 }
 
 bool src_fp_parse(const char *s, src_fp *f) {
   long long lines, bytes, rej;
   uint64_t hash;
   int end = 0;
-  if (sscanf(s, FP_TAG " lines=%lld bytes=%lld hash=%16" SCNx64 " rejected=%lld%n", &lines, &bytes, &hash, &rej,
-             &end) != 4 ||
+  if (sscanf(s, FP_TAG " lines=%lld bytes=%lld hash=%16" SCNx64 " rejected=%lld%n", &lines, &bytes,
+             &hash, &rej, &end) != 4 ||
       s[end] != 0 || lines < 0 || bytes < 0 || rej < 0 || rej > lines || lines > bytes + 1)
     return false;
   f->lines = lines;
@@ -95,11 +95,12 @@ bool src_fp_parse(const char *s, src_fp *f) {
 }
 
 void src_fp_describe(const src_fp *f, char *buf, size_t n) {
-  snprintf(buf, n, "%lld lines, %lld bytes, hash %016" PRIx64, (long long)f->lines, (long long)f->bytes, f->hash);
+  snprintf(buf, n, "%lld lines, %lld bytes, hash %016" PRIx64, (long long)f->lines,
+           (long long)f->bytes, f->hash);
 }
 
-bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *hp, int64_t *extra, char *why,
-                       size_t n) {
+bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *hp, int64_t *extra,
+                       char *why, size_t n) {
   enum { CHUNK = 1 << 20 };
   char *buf = malloc(CHUNK);
   if (!buf) die("out of memory%s", "");
@@ -123,7 +124,8 @@ bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *hp, 
   }
   free(buf);
   if (got < c->bytes) {
-    snprintf(why, n, "this file has only %lld bytes (truncated, or replaced by another file)", (long long)got);
+    snprintf(why, n, "this file has only %lld bytes (truncated, or replaced by another file)",
+             (long long)got);
     return false;
   }
   src_fp mine = {.lines = lines + (lastc != '\n'), .bytes = got, .hash = src_hash_value(h)};
@@ -141,7 +143,8 @@ bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *hp, 
     while (r < 0 && errno == EINTR);
     if (r == 1 && next != '\n') {
       snprintf(why, n,
-               "the same first %lld bytes, but the last committed line (%lld), committed without a newline, "
+               "the same first %lld bytes, but the last committed line (%lld), committed without a "
+               "newline, "
                "has been extended since",
                (long long)c->bytes, (long long)c->lines);
       return false;
@@ -166,7 +169,8 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
   }
   if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
     fprintf(stderr,
-            "paimon: the rejects file %s is in use by another paimon ingest: give each table and source its own "
+            "paimon: the rejects file %s is in use by another paimon ingest: give each table and "
+            "source its own "
             "file with --rejects FILE\n",
             path);
     exit(1);
@@ -184,7 +188,8 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
     ssize_t got = pread(r->fd, data + have, size - have, (off_t)have);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
-      fprintf(stderr, "paimon: cannot read %s: %s\n", path, got < 0 ? strerror(errno) : "file shrank");
+      fprintf(stderr, "paimon: cannot read %s: %s\n", path,
+              got < 0 ? strerror(errno) : "file shrank");
       exit(1);
     }
     have += (size_t)got;
@@ -219,16 +224,20 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
   int64_t want = c ? c->rejected : 0;
   if (!c && size > 0) {
     fprintf(stderr,
-            "paimon: the rejects file %s already holds entries, but the table has no committed state of this "
-            "source (nothing committed yet, or an OVERWRITE cleared it): the file belongs to another table or "
+            "paimon: the rejects file %s already holds entries, but the table has no committed "
+            "state of this "
+            "source (nothing committed yet, or an OVERWRITE cleared it): the file belongs to "
+            "another table or "
             "source, or to the overwritten data; move it away or pass --rejects FILE\n",
             path);
     exit(1);
   }
   if (foreign || kept > want) {
     fprintf(stderr,
-            "paimon: the rejects file %s does not match the table's committed state of this source: it lists %lld "
-            "entr%s below line %lld where %lld line(s) were rejected%s; it belongs to another table or source; "
+            "paimon: the rejects file %s does not match the table's committed state of this "
+            "source: it lists %lld "
+            "entr%s below line %lld where %lld line(s) were rejected%s; it belongs to another "
+            "table or source; "
             "move it away or pass --rejects FILE\n",
             path, (long long)kept, kept == 1 ? "y" : "ies", (long long)limit + 1, (long long)want,
             foreign ? ", and entries out of line order" : "");
@@ -236,7 +245,8 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
   }
   if (kept < want)
     fprintf(stderr,
-            "paimon: note: the rejects file %s lists %lld of the %lld line(s) rejected below line %lld (entries were "
+            "paimon: note: the rejects file %s lists %lld of the %lld line(s) rejected below line "
+            "%lld (entries were "
             "removed, or earlier runs used another --rejects file); new bad lines are appended\n",
             path, (long long)kept, (long long)want, (long long)limit + 1);
   if (cut < size) {
@@ -245,7 +255,8 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
       exit(1);
     }
     fprintf(stderr,
-            "paimon: %s: dropped %lld entr%s past the committed line %lld (a stopped run's, not committed; those "
+            "paimon: %s: dropped %lld entr%s past the committed line %lld (a stopped run's, not "
+            "committed; those "
             "lines are examined again)\n",
             path, (long long)dropped, dropped == 1 ? "y" : "ies", (long long)limit);
     r->dirty = true;
@@ -256,7 +267,8 @@ void src_rejects_open(src_rejects *r, const char *path, const src_fp *c) {
   }
 }
 
-void src_rejects_add(src_rejects *r, int64_t line0, const char *error, const char *raw, size_t rawlen) {
+void src_rejects_add(src_rejects *r, int64_t line0, const char *error, const char *raw,
+                     size_t rawlen) {
   fv_out o = {0};
   char head[48];
   snprintf(head, sizeof head, "{\"line\": %lld, \"error\": ", (long long)line0 + 1);

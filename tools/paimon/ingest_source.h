@@ -50,8 +50,8 @@ void src_fp_describe(const src_fp *f, char *buf, size_t n);
  * else 0. Returns true on a match; otherwise false with `why` describing what this file
  * holds instead (its own fingerprint of the same length, its shorter size, or the
  * extended last line). `path` names the file in read errors (which exit). */
-bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *h, int64_t *extra, char *why,
-                       size_t n);
+bool src_verify_prefix(int fd, const char *path, const src_fp *c, src_hash *h, int64_t *extra,
+                       char *why, size_t n);
 
 /* ---- rejects file (--bad-lines skip) ---------------------------------------------------- */
 
@@ -71,7 +71,8 @@ typedef struct src_rejects {
 void src_rejects_open(src_rejects *r, const char *path, const src_fp *c);
 /* Appends {"line": L (1-based), "error": "...", "raw": "..."} and a newline; exits on
  * write errors. */
-void src_rejects_add(src_rejects *r, int64_t line0, const char *error, const char *raw, size_t rawlen);
+void src_rejects_add(src_rejects *r, int64_t line0, const char *error, const char *raw,
+                     size_t rawlen);
 /* fsync when something was appended: call before committing past the appended lines. */
 void src_rejects_sync(src_rejects *r);
 void src_rejects_close(src_rejects *r);

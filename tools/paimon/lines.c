@@ -116,7 +116,8 @@ int cli_lines_batch(cli_lines *r, cli_batch *b, size_t max, bool follow, int64_t
     }
     scan = r->len;
     if (r->len - cur > MAX_LINE) {
-      fprintf(stderr, "paimon: %s: line %lld is longer than 256 MiB\n", r->name, (long long)r->next_no + 1);
+      fprintf(stderr, "paimon: %s: line %lld is longer than 256 MiB\n", r->name,
+              (long long)r->next_no + 1);
       exit(1);
     }
     if (fill(r) > 0) continue;

@@ -63,7 +63,8 @@ static const char *USAGE_SNAPSHOTS =
     "Unknown record counts print as '-'.\n";
 
 static const char *USAGE_FILES =
-    "usage: paimon files [--snapshot N] [--branch B] [--where EXPR] [--remap-path FROM=TO]... TABLE\n"
+    "usage: paimon files [--snapshot N] [--branch B] [--where EXPR] [--remap-path FROM=TO]... "
+    "TABLE\n"
     "\n"
     "Plans a scan (of the latest snapshot or snapshot N, pruned with EXPR when given) and\n"
     "prints one line per data file after a header line:\n"
@@ -350,7 +351,9 @@ static bool jstr(jcur *c, fv_out *out) {
         size_t n;
         if (v < 0x80) u[0] = (char)v, n = 1;
         else if (v < 0x800) u[0] = (char)(0xc0 | (v >> 6)), u[1] = (char)(0x80 | (v & 63)), n = 2;
-        else u[0] = (char)(0xe0 | (v >> 12)), u[1] = (char)(0x80 | ((v >> 6) & 63)), u[2] = (char)(0x80 | (v & 63)), n = 3;
+        else
+          u[0] = (char)(0xe0 | (v >> 12)), u[1] = (char)(0x80 | ((v >> 6) & 63)),
+          u[2] = (char)(0x80 | (v & 63)), n = 3;
         if (fv_write(out, u, n)) return false;
         continue;
       }
@@ -505,7 +508,8 @@ static int cmd_info(int argc, char **argv) {
     char id[32], ty[1024];
     meta_value(c->metadata, "paimon.id", id, sizeof id);
     meta_value(c->metadata, "paimon.type", ty, sizeof ty);
-    printf("  %-4s %-*s %s\n", id[0] ? id : "-", (int)wname, c->name ? c->name : "", ty[0] ? ty : c->format);
+    printf("  %-4s %-*s %s\n", id[0] ? id : "-", (int)wname, c->name ? c->name : "",
+           ty[0] ? ty : c->format);
   }
   schema.release(&schema);
   const char *const *keys;
@@ -541,7 +545,8 @@ static int cmd_info(int argc, char **argv) {
       if (d == INT64_MIN) printf("-");
       else printf("%lld", (long long)d);
     }
-    printf("\n  commit user: %s\n", paimon_snapshot_commit_user(s) ? paimon_snapshot_commit_user(s) : "");
+    printf("\n  commit user: %s\n",
+           paimon_snapshot_commit_user(s) ? paimon_snapshot_commit_user(s) : "");
     printf("  commit identifier: %lld\n", (long long)paimon_snapshot_commit_identifier(s));
     paimon_snapshot_free(s);
   }
@@ -671,7 +676,8 @@ static void print_table(const fv_field *cols, int ncols, const cells *c) {
   for (int j = 0; j < ncols; j++) {
     out_check(fv_puts(&g_out, j ? " | " : ""));
     out_check(fv_puts(&g_out, cols[j].name));
-    for (size_t k = text_width(cols[j].name); k < w[j] && j + 1 < ncols; k++) out_check(fv_write(&g_out, " ", 1));
+    for (size_t k = text_width(cols[j].name); k < w[j] && j + 1 < ncols; k++)
+      out_check(fv_write(&g_out, " ", 1));
   }
   out_check(fv_write(&g_out, "\n", 1));
   for (int j = 0; j < ncols; j++) {
@@ -732,7 +738,9 @@ static int cmd_cat(int argc, char **argv) {
     die("%s", m && *m ? m : "cannot get the stream's schema");
   }
   char emsg[512];
-  int mode = strcmp(a.format, "jsonl") == 0 ? RENDER_JSONL : strcmp(a.format, "csv") == 0 ? RENDER_CSV : 2;
+  int mode = strcmp(a.format, "jsonl") == 0 ? RENDER_JSONL
+             : strcmp(a.format, "csv") == 0 ? RENDER_CSV
+                                            : 2;
   cli_render rr;
   if (cli_render_init(&rr, &schema, mode == 2 ? RENDER_CSV : mode, emsg, sizeof emsg) != 0)
     die("unsupported result schema: %s", emsg);
@@ -753,7 +761,8 @@ static int cmd_cat(int argc, char **argv) {
       die("%s", m && *m ? m : "read failed");
     }
     if (!batch.release) break;
-    if (cli_render_check(&rr, &batch, emsg, sizeof emsg) != 0) die("bad batch from the reader: %s", emsg);
+    if (cli_render_check(&rr, &batch, emsg, sizeof emsg) != 0)
+      die("bad batch from the reader: %s", emsg);
     for (int64_t i = 0; i < batch.length && !done; i++) {
       if (mode != 2) {
         out_check(cli_render_row(&rr, &batch, i, &g_out));

@@ -6,9 +6,9 @@
 
 #include "cli.h"
 
-#define TRY(x)                                                                             \
-  do {                                                                                     \
-    if ((x) != 0) return -1;                                                               \
+#define TRY(x)               \
+  do {                       \
+    if ((x) != 0) return -1; \
   } while (0)
 
 int cli_json_str(fv_out *o, const char *s, size_t n) {
@@ -38,7 +38,8 @@ int cli_csv_cell(fv_out *o, const char *p, size_t n, bool is_null) {
   return fv_write(o, "\"", 1);
 }
 
-int cli_render_init(cli_render *r, const struct ArrowSchema *schema, int mode, char *emsg, size_t n) {
+int cli_render_init(cli_render *r, const struct ArrowSchema *schema, int mode, char *emsg,
+                    size_t n) {
   memset(r, 0, sizeof *r);
   r->mode = mode;
   if (fv_field_init(&r->root, schema, emsg, n) != 0) return -1;

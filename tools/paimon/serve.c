@@ -61,7 +61,8 @@ static int tag_listen, tag_wake; /* epoll data for the two non-connection fds */
 
 /* ---- replies (libmicrohttpd side) -------------------------------------------------------- */
 
-enum MHD_Result http_reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, size_t len) {
+enum MHD_Result http_reply(struct MHD_Connection *c, unsigned code, const char *type, char *body,
+                           size_t len) {
   struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
   if (!r) {
     free(body);
@@ -142,26 +143,27 @@ typedef struct arg_check {
   char msg[200];
 } arg_check;
 
-static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
-                                 const char *value, size_t value_size) {
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 size_t key_size, const char *value, size_t value_size) {
   (void)kind;
   arg_check *a = cls;
   a->n++;
   const char *what = NULL;
-  if (!http_utf8_valid(key, key_size) || !http_utf8_valid(value ? value : "", value ? value_size : 0))
+  if (!http_utf8_valid(key, key_size) ||
+      !http_utf8_valid(value ? value : "", value ? value_size : 0))
     what = "is not valid UTF-8 (percent-encode UTF-8 bytes only)";
   else if (memchr(key, 0, key_size) || (value && memchr(value, 0, value_size)))
     what = "contains a NUL byte (%00)";
   if (!what) return MHD_YES;
   if (http_utf8_valid(key, key_size) && !memchr(key, 0, key_size) && key_size <= 64)
     snprintf(a->msg, sizeof a->msg, "query parameter '%.*s' %s", (int)key_size, key, what);
-  else
-    snprintf(a->msg, sizeof a->msg, "a query parameter name %s", what);
+  else snprintf(a->msg, sizeof a->msg, "a query parameter name %s", what);
   return MHD_NO;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                  const char *version, const char *upload, size_t *upload_size, void **state) {
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **state) {
   (void)version;
   (void)upload;
   (void)state;
@@ -210,11 +212,11 @@ static void drop(http_server *s, pend *p) {
 
 static const char *reason(unsigned code) {
   switch (code) {
-  case 400: return "Bad Request";
-  case 408: return "Request Timeout";
-  case 414: return "URI Too Long";
-  case 503: return "Service Unavailable";
-  default: return "Error";
+    case 400: return "Bad Request";
+    case 408: return "Request Timeout";
+    case 414: return "URI Too Long";
+    case 503: return "Service Unavailable";
+    default: return "Error";
   }
 }
 
@@ -223,10 +225,11 @@ static void raw_reply(int fd, unsigned code, const char *msg) {
   char body[400], head[300];
   int bn = snprintf(body, sizeof body, "{\n  \"error\": \"%s\"\n}\n", msg);
   if (bn < 0 || (size_t)bn >= sizeof body) bn = (int)strlen(body);
-  int hn = snprintf(head, sizeof head,
-                    "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
-                    "Connection: close\r\nContent-Length: %d\r\n\r\n",
-                    code, reason(code), bn);
+  int hn =
+      snprintf(head, sizeof head,
+               "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+               "Connection: close\r\nContent-Length: %d\r\n\r\n",
+               code, reason(code), bn);
   char all[sizeof head + sizeof body];
   memcpy(all, head, (size_t)hn);
   memcpy(all + hn, body, (size_t)bn);
@@ -437,8 +440,8 @@ static void *door_main(void *arg) {
 
 /* ---- start and stop ------------------------------------------------------------------- */
 
-bool http_parse_addr(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen, char *why,
-                     size_t whylen) {
+bool http_parse_addr(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen,
+                     char *why, size_t whylen) {
   const char *colon = strrchr(addr, ':');
   if (!colon || colon == addr || (size_t)(colon - addr) >= hostlen) {
     snprintf(why, whylen, "--serve needs ADDR:PORT, got '%s'", addr);
@@ -447,12 +450,14 @@ bool http_parse_addr(const char *addr, struct sockaddr_in *sa, char *host, size_
   const char *ps = colon + 1;
   int64_t port;
   if (!*ps || strspn(ps, "0123456789") != strlen(ps)) {
-    snprintf(why, whylen, "--serve '%s': port '%s' is not a number (1..65535, or 0 to pick a free one)", addr,
+    snprintf(why, whylen,
+             "--serve '%s': port '%s' is not a number (1..65535, or 0 to pick a free one)", addr,
              ps);
     return false;
   }
   if (strlen(ps) > 6 || !parse_i64(ps, &port) || port > 65535) {
-    snprintf(why, whylen, "--serve '%s': port %s out of range (1..65535, or 0 to pick a free one)", addr, ps);
+    snprintf(why, whylen, "--serve '%s': port %s out of range (1..65535, or 0 to pick a free one)",
+             addr, ps);
     return false;
   }
   size_t hl = (size_t)(colon - addr);
@@ -481,8 +486,8 @@ static long long raise_nofile(void) {
   return rl.rlim_cur == RLIM_INFINITY ? (long long)INT32_MAX : (long long)rl.rlim_cur;
 }
 
-http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, http_handler h, void *cls,
-                        http_info *info, char *why, size_t whylen) {
+http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, http_handler h,
+                        void *cls, http_info *info, char *why, size_t whylen) {
   http_server *s = calloc(1, sizeof *s);
   if (!s) {
     snprintf(why, whylen, "out of memory");
@@ -497,7 +502,8 @@ http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, ht
   info->open_files = raise_nofile();
   s->max = lim->max_connections;
   if (info->open_files > 0) {
-    long long room = info->open_files > 2 * FD_RESERVE ? info->open_files - FD_RESERVE : info->open_files / 2;
+    long long room =
+        info->open_files > 2 * FD_RESERVE ? info->open_files - FD_RESERVE : info->open_files / 2;
     if ((long long)s->max > room) {
       s->max = room > 0 ? (unsigned)room : 1;
       info->lowered = true;
@@ -509,7 +515,8 @@ http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, ht
   s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
   if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-      bind(s->lfd, (const struct sockaddr *)sa, sizeof *sa) != 0 || listen(s->lfd, SOMAXCONN) != 0) {
+      bind(s->lfd, (const struct sockaddr *)sa, sizeof *sa) != 0 ||
+      listen(s->lfd, SOMAXCONN) != 0) {
     snprintf(why, whylen, "%s", strerror(errno));
     goto fail;
   }
@@ -520,10 +527,10 @@ http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, ht
     goto fail;
   }
   info->port = ntohs(bound.sin_port);
-  s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG,
-                          0, NULL, NULL, on_request, s, MHD_OPTION_CONNECTION_LIMIT, s->max,
-                          MHD_OPTION_CONNECTION_TIMEOUT, s->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                          POOL_BYTES, MHD_OPTION_END);
+  s->d = MHD_start_daemon(
+      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
+      NULL, NULL, on_request, s, MHD_OPTION_CONNECTION_LIMIT, s->max, MHD_OPTION_CONNECTION_TIMEOUT,
+      s->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, POOL_BYTES, MHD_OPTION_END);
   if (!s->d) {
     snprintf(why, whylen, "libmicrohttpd did not start (epoll mode)");
     goto fail;

@@ -19,8 +19,8 @@
 
 #define HTTP_DEFAULT_MAX_CONNECTIONS 4096u
 #define HTTP_DEFAULT_TIMEOUT_S 30u
-#define HTTP_MAX_ARGS 64      /* query arguments per request */
-#define HTTP_MAX_TARGET 8192  /* bytes of the request target (path and query) */
+#define HTTP_MAX_ARGS 64     /* query arguments per request */
+#define HTTP_MAX_TARGET 8192 /* bytes of the request target (path and query) */
 
 typedef struct http_limits {
   unsigned max_connections; /* open connections, idle ones included */
@@ -43,17 +43,18 @@ typedef struct http_server http_server;
 
 /* Parses "ADDR:PORT" (loopback IPv4; "localhost" is 127.0.0.1; PORT 0..65535, 0 picks a
  * free one). false with a message naming the bad part. */
-bool http_parse_addr(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen, char *why,
-                     size_t whylen);
+bool http_parse_addr(const char *addr, struct sockaddr_in *sa, char *host, size_t hostlen,
+                     char *why, size_t whylen);
 /* Raises RLIMIT_NOFILE to its hard limit, binds `sa` and starts serving `h` on two threads.
  * NULL with a message on failure. */
-http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, http_handler h, void *cls,
-                        http_info *info, char *why, size_t whylen);
+http_server *http_start(const struct sockaddr_in *sa, const http_limits *lim, http_handler h,
+                        void *cls, http_info *info, char *why, size_t whylen);
 /* Stops both threads and closes every connection. NULL is a no-op. */
 void http_stop(http_server *s);
 
 /* Replies take `body` (malloc'd) in every case. */
-enum MHD_Result http_reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, size_t len);
+enum MHD_Result http_reply(struct MHD_Connection *c, unsigned code, const char *type, char *body,
+                           size_t len);
 /* Replies with `j` as indented JSON (consumes the reference). */
 enum MHD_Result http_reply_json(struct MHD_Connection *c, unsigned code, json_t *j);
 /* {"error": msg}; bytes of msg that are not UTF-8 become '?', so the reply always goes out. */

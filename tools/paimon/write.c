@@ -19,7 +19,8 @@ const char *const USAGE_CREATE =
     "\n"
     "  --schema FILE.json   a Paimon schema JSON document in the form of a schema/schema-N\n"
     "                       file: \"fields\" (id, name, type), \"partitionKeys\",\n"
-    "                       \"primaryKeys\", \"options\" (\"id\", \"highestFieldId\", \"version\",\n"
+    "                       \"primaryKeys\", \"options\" (\"id\", \"highestFieldId\", "
+    "\"version\",\n"
     "                       \"timeMillis\" and field ids may be omitted); '-' reads stdin\n"
     "  --like OTHER         the fields, keys and options of OTHER's current schema\n"
     "  -o key=value         set a table option (repeatable); 'key=' removes it\n"
@@ -107,7 +108,9 @@ static int64_t scan_user(const paimon_table *t, const char *user, int64_t ident,
   return next ? next : 1;
 }
 
-int64_t cli_next_identifier(const paimon_table *t, const char *user) { return scan_user(t, user, 0, NULL); }
+int64_t cli_next_identifier(const paimon_table *t, const char *user) {
+  return scan_user(t, user, 0, NULL);
+}
 
 /* Commits `msgs` and returns the snapshot id; exits 1 when nothing was committed. A
  * warning of a successful commit (its compaction was dropped) goes to stderr. After an
@@ -125,8 +128,9 @@ static int64_t cli_commit(paimon_table *t, const char *user, int64_t ident,
   }
   scan_user(t, user, ident, &sid);
   if (sid > 0) {
-    fprintf(stderr, "paimon: warning: %s; yet snapshot %lld holds identifier %lld of commit user "
-                    "%s: committed, nothing aborted\n",
+    fprintf(stderr,
+            "paimon: warning: %s; yet snapshot %lld holds identifier %lld of commit user "
+            "%s: committed, nothing aborted\n",
             err.message, (long long)sid, (long long)ident, user);
     return sid;
   }
@@ -138,7 +142,8 @@ static int64_t cli_commit(paimon_table *t, const char *user, int64_t ident,
 }
 
 /* "--name value" / "--name=value" at argv[*i]; advances *i past the value. */
-static bool opt_val(int argc, char **argv, int *i, const char *name, const char *usage, const char **val) {
+static bool opt_val(int argc, char **argv, int *i, const char *name, const char *usage,
+                    const char **val) {
   const char *a = argv[*i];
   size_t n = strlen(name);
   if (strncmp(a, name, n) != 0) return false;
@@ -219,15 +224,18 @@ static const char *drop_reason(const char *k, const char *v) {
   bool on = strcmp(v, "true") == 0;
   if (strcmp(k, "row-tracking.enabled") == 0 && on) return "row tracking is not written yet";
   if (strcmp(k, "data-evolution.enabled") == 0 && on) return "data evolution is not written yet";
-  if (strncmp(k, "file-index.", 11) == 0) return "file indexes are not written yet (they only speed up reads)";
+  if (strncmp(k, "file-index.", 11) == 0)
+    return "file indexes are not written yet (they only speed up reads)";
   if (strcmp(k, "deletion-vectors.enabled") == 0 && on)
     return "deletion vectors are not written yet (rows read the same without them)";
   if (strcmp(k, "blob-field") == 0 || strncmp(k, "blob.", 5) == 0 || strncmp(k, "blob-", 5) == 0)
     return "BLOB storage is not written yet";
-  if (strcmp(k, "manifest.format") == 0 && strcmp(v, "avro") != 0) return "this library writes Avro manifests";
+  if (strcmp(k, "manifest.format") == 0 && strcmp(v, "avro") != 0)
+    return "this library writes Avro manifests";
   if (strcmp(k, "bucket-function.type") == 0 && strcmp(v, "default") != 0)
     return "only the default bucket function is written";
-  if (strcmp(k, "metadata.stats-mode") == 0 && strncmp(v, "truncate(", 9) != 0 && strcmp(v, "full") != 0)
+  if (strcmp(k, "metadata.stats-mode") == 0 && strncmp(v, "truncate(", 9) != 0 &&
+      strcmp(v, "full") != 0)
     return "only truncate(N) and full statistics are written";
   if (strcmp(k, "scan.fallback-branch") == 0) return "the new table has no branches";
   if (strcmp(k, "path") == 0) return "it names the other table's location";
@@ -254,7 +262,8 @@ int cmd_create(int argc, char **argv) {
     else table = a;
   }
   if (!table) usage_error(USAGE_CREATE, "missing TABLE%s", "");
-  if (!!schema_file == !!like) usage_error(USAGE_CREATE, "give exactly one of --schema and --like%s", "");
+  if (!!schema_file == !!like)
+    usage_error(USAGE_CREATE, "give exactly one of --schema and --like%s", "");
   json_error_t je;
   json_t *doc = NULL;
   if (schema_file) {
@@ -269,7 +278,8 @@ int cmd_create(int argc, char **argv) {
     doc = json_loads(text, 0, &je);
     free(text);
     if (!doc || !json_is_object(doc)) {
-      fprintf(stderr, "paimon: %s: not a JSON object (line %d: %s)\n", schema_file, je.line, je.text);
+      fprintf(stderr, "paimon: %s: not a JSON object (line %d: %s)\n", schema_file, je.line,
+              je.text);
       exit(1);
     }
   } else {
@@ -282,9 +292,11 @@ int cmd_create(int argc, char **argv) {
     json_t *fv;
     json_array_foreach(fields, i, fv) {
       if (has_blob(json_object_get(fv, "type"))) {
-        fprintf(stderr, "paimon: %s has BLOB column '%s': BLOB columns cannot be written yet\n", like,
-                json_string_value(json_object_get(fv, "name")) ? json_string_value(json_object_get(fv, "name"))
-                                                              : "?");
+        fprintf(stderr, "paimon: %s has BLOB column '%s': BLOB columns cannot be written yet\n",
+                like,
+                json_string_value(json_object_get(fv, "name"))
+                    ? json_string_value(json_object_get(fv, "name"))
+                    : "?");
         exit(1);
       }
     }
@@ -334,7 +346,8 @@ int cmd_create(int argc, char **argv) {
   int rc = paimon_table_create_json(&t, table, json, &err);
   free(json);
   if (rc != 0) die_err(&err, rc);
-  printf("created %s (schema id %lld)\n", paimon_table_path(t), (long long)paimon_table_schema_id(t));
+  printf("created %s (schema id %lld)\n", paimon_table_path(t),
+         (long long)paimon_table_schema_id(t));
   paimon_table_close(t);
   paimon_options_free(over);
   return 0;
@@ -479,8 +492,8 @@ static const char *csv_cell_error(csv_conv *cv, size_t c, const char *v, size_t 
                                   const char *why) {
   char field[300];
   csv_field_name(cv, (long)c, field, sizeof field);
-  snprintf(cv->msg, sizeof cv->msg, "%s at byte %zu of the line: '%.*s%s' %s", field,
-           cv->rb[c] + 1, (int)(vl > 60 ? 60 : vl), v, vl > 60 ? "..." : "", why);
+  snprintf(cv->msg, sizeof cv->msg, "%s at byte %zu of the line: '%.*s%s' %s", field, cv->rb[c] + 1,
+           (int)(vl > 60 ? 60 : vl), v, vl > 60 ? "..." : "", why);
   return cv->msg;
 }
 
@@ -543,8 +556,8 @@ static const char *csv_record_json(csv_conv *cv, const char *p, size_t n, fv_out
   long nc = csv_split(cv, p, n);
   if (nc < 0) return csv_split_error(cv, p);
   if ((size_t)nc != cv->ncols) {
-    snprintf(cv->msg, sizeof cv->msg, "field count: the record has %ld fields, the header %zu",
-             nc, cv->ncols);
+    snprintf(cv->msg, sizeof cv->msg, "field count: the record has %ld fields, the header %zu", nc,
+             cv->ncols);
     return cv->msg;
   }
   const char *bad = csv_utf8_error(cv, p, n, nc);
@@ -701,7 +714,8 @@ int cmd_write(int argc, char **argv) {
     int64_t now = now_ms();
     if (now - last_report >= 2000) {
       double secs = (double)(now - start) / 1000.0;
-      fprintf(stderr, "paimon: %lld rows written, %.0f rows/s\n", (long long)rows, secs > 0 ? rows / secs : 0.0);
+      fprintf(stderr, "paimon: %lld rows written, %.0f rows/s\n", (long long)rows,
+              secs > 0 ? rows / secs : 0.0);
       last_report = now;
       reported = true;
     }
@@ -716,10 +730,11 @@ int cmd_write(int argc, char **argv) {
   if (rows > 0) sid = cli_commit(t, cuser, ident, msgs);
   double secs = (double)(now_ms() - start) / 1000.0;
   if (sid > 0)
-    fprintf(stderr, "paimon: committed %lld rows as snapshot %lld (commit user %s, identifier %lld) in %.1f s\n",
+    fprintf(stderr,
+            "paimon: committed %lld rows as snapshot %lld (commit user %s, identifier %lld) in "
+            "%.1f s\n",
             (long long)rows, (long long)sid, cuser, (long long)ident, secs);
-  else
-    fprintf(stderr, "paimon: no rows on standard input; nothing committed\n");
+  else fprintf(stderr, "paimon: no rows on standard input; nothing committed\n");
   paimon_commit_messages_free(msgs);
   paimon_writer_close(w);
   paimon_table_close(t);
@@ -773,7 +788,8 @@ int cmd_compact(int argc, char **argv) {
   } else {
     int64_t ident = cli_next_identifier(t, user);
     int64_t sid = cli_commit(t, user, ident, msgs);
-    printf("compacted %zu bucket(s): snapshot %lld\n", paimon_commit_messages_count(msgs), (long long)sid);
+    printf("compacted %zu bucket(s): snapshot %lld\n", paimon_commit_messages_count(msgs),
+           (long long)sid);
   }
   paimon_commit_messages_free(msgs);
   paimon_table_close(t);

@@ -99,10 +99,11 @@ typedef struct paimon_fs_stat_info {
 } paimon_fs_stat_info;
 
 /** Initializer setting struct_size and every member to "unknown". */
-#define PAIMON_FS_STAT_INFO_INIT {sizeof(paimon_fs_stat_info), -1, 0, PAIMON_FS_MTIME_UNKNOWN}
+#define PAIMON_FS_STAT_INFO_INIT \
+  { sizeof(paimon_fs_stat_info), -1, 0, PAIMON_FS_MTIME_UNKNOWN }
 
 /** True when member `m` of the paimon_fs_stat_info at `info` lies within its struct_size. */
-#define PAIMON_FS_STAT_INFO_HAS(info, m)                                                     \
+#define PAIMON_FS_STAT_INFO_HAS(info, m) \
   ((info)->struct_size >= offsetof(paimon_fs_stat_info, m) + sizeof((info)->m))
 
 /** Called once per directory entry by `list`; return non-zero to stop early.
@@ -120,11 +121,9 @@ typedef struct paimon_fs {
   /* --- version 1 --- */
   /** Opens `path` for reading; #PAIMON_ENOTFOUND when absent. `*out` is closed by the
    * library with its `close`. */
-  int (*open_read)(struct paimon_fs *fs, const char *path, paimon_rfile **out,
-                   paimon_error *err);
+  int (*open_read)(struct paimon_fs *fs, const char *path, paimon_rfile **out, paimon_error *err);
   /** Creates or truncates `path` (parent directories are created as needed). */
-  int (*open_write)(struct paimon_fs *fs, const char *path, paimon_wfile **out,
-                    paimon_error *err);
+  int (*open_write)(struct paimon_fs *fs, const char *path, paimon_wfile **out, paimon_error *err);
   /** PAIMON_ENOTFOUND when absent. `size` and `is_dir` are nullable. */
   int (*stat)(struct paimon_fs *fs, const char *path, int64_t *size, int *is_dir,
               paimon_error *err);
@@ -155,8 +154,8 @@ typedef struct paimon_fs {
   int (*stat_info)(struct paimon_fs *fs, const char *path, paimon_fs_stat_info *out,
                    paimon_error *err);
   /** As `list`, with each entry's size and modification time. */
-  int (*list_info)(struct paimon_fs *fs, const char *path, paimon_fs_list_info_cb cb,
-                   void *payload, paimon_error *err);
+  int (*list_info)(struct paimon_fs *fs, const char *path, paimon_fs_list_info_cb cb, void *payload,
+                   paimon_error *err);
   /** Removes the `n` files at `paths` (an object store's batch delete), trying every one
    * even after a failure. `results` (never NULL, `n` entries) receives each path's
    * status: #PAIMON_OK, #PAIMON_ENOTFOUND when it was absent, or the failure. Returns

@@ -119,15 +119,15 @@ typedef int (*paimon_stream_sink)(void *payload, struct ArrowArrayStream *stream
 
 /** Parameters a store is created with. Pointers are valid during `create` only. */
 typedef struct paimon_realtime_store_request {
-  uint32_t version;            /**< the factory's version, at most PAIMON_REALTIME_STORE_VERSION */
-  int mode;                    /**< PAIMON_REALTIME_APPEND or PAIMON_REALTIME_PRIMARY_KEY */
+  uint32_t version; /**< the factory's version, at most PAIMON_REALTIME_STORE_VERSION */
+  int mode;         /**< PAIMON_REALTIME_APPEND or PAIMON_REALTIME_PRIMARY_KEY */
   const struct ArrowSchema *write_schema; /**< batch layout above (system columns first) */
-  int32_t nkeys;               /**< primary-key mode: number of key columns */
-  const int32_t *key_columns;  /**< primary-key mode: key columns (indices into children) */
+  int32_t nkeys;                          /**< primary-key mode: number of key columns */
+  const int32_t *key_columns;    /**< primary-key mode: key columns (indices into children) */
   const paimon_options *options; /**< table options overridden by the context's
                                       (e.g. realtime.store.max-memory) */
-  const char *partition;       /**< "k=v/..." for messages */
-  int32_t bucket;              /**< the store's bucket */
+  const char *partition;         /**< "k=v/..." for messages */
+  int32_t bucket;                /**< the store's bucket */
 } paimon_realtime_store_request;
 
 /** A store for the rows of one partition-bucket: fill every slot (see the file

@@ -50,10 +50,10 @@ typedef enum pm_avro_logical {
 typedef struct pm_avro_node {
   pm_avro_kind kind;
   pm_avro_logical logical;
-  int32_t precision, scale; /* decimal */
-  int32_t size;             /* fixed */
-  char *name;               /* full name of record/enum/fixed */
-  int32_t n;                /* record fields, union branches, enum symbols */
+  int32_t precision, scale;    /* decimal */
+  int32_t size;                /* fixed */
+  char *name;                  /* full name of record/enum/fixed */
+  int32_t n;                   /* record fields, union branches, enum symbols */
   struct pm_avro_node **child; /* record field types, union branches; ARRAY items and MAP
                                   values in child[0] (borrowed: nodes live in the schema) */
   char **names;                /* record field names or enum symbols */
@@ -112,8 +112,7 @@ int64_t pm_avro_min_size(pm_avro_node *n);
  * reader then derives it from the file's schema (pm_avro_node_to_type of the root
  * record) and owns it. */
 int pm_avro_open_mem(pm_format_reader **out, const uint8_t *data, size_t len, const char *name,
-                     const pm_type *read_type, const pm_format_read_opts *opts,
-                     paimon_error *err);
+                     const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err);
 /* The read type in use and the writer schema of the file (borrowed, live as long as
  * the reader). `r` must come from pm_avro_open/pm_avro_open_mem. */
 const pm_type *pm_avro_reader_type(pm_format_reader *r);
@@ -138,8 +137,8 @@ typedef struct pm_avro_writer pm_avro_writer;
 
 /* Creates `path` on `fs` and writes the header. `type` (a ROW) is copied. `opts` is
  * nullable (zstandard level 0, random sync). */
-int pm_avro_writer_open(pm_avro_writer **out, paimon_fs *fs, const char *path,
-                        const pm_type *type, const pm_avro_write_opts *opts, paimon_error *err);
+int pm_avro_writer_open(pm_avro_writer **out, paimon_fs *fs, const char *path, const pm_type *type,
+                        const pm_avro_write_opts *opts, paimon_error *err);
 /* Same, appending the file's bytes to `dst` (borrowed; must outlive the writer). */
 int pm_avro_writer_new_buf(pm_avro_writer **out, pm_buf *dst, const pm_type *type,
                            const pm_avro_write_opts *opts, paimon_error *err);

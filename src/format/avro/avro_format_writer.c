@@ -45,8 +45,8 @@ static void fw_abort(pm_format_writer *fw) {
 
 static const pm_format_writer_ops AVRO_OPS = {fw_write, fw_size, fw_finish, fw_abort};
 
-int pm_avro_create(pm_format_writer **out, paimon_fs *fs, const char *path, const pm_type *write_type,
-                   const pm_format_write_opts *opts, paimon_error *err) {
+int pm_avro_create(pm_format_writer **out, paimon_fs *fs, const char *path,
+                   const pm_type *write_type, const pm_format_write_opts *opts, paimon_error *err) {
   *out = NULL;
   pm_avro_write_opts ao;
   memset(&ao, 0, sizeof ao);

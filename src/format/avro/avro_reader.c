@@ -23,12 +23,12 @@
 /* ---- resolution plans ------------------------------------------------------------- */
 
 typedef enum op {
-  OP_NULL = 1,  /* writer "null" (or union null branch): append null */
-  OP_ERROR,     /* incompatible union branch: fails when met */
+  OP_NULL = 1, /* writer "null" (or union null branch): append null */
+  OP_ERROR,    /* incompatible union branch: fails when met */
   OP_UNION,
   OP_BOOL,
-  OP_INT,       /* writer int -> integer-like column (truncated to its width) */
-  OP_LONG,      /* writer long -> integer-like column */
+  OP_INT,  /* writer int -> integer-like column (truncated to its width) */
+  OP_LONG, /* writer long -> integer-like column */
   OP_INT_F32,
   OP_INT_F64,
   OP_LONG_F32,
@@ -36,31 +36,31 @@ typedef enum op {
   OP_F32,
   OP_F32_F64,
   OP_F64,
-  OP_BYTES,     /* bytes/string -> utf8/binary */
+  OP_BYTES, /* bytes/string -> utf8/binary */
   OP_FIXED,
   OP_ENUM,
   OP_DEC_BYTES,
   OP_DEC_FIXED,
-  OP_TS,        /* long -> timestamp with unit conversion */
+  OP_TS, /* long -> timestamp with unit conversion */
   OP_TIME_MICROS,
   OP_RECORD,
   OP_ARRAY,
   OP_MAP,
-  OP_KVMAP      /* array of {key, value} records -> MAP */
+  OP_KVMAP /* array of {key, value} records -> MAP */
 } op;
 
 typedef struct plan {
   op op;
   pm_avro_node *w;
   const pm_type *r;
-  int64_t mul, div; /* OP_TS */
-  int32_t n;        /* OP_UNION branches, OP_RECORD writer fields */
+  int64_t mul, div;  /* OP_TS */
+  int32_t n;         /* OP_UNION branches, OP_RECORD writer fields */
   struct plan **sub; /* per union branch / per writer field (NULL = skip) / element etc. */
   int32_t *target;   /* OP_RECORD: reader child per writer field, -1 = skip */
   int32_t *steps;    /* OP_RECORD: writer fields to decode or skip, in order (fields that
                         occupy no bytes and are not requested are left out) */
   int32_t nsteps;
-  int32_t *fill;     /* OP_RECORD: reader children absent from the writer */
+  int32_t *fill; /* OP_RECORD: reader children absent from the writer */
   int32_t nfill;
   int32_t kidx, vidx; /* OP_KVMAP: key and value field of the item record */
   int32_t width;      /* fixed byte width of the reader column (0: boolean/var/nested) */
@@ -85,12 +85,12 @@ typedef struct avro_reader {
   bool root_init;
   int64_t batch_size;
   int64_t next_row;
-  int64_t pos;        /* file offset of the next block */
-  int64_t block_left; /* objects left in the current block */
-  int64_t block_off;  /* file offset of the current block (messages) */
+  int64_t pos;         /* file offset of the next block */
+  int64_t block_left;  /* objects left in the current block */
+  int64_t block_off;   /* file offset of the current block (messages) */
   int64_t zero_fields; /* requested writer fields that occupy no bytes */
-  int64_t zero_rows;  /* records of a zero-size schema seen so far */
-  int64_t budget;     /* zero-size array/map items the current batch may still hold */
+  int64_t zero_rows;   /* records of a zero-size schema seen so far */
+  int64_t budget;      /* zero-size array/map items the current batch may still hold */
   const uint8_t *p, *end;
   pm_buf io;    /* raw block bytes read from the file */
   pm_buf block; /* decompressed block */
@@ -101,9 +101,9 @@ typedef struct avro_reader {
 static const pm_format_reader_ops avro_ops;
 
 static const char *kind_name(pm_avro_kind k) {
-  static const char *names[] = {"?",      "null",   "boolean", "int",   "long",
-                                "float",  "double", "bytes",   "string", "record",
-                                "enum",   "array",  "map",     "union", "fixed"};
+  static const char *names[] = {"?",     "null",   "boolean", "int",    "long",
+                                "float", "double", "bytes",   "string", "record",
+                                "enum",  "array",  "map",     "union",  "fixed"};
   return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -158,14 +158,13 @@ static int incompatible(avro_reader *rd, const char *field, const pm_avro_node *
   return rc;
 }
 
-static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char *field,
-                 int depth, plan **out);
+static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char *field, int depth,
+                 plan **out);
 
 /* MULTISET<T> is read as MAP<T, INT NOT NULL> (arrow/type.h). */
 static const pm_type multiset_count = {.id = PM_INT, .nullable = false};
 
-static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int depth,
-                        plan **out) {
+static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int depth, plan **out) {
   plan *p = plan_new(rd, OP_RECORD, w, r);
   if (!p) return nomem(rd);
   p->n = w->n;
@@ -186,8 +185,7 @@ static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int 
     if (w->child[hit]->min_size == 0 && ++rd->zero_fields > PM_AVRO_MAX_ZERO_FIELDS)
       return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s: too many zero-size avro fields",
                      rd->path);
-    PM_TRY(build(rd, w->child[hit], r->fields[k].type, r->fields[k].name, depth + 1,
-                 &p->sub[hit]));
+    PM_TRY(build(rd, w->child[hit], r->fields[k].type, r->fields[k].name, depth + 1, &p->sub[hit]));
   }
   if (!(p->steps = pm_malloc((w->n ? (size_t)w->n : 1) * sizeof *p->steps))) return nomem(rd);
   for (int32_t i = 0; i < w->n; i++)
@@ -196,8 +194,8 @@ static int build_record(avro_reader *rd, pm_avro_node *w, const pm_type *r, int 
   return 0;
 }
 
-static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char *field,
-                 int depth, plan **out) {
+static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char *field, int depth,
+                 plan **out) {
   *out = NULL;
   if (depth > PM_AVRO_MAX_DEPTH)
     return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s: schema nested too deeply", rd->path);
@@ -233,65 +231,66 @@ static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char 
     return 0;
   }
   switch (r->id) {
-  case PM_BOOLEAN:
-    if (k == PM_AVRO_BOOLEAN) o = OP_BOOL;
-    break;
-  case PM_TINYINT:
-  case PM_SMALLINT:
-  case PM_INT:
-  case PM_DATE:
-    if (k == PM_AVRO_INT) o = OP_INT;
-    break;
-  case PM_BIGINT:
-    if (k == PM_AVRO_INT) o = OP_INT;
-    else if (k == PM_AVRO_LONG) o = OP_LONG;
-    break;
-  case PM_FLOAT:
-    if (k == PM_AVRO_INT) o = OP_INT_F32;
-    else if (k == PM_AVRO_LONG) o = OP_LONG_F32;
-    else if (k == PM_AVRO_FLOAT) o = OP_F32;
-    break;
-  case PM_DOUBLE:
-    if (k == PM_AVRO_INT) o = OP_INT_F64;
-    else if (k == PM_AVRO_LONG) o = OP_LONG_F64;
-    else if (k == PM_AVRO_FLOAT) o = OP_F32_F64;
-    else if (k == PM_AVRO_DOUBLE) o = OP_F64;
-    break;
-  case PM_DECIMAL:
-    if (w->logical == PM_AVRO_LT_DECIMAL && w->scale == r->scale)
-      o = k == PM_AVRO_FIXED ? OP_DEC_FIXED : OP_DEC_BYTES;
-    break;
-  case PM_CHAR:
-  case PM_VARCHAR:
-    if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) o = OP_BYTES;
-    else if (k == PM_AVRO_ENUM) o = OP_ENUM;
-    break;
-  case PM_BINARY:
-  case PM_VARBINARY:
-  case PM_VARIANT:
-  case PM_BLOB:
-    if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) o = OP_BYTES;
-    else if (k == PM_AVRO_FIXED) o = OP_FIXED;
-    break;
-  case PM_TIME:
-    if (k == PM_AVRO_INT) o = OP_INT;
-    else if (k == PM_AVRO_LONG && w->logical == PM_AVRO_LT_TIME_MICROS) o = OP_TIME_MICROS;
-    break;
-  case PM_TIMESTAMP:
-  case PM_TIMESTAMP_LTZ:
-    if (k == PM_AVRO_LONG) o = OP_TS;
-    break;
-  case PM_ARRAY:
-    if (k == PM_AVRO_ARRAY) o = OP_ARRAY;
-    break;
-  case PM_MAP:
-  case PM_MULTISET:
-    if (k == PM_AVRO_MAP && (pm_type_is_string(r->elem) || pm_type_is_binary(r->elem))) o = OP_MAP;
-    else if (k == PM_AVRO_ARRAY && w->child[0]->kind == PM_AVRO_RECORD) o = OP_KVMAP;
-    break;
-  case PM_ROW:
-    if (k == PM_AVRO_RECORD) return build_record(rd, w, r, depth, out);
-    break;
+    case PM_BOOLEAN:
+      if (k == PM_AVRO_BOOLEAN) o = OP_BOOL;
+      break;
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_DATE:
+      if (k == PM_AVRO_INT) o = OP_INT;
+      break;
+    case PM_BIGINT:
+      if (k == PM_AVRO_INT) o = OP_INT;
+      else if (k == PM_AVRO_LONG) o = OP_LONG;
+      break;
+    case PM_FLOAT:
+      if (k == PM_AVRO_INT) o = OP_INT_F32;
+      else if (k == PM_AVRO_LONG) o = OP_LONG_F32;
+      else if (k == PM_AVRO_FLOAT) o = OP_F32;
+      break;
+    case PM_DOUBLE:
+      if (k == PM_AVRO_INT) o = OP_INT_F64;
+      else if (k == PM_AVRO_LONG) o = OP_LONG_F64;
+      else if (k == PM_AVRO_FLOAT) o = OP_F32_F64;
+      else if (k == PM_AVRO_DOUBLE) o = OP_F64;
+      break;
+    case PM_DECIMAL:
+      if (w->logical == PM_AVRO_LT_DECIMAL && w->scale == r->scale)
+        o = k == PM_AVRO_FIXED ? OP_DEC_FIXED : OP_DEC_BYTES;
+      break;
+    case PM_CHAR:
+    case PM_VARCHAR:
+      if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) o = OP_BYTES;
+      else if (k == PM_AVRO_ENUM) o = OP_ENUM;
+      break;
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_VARIANT:
+    case PM_BLOB:
+      if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) o = OP_BYTES;
+      else if (k == PM_AVRO_FIXED) o = OP_FIXED;
+      break;
+    case PM_TIME:
+      if (k == PM_AVRO_INT) o = OP_INT;
+      else if (k == PM_AVRO_LONG && w->logical == PM_AVRO_LT_TIME_MICROS) o = OP_TIME_MICROS;
+      break;
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ:
+      if (k == PM_AVRO_LONG) o = OP_TS;
+      break;
+    case PM_ARRAY:
+      if (k == PM_AVRO_ARRAY) o = OP_ARRAY;
+      break;
+    case PM_MAP:
+    case PM_MULTISET:
+      if (k == PM_AVRO_MAP && (pm_type_is_string(r->elem) || pm_type_is_binary(r->elem)))
+        o = OP_MAP;
+      else if (k == PM_AVRO_ARRAY && w->child[0]->kind == PM_AVRO_RECORD) o = OP_KVMAP;
+      break;
+    case PM_ROW:
+      if (k == PM_AVRO_RECORD) return build_record(rd, w, r, depth, out);
+      break;
   }
   if (!o) return incompatible(rd, field, w, r);
   plan *p = plan_new(rd, o, w, r);
@@ -323,8 +322,8 @@ static int build(avro_reader *rd, pm_avro_node *w, const pm_type *r, const char 
     p->n = 2;
     if (!(p->sub = pm_calloc(2, sizeof *p->sub))) return nomem(rd);
     PM_TRY(build(rd, it->child[p->kidx], r->elem, field, depth + 1, &p->sub[0]));
-    return build(rd, it->child[p->vidx], r->id == PM_MULTISET ? &multiset_count : r->value,
-                 field, depth + 1, &p->sub[1]);
+    return build(rd, it->child[p->vidx], r->id == PM_MULTISET ? &multiset_count : r->value, field,
+                 depth + 1, &p->sub[1]);
   }
   return 0;
 }
@@ -393,53 +392,53 @@ static int skip(avro_reader *rd, pm_avro_node *w, int depth) {
   int64_t v = 0;
   size_t n = 0;
   switch (w->kind) {
-  case PM_AVRO_NULL: return 0;
-  case PM_AVRO_BOOLEAN:
-    if (rd->p >= rd->end) return corrupt(rd, "truncated boolean");
-    rd->p++;
-    return 0;
-  case PM_AVRO_INT:
-  case PM_AVRO_LONG:
-  case PM_AVRO_ENUM: return rd_long(rd, &v);
-  case PM_AVRO_FLOAT:
-  case PM_AVRO_DOUBLE:
-  case PM_AVRO_FIXED: {
-    int64_t sz = w->kind == PM_AVRO_FLOAT ? 4 : w->kind == PM_AVRO_DOUBLE ? 8 : w->size;
-    if (sz > rd->end - rd->p) return corrupt(rd, "truncated value");
-    rd->p += sz;
-    return 0;
-  }
-  case PM_AVRO_BYTES:
-  case PM_AVRO_STRING:
-    PM_TRY(rd_len(rd, &n));
-    rd->p += n;
-    return 0;
-  case PM_AVRO_RECORD:
-    for (int32_t i = 0; i < w->nnz; i++) PM_TRY(skip(rd, w->child[w->nz[i]], depth + 1));
-    return 0;
-  case PM_AVRO_UNION:
-    PM_TRY(rd_long(rd, &v));
-    if (v < 0 || v >= w->n) return corrupt(rd, "union branch index out of range");
-    return skip(rd, w->child[v], depth + 1);
-  case PM_AVRO_ARRAY:
-  case PM_AVRO_MAP:
-    for (;;) {
-      int64_t c, bytes;
-      PM_TRY(rd_block_count(rd, w, &c, &bytes));
-      if (c == 0) return 0;
-      if (bytes >= 0) {
-        rd->p += bytes;
-        continue;
-      }
-      if (pm_avro_min_size(w->child[0]) == 0 && w->kind == PM_AVRO_ARRAY) continue;
-      for (int64_t i = 0; i < c; i++) {
-        if (w->kind == PM_AVRO_MAP) {
-          PM_TRY(rd_len(rd, &n));
-          rd->p += n;
-        }
-        PM_TRY(skip(rd, w->child[0], depth + 1));
-      }
+    case PM_AVRO_NULL: return 0;
+    case PM_AVRO_BOOLEAN:
+      if (rd->p >= rd->end) return corrupt(rd, "truncated boolean");
+      rd->p++;
+      return 0;
+    case PM_AVRO_INT:
+    case PM_AVRO_LONG:
+    case PM_AVRO_ENUM: return rd_long(rd, &v);
+    case PM_AVRO_FLOAT:
+    case PM_AVRO_DOUBLE:
+    case PM_AVRO_FIXED: {
+      int64_t sz = w->kind == PM_AVRO_FLOAT ? 4 : w->kind == PM_AVRO_DOUBLE ? 8 : w->size;
+      if (sz > rd->end - rd->p) return corrupt(rd, "truncated value");
+      rd->p += sz;
+      return 0;
     }
+    case PM_AVRO_BYTES:
+    case PM_AVRO_STRING:
+      PM_TRY(rd_len(rd, &n));
+      rd->p += n;
+      return 0;
+    case PM_AVRO_RECORD:
+      for (int32_t i = 0; i < w->nnz; i++) PM_TRY(skip(rd, w->child[w->nz[i]], depth + 1));
+      return 0;
+    case PM_AVRO_UNION:
+      PM_TRY(rd_long(rd, &v));
+      if (v < 0 || v >= w->n) return corrupt(rd, "union branch index out of range");
+      return skip(rd, w->child[v], depth + 1);
+    case PM_AVRO_ARRAY:
+    case PM_AVRO_MAP:
+      for (;;) {
+        int64_t c, bytes;
+        PM_TRY(rd_block_count(rd, w, &c, &bytes));
+        if (c == 0) return 0;
+        if (bytes >= 0) {
+          rd->p += bytes;
+          continue;
+        }
+        if (pm_avro_min_size(w->child[0]) == 0 && w->kind == PM_AVRO_ARRAY) continue;
+        for (int64_t i = 0; i < c; i++) {
+          if (w->kind == PM_AVRO_MAP) {
+            PM_TRY(rd_len(rd, &n));
+            rd->p += n;
+          }
+          PM_TRY(skip(rd, w->child[0], depth + 1));
+        }
+      }
   }
   return corrupt(rd, "unknown schema node");
 }
@@ -457,17 +456,19 @@ static inline int put_fixed(pm_col *c, const void *v, size_t w) {
   size_t need = (size_t)(i + 1) * w;
   if (PM_UNLIKELY(need > c->data.cap || (size_t)(i >> 3) >= c->validity.len)) {
     switch (w) {
-    case 4: {
-      int32_t x;
-      memcpy(&x, v, 4);
-      return c->type->id == PM_FLOAT ? pm_col_append_f32(c, *(const float *)v) : pm_col_append_int(c, x);
-    }
-    case 8: {
-      int64_t x;
-      memcpy(&x, v, 8);
-      return c->type->id == PM_DOUBLE ? pm_col_append_f64(c, *(const double *)v) : pm_col_append_int(c, x);
-    }
-    default: return pm_col_append_dec128(c, v);
+      case 4: {
+        int32_t x;
+        memcpy(&x, v, 4);
+        return c->type->id == PM_FLOAT ? pm_col_append_f32(c, *(const float *)v)
+                                       : pm_col_append_int(c, x);
+      }
+      case 8: {
+        int64_t x;
+        memcpy(&x, v, 8);
+        return c->type->id == PM_DOUBLE ? pm_col_append_f64(c, *(const double *)v)
+                                        : pm_col_append_int(c, x);
+      }
+      default: return pm_col_append_dec128(c, v);
     }
   }
   memcpy(c->data.data + (size_t)i * w, v, w);
@@ -540,99 +541,87 @@ static int decode(avro_reader *rd, const plan *p, pm_col *c, int depth) {
   int64_t i64 = 0;
   size_t n = 0;
   switch (p->op) {
-  case OP_NULL: return append_null_deep(c);
-  case OP_ERROR: return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s", p->msg);
-  case OP_UNION:
-    PM_TRY(rd_long(rd, &i64));
-    if (i64 < 0 || i64 >= p->n) return corrupt(rd, "union branch index out of range");
-    return decode(rd, p->sub[i64], c, depth + 1);
-  case OP_BOOL:
-    if (rd->p >= rd->end) return corrupt(rd, "truncated boolean");
-    return pm_col_append_bool(c, *rd->p++ != 0);
-  case OP_INT:
-    PM_TRY(rd_int(rd, &i32));
-    return put_int(p, c, i32);
-  case OP_LONG:
-    PM_TRY(rd_long(rd, &i64));
-    return put_int(p, c, i64);
-  case OP_INT_F32:
-    PM_TRY(rd_int(rd, &i32));
-    return pm_col_append_f32(c, (float)i32);
-  case OP_INT_F64:
-    PM_TRY(rd_int(rd, &i32));
-    return pm_col_append_f64(c, (double)i32);
-  case OP_LONG_F32:
-    PM_TRY(rd_long(rd, &i64));
-    return pm_col_append_f32(c, (float)i64);
-  case OP_LONG_F64:
-    PM_TRY(rd_long(rd, &i64));
-    return pm_col_append_f64(c, (double)i64);
-  case OP_F32:
-  case OP_F32_F64: {
-    if (rd->end - rd->p < 4) return corrupt(rd, "truncated float");
-    float f;
-    memcpy(&f, rd->p, 4);
-    rd->p += 4;
-    if (p->op == OP_F32) return put_fixed(c, &f, 4);
-    double d = (double)f;
-    return put_fixed(c, &d, 8);
-  }
-  case OP_F64: {
-    if (rd->end - rd->p < 8) return corrupt(rd, "truncated double");
-    double d;
-    memcpy(&d, rd->p, 8);
-    rd->p += 8;
-    return put_fixed(c, &d, 8);
-  }
-  case OP_BYTES:
-    PM_TRY(rd_len(rd, &n));
-    PM_TRY(pm_col_append_bytes(c, rd->p, n));
-    rd->p += n;
-    return 0;
-  case OP_FIXED:
-    if (p->w->size > rd->end - rd->p) return corrupt(rd, "truncated fixed");
-    PM_TRY(pm_col_append_bytes(c, rd->p, (size_t)p->w->size));
-    rd->p += p->w->size;
-    return 0;
-  case OP_ENUM:
-    PM_TRY(rd_long(rd, &i64));
-    if (i64 < 0 || i64 >= p->w->n) return corrupt(rd, "enum index out of range");
-    return pm_col_append_bytes(c, p->w->names[i64], strlen(p->w->names[i64]));
-  case OP_DEC_BYTES:
-    PM_TRY(rd_len(rd, &n));
-    rd->p += n;
-    return decode_dec(rd, rd->p - n, n, c);
-  case OP_DEC_FIXED:
-    if (p->w->size > rd->end - rd->p) return corrupt(rd, "truncated fixed");
-    rd->p += p->w->size;
-    return decode_dec(rd, rd->p - p->w->size, (size_t)p->w->size, c);
-  case OP_TS:
-    PM_TRY(rd_long(rd, &i64));
-    if (p->mul > 1) {
-      i64 = (int64_t)((uint64_t)i64 * (uint64_t)p->mul); /* wraps like Java, no UB */
-    } else if (p->div > 1) {
-      int64_t q = i64 / p->div;
-      if (i64 % p->div < 0) q--; /* floor toward -inf */
-      i64 = q;
+    case OP_NULL: return append_null_deep(c);
+    case OP_ERROR: return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s", p->msg);
+    case OP_UNION:
+      PM_TRY(rd_long(rd, &i64));
+      if (i64 < 0 || i64 >= p->n) return corrupt(rd, "union branch index out of range");
+      return decode(rd, p->sub[i64], c, depth + 1);
+    case OP_BOOL:
+      if (rd->p >= rd->end) return corrupt(rd, "truncated boolean");
+      return pm_col_append_bool(c, *rd->p++ != 0);
+    case OP_INT: PM_TRY(rd_int(rd, &i32)); return put_int(p, c, i32);
+    case OP_LONG: PM_TRY(rd_long(rd, &i64)); return put_int(p, c, i64);
+    case OP_INT_F32: PM_TRY(rd_int(rd, &i32)); return pm_col_append_f32(c, (float)i32);
+    case OP_INT_F64: PM_TRY(rd_int(rd, &i32)); return pm_col_append_f64(c, (double)i32);
+    case OP_LONG_F32: PM_TRY(rd_long(rd, &i64)); return pm_col_append_f32(c, (float)i64);
+    case OP_LONG_F64: PM_TRY(rd_long(rd, &i64)); return pm_col_append_f64(c, (double)i64);
+    case OP_F32:
+    case OP_F32_F64: {
+      if (rd->end - rd->p < 4) return corrupt(rd, "truncated float");
+      float f;
+      memcpy(&f, rd->p, 4);
+      rd->p += 4;
+      if (p->op == OP_F32) return put_fixed(c, &f, 4);
+      double d = (double)f;
+      return put_fixed(c, &d, 8);
     }
-    return put_fixed(c, &i64, 8);
-  case OP_TIME_MICROS: {
-    PM_TRY(rd_long(rd, &i64));
-    int64_t q = i64 / 1000;
-    if (i64 % 1000 < 0) q--;
-    return pm_col_append_int(c, q);
-  }
-  case OP_RECORD:
-    for (int32_t s = 0; s < p->nsteps; s++) {
-      int32_t f = p->steps[s];
-      if (p->target[f] >= 0) PM_TRY(decode(rd, p->sub[f], &c->children[p->target[f]], depth + 1));
-      else PM_TRY(skip(rd, p->w->child[f], depth + 1));
+    case OP_F64: {
+      if (rd->end - rd->p < 8) return corrupt(rd, "truncated double");
+      double d;
+      memcpy(&d, rd->p, 8);
+      rd->p += 8;
+      return put_fixed(c, &d, 8);
     }
-    for (int32_t k = 0; k < p->nfill; k++) PM_TRY(append_null_deep(&c->children[p->fill[k]]));
-    return pm_col_append_struct(c, true);
-  case OP_ARRAY:
-  case OP_MAP:
-  case OP_KVMAP: return decode_list_items(rd, p, c, depth);
+    case OP_BYTES:
+      PM_TRY(rd_len(rd, &n));
+      PM_TRY(pm_col_append_bytes(c, rd->p, n));
+      rd->p += n;
+      return 0;
+    case OP_FIXED:
+      if (p->w->size > rd->end - rd->p) return corrupt(rd, "truncated fixed");
+      PM_TRY(pm_col_append_bytes(c, rd->p, (size_t)p->w->size));
+      rd->p += p->w->size;
+      return 0;
+    case OP_ENUM:
+      PM_TRY(rd_long(rd, &i64));
+      if (i64 < 0 || i64 >= p->w->n) return corrupt(rd, "enum index out of range");
+      return pm_col_append_bytes(c, p->w->names[i64], strlen(p->w->names[i64]));
+    case OP_DEC_BYTES:
+      PM_TRY(rd_len(rd, &n));
+      rd->p += n;
+      return decode_dec(rd, rd->p - n, n, c);
+    case OP_DEC_FIXED:
+      if (p->w->size > rd->end - rd->p) return corrupt(rd, "truncated fixed");
+      rd->p += p->w->size;
+      return decode_dec(rd, rd->p - p->w->size, (size_t)p->w->size, c);
+    case OP_TS:
+      PM_TRY(rd_long(rd, &i64));
+      if (p->mul > 1) {
+        i64 = (int64_t)((uint64_t)i64 * (uint64_t)p->mul); /* wraps like Java, no UB */
+      } else if (p->div > 1) {
+        int64_t q = i64 / p->div;
+        if (i64 % p->div < 0) q--; /* floor toward -inf */
+        i64 = q;
+      }
+      return put_fixed(c, &i64, 8);
+    case OP_TIME_MICROS: {
+      PM_TRY(rd_long(rd, &i64));
+      int64_t q = i64 / 1000;
+      if (i64 % 1000 < 0) q--;
+      return pm_col_append_int(c, q);
+    }
+    case OP_RECORD:
+      for (int32_t s = 0; s < p->nsteps; s++) {
+        int32_t f = p->steps[s];
+        if (p->target[f] >= 0) PM_TRY(decode(rd, p->sub[f], &c->children[p->target[f]], depth + 1));
+        else PM_TRY(skip(rd, p->w->child[f], depth + 1));
+      }
+      for (int32_t k = 0; k < p->nfill; k++) PM_TRY(append_null_deep(&c->children[p->fill[k]]));
+      return pm_col_append_struct(c, true);
+    case OP_ARRAY:
+    case OP_MAP:
+    case OP_KVMAP: return decode_list_items(rd, p, c, depth);
   }
   return corrupt(rd, "bad plan");
 }
@@ -654,22 +643,21 @@ static int src_read(avro_reader *rd, int64_t off, size_t n, pm_buf *buf, const u
 
 static const char *codec_wire_name(pm_codec c) {
   switch (c) {
-  case PM_CODEC_DEFLATE_RAW: return "deflate";
-  case PM_CODEC_SNAPPY: return "snappy";
-  case PM_CODEC_ZSTD: return "zstandard";
-  default: return "null";
+    case PM_CODEC_DEFLATE_RAW: return "deflate";
+    case PM_CODEC_SNAPPY: return "snappy";
+    case PM_CODEC_ZSTD: return "zstandard";
+    default: return "null";
   }
 }
 
 /* Parses the header in [p, p+n). Returns 1 when more bytes are needed. */
-static int parse_header(avro_reader *rd, const uint8_t *p, size_t n, bool whole,
-                        size_t *hdr_len) {
+static int parse_header(avro_reader *rd, const uint8_t *p, size_t n, bool whole, size_t *hdr_len) {
   const uint8_t *q = p, *end = p + n;
   const uint8_t *schema = NULL, *codec = NULL;
   size_t schema_len = 0, codec_len = 0;
-#define NEED(k)                                                                            \
-  do {                                                                                     \
-    if ((size_t)(end - q) < (size_t)(k)) goto truncated;                                   \
+#define NEED(k)                                          \
+  do {                                                   \
+    if ((size_t)(end - q) < (size_t)(k)) goto truncated; \
   } while (0)
   NEED(4);
   if (memcmp(q, "Obj\x01", 4) != 0)
@@ -712,7 +700,8 @@ static int parse_header(avro_reader *rd, const uint8_t *p, size_t n, bool whole,
   q += 16;
   *hdr_len = (size_t)(q - p);
 #undef NEED
-  if (!schema) return pm_fail(&rd->lerr, PAIMON_ECORRUPT, "%s: avro header has no avro.schema", rd->path);
+  if (!schema)
+    return pm_fail(&rd->lerr, PAIMON_ECORRUPT, "%s: avro header has no avro.schema", rd->path);
   rd->codec = PM_CODEC_NONE;
   if (codec && !(codec_len == 4 && !memcmp(codec, "null", 4))) {
     static const pm_codec known[] = {PM_CODEC_DEFLATE_RAW, PM_CODEC_SNAPPY, PM_CODEC_ZSTD};
@@ -765,19 +754,18 @@ static int load_block(avro_reader *rd) {
   size_t dlen = (size_t)len;
   int rc = 0;
   switch (rd->codec) {
-  case PM_CODEC_NONE: break;
-  case PM_CODEC_SNAPPY:
-    if (len < 4) return corrupt(rd, "snappy block without checksum");
-    rc = pm_decompress(PM_CODEC_SNAPPY, raw, (size_t)len - 4, -1, &rd->block, &rd->lerr);
-    if (rc == 0 && pm_crc32(0, rd->block.data, rd->block.len) != pm_load_be32(raw + len - 4))
-      return corrupt(rd, "snappy block checksum mismatch");
-    break;
-  default:
-    rc = pm_decompress(rd->codec, raw, (size_t)len, -1, &rd->block, &rd->lerr);
-    break;
+    case PM_CODEC_NONE: break;
+    case PM_CODEC_SNAPPY:
+      if (len < 4) return corrupt(rd, "snappy block without checksum");
+      rc = pm_decompress(PM_CODEC_SNAPPY, raw, (size_t)len - 4, -1, &rd->block, &rd->lerr);
+      if (rc == 0 && pm_crc32(0, rd->block.data, rd->block.len) != pm_load_be32(raw + len - 4))
+        return corrupt(rd, "snappy block checksum mismatch");
+      break;
+    default: rc = pm_decompress(rd->codec, raw, (size_t)len, -1, &rd->block, &rd->lerr); break;
   }
-  if (rc) return pm_fail_ctx(&rd->lerr, rc, "%s: avro block at offset %lld", rd->path,
-                             (long long)rd->block_off);
+  if (rc)
+    return pm_fail_ctx(&rd->lerr, rc, "%s: avro block at offset %lld", rd->path,
+                       (long long)rd->block_off);
   if (rd->codec != PM_CODEC_NONE) {
     data = rd->block.data;
     dlen = rd->block.len;
@@ -843,8 +831,8 @@ static int avro_next(pm_format_reader *base, struct ArrowArray *out, int64_t *fi
 fail:
   pm_col_reset(&rd->root);
   if (rd->lerr.code != rc) /* column builders return codes without messages */
-    pm_fail(&rd->lerr, rc, "%s: avro block at offset %lld: %s", rd->path,
-            (long long)rd->block_off, paimon_strerror(rc));
+    pm_fail(&rd->lerr, rc, "%s: avro block at offset %lld: %s", rd->path, (long long)rd->block_off,
+            paimon_strerror(rc));
   return fail_out(rd, rc, err);
 }
 
@@ -889,7 +877,8 @@ static int open_tail(avro_reader *rd, const pm_type *read_type, const pm_format_
       return pm_fail(&rd->lerr, PAIMON_EUNSUPPORTED, "%s: avro schema is not a record", rd->path);
     read_type = rd->owned_type;
   }
-  if (read_type->id != PM_ROW) return pm_fail(&rd->lerr, PAIMON_EINVAL, "%s: read type must be a ROW", rd->path);
+  if (read_type->id != PM_ROW)
+    return pm_fail(&rd->lerr, PAIMON_EINVAL, "%s: read type must be a ROW", rd->path);
   rd->read_type = read_type;
   PM_TRY(build(rd, rd->schema->root, read_type, "<root>", 0, &rd->root_plan));
   if (pm_col_init(&rd->root, read_type) != 0) return nomem(rd);
@@ -910,8 +899,8 @@ static avro_reader *reader_new(const char *path) {
   return rd;
 }
 
-int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path,
-                 const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err) {
+int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path, const pm_type *read_type,
+                 const pm_format_read_opts *opts, paimon_error *err) {
   *out = NULL;
   avro_reader *rd = reader_new(path);
   if (!rd) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
@@ -928,8 +917,7 @@ int pm_avro_open(pm_format_reader **out, paimon_fs *fs, const char *path,
 }
 
 int pm_avro_open_mem(pm_format_reader **out, const uint8_t *data, size_t len, const char *name,
-                     const pm_type *read_type, const pm_format_read_opts *opts,
-                     paimon_error *err) {
+                     const pm_type *read_type, const pm_format_read_opts *opts, paimon_error *err) {
   *out = NULL;
   avro_reader *rd = reader_new(name);
   if (!rd) return pm_fail(err, PAIMON_ENOMEM, "out of memory");

@@ -39,9 +39,9 @@ static int primitive_kind(const char *t) {
   static const struct {
     const char *name;
     pm_avro_kind kind;
-  } prims[] = {{"null", PM_AVRO_NULL},     {"boolean", PM_AVRO_BOOLEAN}, {"int", PM_AVRO_INT},
-               {"long", PM_AVRO_LONG},     {"float", PM_AVRO_FLOAT},     {"double", PM_AVRO_DOUBLE},
-               {"bytes", PM_AVRO_BYTES},   {"string", PM_AVRO_STRING}};
+  } prims[] = {{"null", PM_AVRO_NULL},   {"boolean", PM_AVRO_BOOLEAN}, {"int", PM_AVRO_INT},
+               {"long", PM_AVRO_LONG},   {"float", PM_AVRO_FLOAT},     {"double", PM_AVRO_DOUBLE},
+               {"bytes", PM_AVRO_BYTES}, {"string", PM_AVRO_STRING}};
   for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
     if (!strcmp(prims[i].name, t)) return (int)prims[i].kind;
   return 0;
@@ -108,36 +108,35 @@ static void apply_logical(pm_avro_node *n, json_t *j) {
   if (!json_is_string(lt)) return;
   const char *s = json_string_value(lt);
   switch (n->kind) {
-  case PM_AVRO_BYTES:
-  case PM_AVRO_FIXED:
-    if (!strcmp(s, "decimal")) {
-      int64_t p, sc = 0;
-      if (!json_int_in(json_object_get(j, "precision"), 1, 1000, &p)) return;
-      if (json_object_get(j, "scale") && !json_int_in(json_object_get(j, "scale"), 0, p, &sc))
-        return;
-      n->logical = PM_AVRO_LT_DECIMAL;
-      n->precision = (int32_t)p;
-      n->scale = (int32_t)sc;
-    }
-    break;
-  case PM_AVRO_INT:
-    if (!strcmp(s, "date")) n->logical = PM_AVRO_LT_DATE;
-    else if (!strcmp(s, "time-millis")) n->logical = PM_AVRO_LT_TIME_MILLIS;
-    break;
-  case PM_AVRO_LONG:
-    if (!strcmp(s, "time-micros")) n->logical = PM_AVRO_LT_TIME_MICROS;
-    else if (!strcmp(s, "timestamp-millis")) n->logical = PM_AVRO_LT_TS_MILLIS;
-    else if (!strcmp(s, "timestamp-micros")) n->logical = PM_AVRO_LT_TS_MICROS;
-    else if (!strcmp(s, "timestamp-nanos")) n->logical = PM_AVRO_LT_TS_NANOS;
-    else if (!strcmp(s, "local-timestamp-millis")) n->logical = PM_AVRO_LT_LTS_MILLIS;
-    else if (!strcmp(s, "local-timestamp-micros")) n->logical = PM_AVRO_LT_LTS_MICROS;
-    else if (!strcmp(s, "local-timestamp-nanos")) n->logical = PM_AVRO_LT_LTS_NANOS;
-    break;
-  case PM_AVRO_ARRAY:
-    if (!strcmp(s, "map")) n->logical = PM_AVRO_LT_MAP;
-    break;
-  default:
-    break;
+    case PM_AVRO_BYTES:
+    case PM_AVRO_FIXED:
+      if (!strcmp(s, "decimal")) {
+        int64_t p, sc = 0;
+        if (!json_int_in(json_object_get(j, "precision"), 1, 1000, &p)) return;
+        if (json_object_get(j, "scale") && !json_int_in(json_object_get(j, "scale"), 0, p, &sc))
+          return;
+        n->logical = PM_AVRO_LT_DECIMAL;
+        n->precision = (int32_t)p;
+        n->scale = (int32_t)sc;
+      }
+      break;
+    case PM_AVRO_INT:
+      if (!strcmp(s, "date")) n->logical = PM_AVRO_LT_DATE;
+      else if (!strcmp(s, "time-millis")) n->logical = PM_AVRO_LT_TIME_MILLIS;
+      break;
+    case PM_AVRO_LONG:
+      if (!strcmp(s, "time-micros")) n->logical = PM_AVRO_LT_TIME_MICROS;
+      else if (!strcmp(s, "timestamp-millis")) n->logical = PM_AVRO_LT_TS_MILLIS;
+      else if (!strcmp(s, "timestamp-micros")) n->logical = PM_AVRO_LT_TS_MICROS;
+      else if (!strcmp(s, "timestamp-nanos")) n->logical = PM_AVRO_LT_TS_NANOS;
+      else if (!strcmp(s, "local-timestamp-millis")) n->logical = PM_AVRO_LT_LTS_MILLIS;
+      else if (!strcmp(s, "local-timestamp-micros")) n->logical = PM_AVRO_LT_LTS_MICROS;
+      else if (!strcmp(s, "local-timestamp-nanos")) n->logical = PM_AVRO_LT_LTS_NANOS;
+      break;
+    case PM_AVRO_ARRAY:
+      if (!strcmp(s, "map")) n->logical = PM_AVRO_LT_MAP;
+      break;
+    default: break;
   }
 }
 
@@ -193,7 +192,8 @@ static int parse_object(parse_ctx *c, json_t *j, const char *ns, int depth, pm_a
   if (json_is_object(t) || json_is_array(t)) {
     /* {"type": {...}} nests a schema; a logicalType applies to a fresh primitive only */
     PM_TRY(parse_node(c, t, ns, depth + 1, out));
-    if ((*out)->kind <= PM_AVRO_STRING && (*out)->logical == PM_AVRO_LT_NONE) apply_logical(*out, j);
+    if ((*out)->kind <= PM_AVRO_STRING && (*out)->logical == PM_AVRO_LT_NONE)
+      apply_logical(*out, j);
     return 0;
   }
   if (!json_is_string(t)) return bad(c, "type object without a \"type\"");
@@ -313,7 +313,8 @@ int pm_avro_schema_parse(pm_avro_schema **out, const char *json, size_t len, pai
   int rc = parse_node(&c, j, "", 0, &s->root);
   pm_free(c.named);
   json_decref(j);
-  if (rc == 0 && compute_min_sizes(s) != 0) rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
+  if (rc == 0 && compute_min_sizes(s) != 0)
+    rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
   if (rc) {
     pm_avro_schema_free(s);
     return rc;
@@ -375,31 +376,31 @@ static int compute_min_sizes(pm_avro_schema *s) {
       }
       int64_t m = 1; /* boolean, varints, length-prefixed, enum, block counts */
       switch (n->kind) {
-      case PM_AVRO_NULL: m = 0; break;
-      case PM_AVRO_FLOAT: m = 4; break;
-      case PM_AVRO_DOUBLE: m = 8; break;
-      case PM_AVRO_FIXED: m = n->size; break;
-      case PM_AVRO_RECORD:
-        m = 0;
-        n->nz = pm_malloc((n->n ? (size_t)n->n : 1) * sizeof *n->nz);
-        if (!n->nz) {
-          pm_free(st);
-          return PAIMON_ENOMEM;
+        case PM_AVRO_NULL: m = 0; break;
+        case PM_AVRO_FLOAT: m = 4; break;
+        case PM_AVRO_DOUBLE: m = 8; break;
+        case PM_AVRO_FIXED: m = n->size; break;
+        case PM_AVRO_RECORD:
+          m = 0;
+          n->nz = pm_malloc((n->n ? (size_t)n->n : 1) * sizeof *n->nz);
+          if (!n->nz) {
+            pm_free(st);
+            return PAIMON_ENOMEM;
+          }
+          for (int32_t k = 0; k < n->n; k++) {
+            if (child_min(n->child[k]) > 0) n->nz[n->nnz++] = k;
+            m += child_min(n->child[k]);
+            if (m > ((int64_t)1 << 40)) m = (int64_t)1 << 40;
+          }
+          break;
+        case PM_AVRO_UNION: {
+          int64_t best = -1;
+          for (int32_t k = 0; k < n->n; k++)
+            if (best < 0 || child_min(n->child[k]) < best) best = child_min(n->child[k]);
+          m = 1 + (best < 0 ? 0 : best);
+          break;
         }
-        for (int32_t k = 0; k < n->n; k++) {
-          if (child_min(n->child[k]) > 0) n->nz[n->nnz++] = k;
-          m += child_min(n->child[k]);
-          if (m > ((int64_t)1 << 40)) m = (int64_t)1 << 40;
-        }
-        break;
-      case PM_AVRO_UNION: {
-        int64_t best = -1;
-        for (int32_t k = 0; k < n->n; k++)
-          if (best < 0 || child_min(n->child[k]) < best) best = child_min(n->child[k]);
-        m = 1 + (best < 0 ? 0 : best);
-        break;
-      }
-      default: break;
+        default: break;
       }
       n->min_size = m;
       n->min_state = 2;
@@ -422,79 +423,96 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, int64_t
     return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: nesting too deep for a Paimon type");
   pm_type *t = NULL;
   switch (n->kind) {
-  case PM_AVRO_UNION: {
-    const pm_avro_node *only = NULL;
-    int nonnull = 0;
-    for (int32_t i = 0; i < n->n; i++)
-      if (n->child[i]->kind != PM_AVRO_NULL) {
-        only = n->child[i];
-        nonnull++;
+    case PM_AVRO_UNION: {
+      const pm_avro_node *only = NULL;
+      int nonnull = 0;
+      for (int32_t i = 0; i < n->n; i++)
+        if (n->child[i]->kind != PM_AVRO_NULL) {
+          only = n->child[i];
+          nonnull++;
+        }
+      if (nonnull != 1)
+        return pm_fail(err, PAIMON_EUNSUPPORTED,
+                       "avro schema: union of %d non-null types has no Paimon type", nonnull);
+      return node_to_type(only, nullable || nonnull < n->n, depth + 1, budget, out, err);
+    }
+    case PM_AVRO_NULL:
+      return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: type \"null\" has no Paimon type");
+    case PM_AVRO_BOOLEAN: t = pm_type_new(PM_BOOLEAN, nullable); break;
+    case PM_AVRO_INT:
+      if (n->logical == PM_AVRO_LT_DATE) t = pm_type_new(PM_DATE, nullable);
+      else if (n->logical == PM_AVRO_LT_TIME_MILLIS) t = pm_type_new_ts(PM_TIME, 3, nullable);
+      else t = pm_type_new(PM_INT, nullable);
+      break;
+    case PM_AVRO_LONG:
+      switch (n->logical) {
+        case PM_AVRO_LT_TIME_MICROS: t = pm_type_new_ts(PM_TIME, 6, nullable); break;
+        case PM_AVRO_LT_TS_MILLIS: t = pm_type_new_ts(PM_TIMESTAMP, 3, nullable); break;
+        case PM_AVRO_LT_TS_MICROS: t = pm_type_new_ts(PM_TIMESTAMP, 6, nullable); break;
+        case PM_AVRO_LT_TS_NANOS: t = pm_type_new_ts(PM_TIMESTAMP, 9, nullable); break;
+        case PM_AVRO_LT_LTS_MILLIS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 3, nullable); break;
+        case PM_AVRO_LT_LTS_MICROS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 6, nullable); break;
+        case PM_AVRO_LT_LTS_NANOS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 9, nullable); break;
+        default: t = pm_type_new(PM_BIGINT, nullable); break;
       }
-    if (nonnull != 1)
-      return pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "avro schema: union of %d non-null types has no Paimon type", nonnull);
-    return node_to_type(only, nullable || nonnull < n->n, depth + 1, budget, out, err);
-  }
-  case PM_AVRO_NULL:
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: type \"null\" has no Paimon type");
-  case PM_AVRO_BOOLEAN: t = pm_type_new(PM_BOOLEAN, nullable); break;
-  case PM_AVRO_INT:
-    if (n->logical == PM_AVRO_LT_DATE) t = pm_type_new(PM_DATE, nullable);
-    else if (n->logical == PM_AVRO_LT_TIME_MILLIS) t = pm_type_new_ts(PM_TIME, 3, nullable);
-    else t = pm_type_new(PM_INT, nullable);
-    break;
-  case PM_AVRO_LONG:
-    switch (n->logical) {
-    case PM_AVRO_LT_TIME_MICROS: t = pm_type_new_ts(PM_TIME, 6, nullable); break;
-    case PM_AVRO_LT_TS_MILLIS: t = pm_type_new_ts(PM_TIMESTAMP, 3, nullable); break;
-    case PM_AVRO_LT_TS_MICROS: t = pm_type_new_ts(PM_TIMESTAMP, 6, nullable); break;
-    case PM_AVRO_LT_TS_NANOS: t = pm_type_new_ts(PM_TIMESTAMP, 9, nullable); break;
-    case PM_AVRO_LT_LTS_MILLIS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 3, nullable); break;
-    case PM_AVRO_LT_LTS_MICROS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 6, nullable); break;
-    case PM_AVRO_LT_LTS_NANOS: t = pm_type_new_ts(PM_TIMESTAMP_LTZ, 9, nullable); break;
-    default: t = pm_type_new(PM_BIGINT, nullable); break;
-    }
-    break;
-  case PM_AVRO_FLOAT: t = pm_type_new(PM_FLOAT, nullable); break;
-  case PM_AVRO_DOUBLE: t = pm_type_new(PM_DOUBLE, nullable); break;
-  case PM_AVRO_BYTES:
-  case PM_AVRO_FIXED:
-    if (n->logical == PM_AVRO_LT_DECIMAL) {
-      if (n->precision > 38)
-        return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: decimal precision %d exceeds 38",
-                       n->precision);
-      t = pm_type_new_decimal(n->precision, n->scale, nullable);
-    } else if (n->kind == PM_AVRO_FIXED && n->size > 0) {
-      if ((t = pm_type_new(PM_BINARY, nullable))) t->length = n->size;
-    } else if ((t = pm_type_new(PM_VARBINARY, nullable))) {
-      t->length = INT32_MAX;
-    }
-    break;
-  case PM_AVRO_STRING:
-  case PM_AVRO_ENUM:
-    if ((t = pm_type_new(PM_VARCHAR, nullable))) t->length = INT32_MAX;
-    break;
-  case PM_AVRO_RECORD: {
-    if (!(t = pm_type_new_row(nullable))) break;
-    for (int32_t i = 0; i < n->n; i++) {
-      pm_type *ft;
-      int rc = node_to_type(n->child[i], false, depth + 1, budget, &ft, err);
-      if (rc == 0 && pm_type_row_add(t, -1, n->names[i], ft) != 0)
-        rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
-      if (rc) {
-        pm_type_free(t);
-        return rc;
+      break;
+    case PM_AVRO_FLOAT: t = pm_type_new(PM_FLOAT, nullable); break;
+    case PM_AVRO_DOUBLE: t = pm_type_new(PM_DOUBLE, nullable); break;
+    case PM_AVRO_BYTES:
+    case PM_AVRO_FIXED:
+      if (n->logical == PM_AVRO_LT_DECIMAL) {
+        if (n->precision > 38)
+          return pm_fail(err, PAIMON_EUNSUPPORTED, "avro schema: decimal precision %d exceeds 38",
+                         n->precision);
+        t = pm_type_new_decimal(n->precision, n->scale, nullable);
+      } else if (n->kind == PM_AVRO_FIXED && n->size > 0) {
+        if ((t = pm_type_new(PM_BINARY, nullable))) t->length = n->size;
+      } else if ((t = pm_type_new(PM_VARBINARY, nullable))) {
+        t->length = INT32_MAX;
       }
+      break;
+    case PM_AVRO_STRING:
+    case PM_AVRO_ENUM:
+      if ((t = pm_type_new(PM_VARCHAR, nullable))) t->length = INT32_MAX;
+      break;
+    case PM_AVRO_RECORD: {
+      if (!(t = pm_type_new_row(nullable))) break;
+      for (int32_t i = 0; i < n->n; i++) {
+        pm_type *ft;
+        int rc = node_to_type(n->child[i], false, depth + 1, budget, &ft, err);
+        if (rc == 0 && pm_type_row_add(t, -1, n->names[i], ft) != 0)
+          rc = pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
+        if (rc) {
+          pm_type_free(t);
+          return rc;
+        }
+      }
+      break;
     }
-    break;
-  }
-  case PM_AVRO_ARRAY: {
-    const pm_avro_node *it = n->child[0];
-    if (n->logical == PM_AVRO_LT_MAP && it->kind == PM_AVRO_RECORD && it->n == 2 &&
-        !strcmp(it->names[0], "key") && !strcmp(it->names[1], "value")) {
-      pm_type *k, *v;
-      PM_TRY(node_to_type(it->child[0], false, depth + 1, budget, &k, err));
-      int rc = node_to_type(it->child[1], false, depth + 1, budget, &v, err);
+    case PM_AVRO_ARRAY: {
+      const pm_avro_node *it = n->child[0];
+      if (n->logical == PM_AVRO_LT_MAP && it->kind == PM_AVRO_RECORD && it->n == 2 &&
+          !strcmp(it->names[0], "key") && !strcmp(it->names[1], "value")) {
+        pm_type *k, *v;
+        PM_TRY(node_to_type(it->child[0], false, depth + 1, budget, &k, err));
+        int rc = node_to_type(it->child[1], false, depth + 1, budget, &v, err);
+        if (rc) {
+          pm_type_free(k);
+          return rc;
+        }
+        t = pm_type_new_map(k, v, nullable);
+        break;
+      }
+      pm_type *e;
+      PM_TRY(node_to_type(it, false, depth + 1, budget, &e, err));
+      t = pm_type_new_array(e, nullable);
+      break;
+    }
+    case PM_AVRO_MAP: {
+      pm_type *k = pm_type_new(PM_VARCHAR, false), *v;
+      if (!k) break;
+      k->length = INT32_MAX;
+      int rc = node_to_type(n->child[0], false, depth + 1, budget, &v, err);
       if (rc) {
         pm_type_free(k);
         return rc;
@@ -502,23 +520,6 @@ static int node_to_type(const pm_avro_node *n, bool nullable, int depth, int64_t
       t = pm_type_new_map(k, v, nullable);
       break;
     }
-    pm_type *e;
-    PM_TRY(node_to_type(it, false, depth + 1, budget, &e, err));
-    t = pm_type_new_array(e, nullable);
-    break;
-  }
-  case PM_AVRO_MAP: {
-    pm_type *k = pm_type_new(PM_VARCHAR, false), *v;
-    if (!k) break;
-    k->length = INT32_MAX;
-    int rc = node_to_type(n->child[0], false, depth + 1, budget, &v, err);
-    if (rc) {
-      pm_type_free(k);
-      return rc;
-    }
-    t = pm_type_new_map(k, v, nullable);
-    break;
-  }
   }
   if (!t) return pm_fail(err, PAIMON_ENOMEM, "avro schema: out of memory");
   *out = t;
@@ -585,78 +586,81 @@ static int gen(const pm_type *t, const char *row_name, bool top, int depth, pm_b
     return pm_fail(err, PAIMON_EUNSUPPORTED, "avro writer: type nested too deeply");
   if (t->nullable) PM_TRY(pm_buf_append_str(b, "[\"null\","));
   switch (t->id) {
-  case PM_BOOLEAN: PM_TRY(pm_buf_append_str(b, "\"boolean\"")); break;
-  case PM_TINYINT:
-  case PM_SMALLINT:
-  case PM_INT: PM_TRY(pm_buf_append_str(b, "\"int\"")); break;
-  case PM_BIGINT: PM_TRY(pm_buf_append_str(b, "\"long\"")); break;
-  case PM_FLOAT: PM_TRY(pm_buf_append_str(b, "\"float\"")); break;
-  case PM_DOUBLE: PM_TRY(pm_buf_append_str(b, "\"double\"")); break;
-  case PM_CHAR:
-  case PM_VARCHAR: PM_TRY(pm_buf_append_str(b, "\"string\"")); break;
-  case PM_BINARY:
-  case PM_VARBINARY:
-  case PM_BLOB: PM_TRY(pm_buf_append_str(b, "\"bytes\"")); break;
-  case PM_TIMESTAMP:
-  case PM_TIMESTAMP_LTZ: {
-    if (t->precision > 6)
-      return pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "Avro cannot hold nanosecond timestamps (TIMESTAMP(%d))", t->precision);
-    const char *lt = t->id == PM_TIMESTAMP ? (t->precision <= 3 ? "timestamp-millis" : "timestamp-micros")
-                                           : (t->precision <= 3 ? "local-timestamp-millis"
-                                                                : "local-timestamp-micros");
-    PM_TRY(pm_buf_printf(b, "{\"type\":\"long\",\"logicalType\":\"%s\"}", lt));
-    break;
-  }
-  case PM_DATE: PM_TRY(pm_buf_append_str(b, "{\"type\":\"int\",\"logicalType\":\"date\"}")); break;
-  case PM_TIME:
-    if (t->precision > 3)
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro cannot hold TIME(%d) (precision > 3)",
-                     t->precision);
-    PM_TRY(pm_buf_append_str(b, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}"));
-    break;
-  case PM_DECIMAL:
-    PM_TRY(pm_buf_printf(b,
-                         "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":%d,"
-                         "\"scale\":%d}",
-                         (int)t->precision, (int)t->scale));
-    break;
-  case PM_ROW: PM_TRY(gen_record(t, row_name, top, depth, b, err)); break;
-  case PM_ARRAY:
-    PM_TRY(pm_buf_append_str(b, "{\"type\":\"array\",\"items\":"));
-    PM_TRY(gen(t->elem, row_name, false, depth + 1, b, err));
-    PM_TRY(pm_buf_append(b, "}", 1));
-    break;
-  case PM_MAP:
-  case PM_MULTISET: {
-    const pm_type *k = t->elem;
-    pm_type multiset_value = {.id = PM_INT, .nullable = true}; /* Java: new IntType() */
-    const pm_type *v = t->id == PM_MAP ? t->value : &multiset_value;
-    if (pm_type_is_string(k)) {
-      PM_TRY(pm_buf_append_str(b, "{\"type\":\"map\",\"values\":"));
-      PM_TRY(gen(v, row_name, false, depth + 1, b, err));
-      PM_TRY(pm_buf_append(b, "}", 1));
+    case PM_BOOLEAN: PM_TRY(pm_buf_append_str(b, "\"boolean\"")); break;
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT: PM_TRY(pm_buf_append_str(b, "\"int\"")); break;
+    case PM_BIGINT: PM_TRY(pm_buf_append_str(b, "\"long\"")); break;
+    case PM_FLOAT: PM_TRY(pm_buf_append_str(b, "\"float\"")); break;
+    case PM_DOUBLE: PM_TRY(pm_buf_append_str(b, "\"double\"")); break;
+    case PM_CHAR:
+    case PM_VARCHAR: PM_TRY(pm_buf_append_str(b, "\"string\"")); break;
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_BLOB: PM_TRY(pm_buf_append_str(b, "\"bytes\"")); break;
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: {
+      if (t->precision > 6)
+        return pm_fail(err, PAIMON_EUNSUPPORTED,
+                       "Avro cannot hold nanosecond timestamps (TIMESTAMP(%d))", t->precision);
+      const char *lt =
+          t->id == PM_TIMESTAMP
+              ? (t->precision <= 3 ? "timestamp-millis" : "timestamp-micros")
+              : (t->precision <= 3 ? "local-timestamp-millis" : "local-timestamp-micros");
+      PM_TRY(pm_buf_printf(b, "{\"type\":\"long\",\"logicalType\":\"%s\"}", lt));
       break;
     }
-    /* non-string keys: array of {key, value} records tagged logicalType "map" */
-    const char *dot = strrchr(row_name, '.');
-    PM_TRY(pm_buf_append_str(b, "{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":"));
-    PM_TRY(json_str(b, dot ? dot + 1 : row_name));
-    PM_TRY(pm_buf_append_str(b, ",\"fields\":[{\"name\":\"key\",\"type\":"));
-    char *kn = pm_asprintf("%s_key", row_name), *vn = pm_asprintf("%s_value", row_name);
-    int rc = (kn && vn) ? 0 : pm_fail(err, PAIMON_ENOMEM, "avro writer: out of memory");
-    if (!rc) rc = gen(k, kn, false, depth + 1, b, err);
-    if (!rc) rc = pm_buf_append_str(b, "},{\"name\":\"value\",\"type\":");
-    if (!rc) rc = gen(v, vn, false, depth + 1, b, err);
-    if (!rc && v->nullable) rc = pm_buf_append_str(b, ",\"default\":null");
-    if (!rc) rc = pm_buf_append_str(b, "}]},\"logicalType\":\"map\"}");
-    pm_free(kn);
-    pm_free(vn);
-    PM_TRY(rc);
-    break;
-  }
-  default:
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro cannot hold Paimon type id %d", (int)t->id);
+    case PM_DATE:
+      PM_TRY(pm_buf_append_str(b, "{\"type\":\"int\",\"logicalType\":\"date\"}"));
+      break;
+    case PM_TIME:
+      if (t->precision > 3)
+        return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro cannot hold TIME(%d) (precision > 3)",
+                       t->precision);
+      PM_TRY(pm_buf_append_str(b, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}"));
+      break;
+    case PM_DECIMAL:
+      PM_TRY(pm_buf_printf(b,
+                           "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":%d,"
+                           "\"scale\":%d}",
+                           (int)t->precision, (int)t->scale));
+      break;
+    case PM_ROW: PM_TRY(gen_record(t, row_name, top, depth, b, err)); break;
+    case PM_ARRAY:
+      PM_TRY(pm_buf_append_str(b, "{\"type\":\"array\",\"items\":"));
+      PM_TRY(gen(t->elem, row_name, false, depth + 1, b, err));
+      PM_TRY(pm_buf_append(b, "}", 1));
+      break;
+    case PM_MAP:
+    case PM_MULTISET: {
+      const pm_type *k = t->elem;
+      pm_type multiset_value = {.id = PM_INT, .nullable = true}; /* Java: new IntType() */
+      const pm_type *v = t->id == PM_MAP ? t->value : &multiset_value;
+      if (pm_type_is_string(k)) {
+        PM_TRY(pm_buf_append_str(b, "{\"type\":\"map\",\"values\":"));
+        PM_TRY(gen(v, row_name, false, depth + 1, b, err));
+        PM_TRY(pm_buf_append(b, "}", 1));
+        break;
+      }
+      /* non-string keys: array of {key, value} records tagged logicalType "map" */
+      const char *dot = strrchr(row_name, '.');
+      PM_TRY(pm_buf_append_str(b, "{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":"));
+      PM_TRY(json_str(b, dot ? dot + 1 : row_name));
+      PM_TRY(pm_buf_append_str(b, ",\"fields\":[{\"name\":\"key\",\"type\":"));
+      char *kn = pm_asprintf("%s_key", row_name), *vn = pm_asprintf("%s_value", row_name);
+      int rc = (kn && vn) ? 0 : pm_fail(err, PAIMON_ENOMEM, "avro writer: out of memory");
+      if (!rc) rc = gen(k, kn, false, depth + 1, b, err);
+      if (!rc) rc = pm_buf_append_str(b, "},{\"name\":\"value\",\"type\":");
+      if (!rc) rc = gen(v, vn, false, depth + 1, b, err);
+      if (!rc && v->nullable) rc = pm_buf_append_str(b, ",\"default\":null");
+      if (!rc) rc = pm_buf_append_str(b, "}]},\"logicalType\":\"map\"}");
+      pm_free(kn);
+      pm_free(vn);
+      PM_TRY(rc);
+      break;
+    }
+    default:
+      return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro cannot hold Paimon type id %d", (int)t->id);
   }
   if (t->nullable) PM_TRY(pm_buf_append(b, "]", 1));
   return 0;
@@ -668,7 +672,8 @@ int pm_avro_schema_json_for_type(const pm_type *row, pm_buf *out, paimon_error *
   pm_type root = *row;
   root.nullable = false;
   int rc = gen(&root, PM_AVRO_NAMESPACE ".record", true, 0, out, err);
-  if (rc > 0 || rc == PAIMON_ENOMEM) return pm_fail(err, PAIMON_ENOMEM, "avro writer: out of memory");
+  if (rc > 0 || rc == PAIMON_ENOMEM)
+    return pm_fail(err, PAIMON_ENOMEM, "avro writer: out of memory");
   return rc;
 }
 
@@ -690,7 +695,6 @@ int pm_avro_codec_from_name(const char *name, pm_codec *out, paimon_error *err) 
   else if (!strcmp(name, "deflate") || !strcmp(name, "gzip")) *out = PM_CODEC_DEFLATE_RAW;
   else if (!strcmp(name, "none") || !strcmp(name, "null") || !strcmp(name, "uncompressed"))
     *out = PM_CODEC_NONE;
-  else
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro files cannot use compression '%s'", name);
+  else return pm_fail(err, PAIMON_EUNSUPPORTED, "Avro files cannot use compression '%s'", name);
   return 0;
 }

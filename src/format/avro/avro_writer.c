@@ -90,8 +90,9 @@ static int wnomem(paimon_error *err) {
 static int mismatch(const char *field, const pm_avro_node *node, const pm_type *t,
                     paimon_error *err) {
   char *ts = pm_type_to_string(t);
-  int rc = pm_fail(err, PAIMON_EINVAL, "avro writer: field %s: %s cannot be written as avro type %d",
-                   field, ts ? ts : "?", (int)node->kind);
+  int rc =
+      pm_fail(err, PAIMON_EINVAL, "avro writer: field %s: %s cannot be written as avro type %d",
+              field, ts ? ts : "?", (int)node->kind);
   pm_free(ts);
   return rc;
 }
@@ -156,54 +157,55 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
   }
   eop op = 0;
   switch (t->id) {
-  case PM_BOOLEAN:
-    if (k == PM_AVRO_BOOLEAN) op = E_BOOL;
-    break;
-  case PM_TINYINT:
-  case PM_SMALLINT:
-  case PM_INT:
-  case PM_DATE:
-  case PM_TIME:
-  case PM_BIGINT:
-    if (t->id == PM_TIME && k == PM_AVRO_LONG && node->logical == PM_AVRO_LT_TIME_MICROS) op = E_TS;
-    else if (k == PM_AVRO_LONG || (k == PM_AVRO_INT && t->id != PM_BIGINT)) op = E_INT;
-    break;
-  case PM_TIMESTAMP:
-  case PM_TIMESTAMP_LTZ:
-    if (k == PM_AVRO_LONG) op = E_TS;
-    break;
-  case PM_FLOAT:
-    if (k == PM_AVRO_FLOAT) op = E_F32;
-    else if (k == PM_AVRO_DOUBLE) op = E_F32_F64;
-    break;
-  case PM_DOUBLE:
-    if (k == PM_AVRO_DOUBLE) op = E_F64;
-    break;
-  case PM_DECIMAL:
-    if (node->logical == PM_AVRO_LT_DECIMAL && node->scale == t->scale)
-      op = k == PM_AVRO_FIXED ? E_DEC_FIXED : E_DEC_BYTES;
-    break;
-  case PM_CHAR:
-  case PM_VARCHAR:
-  case PM_BINARY:
-  case PM_VARBINARY:
-  case PM_BLOB:
-  case PM_VARIANT:
-    if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) op = E_BYTES;
-    else if (k == PM_AVRO_FIXED) op = E_FIXED;
-    else if (k == PM_AVRO_ENUM && pm_type_is_string(t)) op = E_ENUM;
-    break;
-  case PM_ROW:
-    if (k == PM_AVRO_RECORD) op = E_RECORD;
-    break;
-  case PM_ARRAY:
-    if (k == PM_AVRO_ARRAY) op = E_ARRAY;
-    break;
-  case PM_MAP:
-  case PM_MULTISET:
-    if (k == PM_AVRO_MAP && pm_type_is_string(t->elem)) op = E_MAP;
-    else if (k == PM_AVRO_ARRAY && node->child[0]->kind == PM_AVRO_RECORD) op = E_KVMAP;
-    break;
+    case PM_BOOLEAN:
+      if (k == PM_AVRO_BOOLEAN) op = E_BOOL;
+      break;
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_DATE:
+    case PM_TIME:
+    case PM_BIGINT:
+      if (t->id == PM_TIME && k == PM_AVRO_LONG && node->logical == PM_AVRO_LT_TIME_MICROS)
+        op = E_TS;
+      else if (k == PM_AVRO_LONG || (k == PM_AVRO_INT && t->id != PM_BIGINT)) op = E_INT;
+      break;
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ:
+      if (k == PM_AVRO_LONG) op = E_TS;
+      break;
+    case PM_FLOAT:
+      if (k == PM_AVRO_FLOAT) op = E_F32;
+      else if (k == PM_AVRO_DOUBLE) op = E_F32_F64;
+      break;
+    case PM_DOUBLE:
+      if (k == PM_AVRO_DOUBLE) op = E_F64;
+      break;
+    case PM_DECIMAL:
+      if (node->logical == PM_AVRO_LT_DECIMAL && node->scale == t->scale)
+        op = k == PM_AVRO_FIXED ? E_DEC_FIXED : E_DEC_BYTES;
+      break;
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_BLOB:
+    case PM_VARIANT:
+      if (k == PM_AVRO_STRING || k == PM_AVRO_BYTES) op = E_BYTES;
+      else if (k == PM_AVRO_FIXED) op = E_FIXED;
+      else if (k == PM_AVRO_ENUM && pm_type_is_string(t)) op = E_ENUM;
+      break;
+    case PM_ROW:
+      if (k == PM_AVRO_RECORD) op = E_RECORD;
+      break;
+    case PM_ARRAY:
+      if (k == PM_AVRO_ARRAY) op = E_ARRAY;
+      break;
+    case PM_MAP:
+    case PM_MULTISET:
+      if (k == PM_AVRO_MAP && pm_type_is_string(t->elem)) op = E_MAP;
+      else if (k == PM_AVRO_ARRAY && node->child[0]->kind == PM_AVRO_RECORD) op = E_KVMAP;
+      break;
   }
   if (!op) return mismatch(field, node, t, err);
   eplan *p = eplan_new(w, op, node, t);
@@ -211,53 +213,53 @@ static int ebuild(pm_avro_writer *w, const pm_avro_node *node, const pm_type *t,
   *out = p;
   const pm_type *mv = t->id == PM_MULTISET ? &multiset_count : t->value;
   switch (op) {
-  case E_TS: {
-    if (t->id == PM_TIME) { /* millis of day -> time-micros */
-      p->mul = 1000;
-      p->div = 1;
+    case E_TS: {
+      if (t->id == PM_TIME) { /* millis of day -> time-micros */
+        p->mul = 1000;
+        p->div = 1;
+        return 0;
+      }
+      int tu = pm_ts_unit(t->precision), su = pm_avro_ts_unit(node->logical);
+      if (su < 0) su = tu;
+      p->mul = p->div = 1;
+      for (int u = tu; u < su; u++) p->mul *= 1000;
+      for (int u = su; u < tu; u++) p->div *= 1000;
       return 0;
     }
-    int tu = pm_ts_unit(t->precision), su = pm_avro_ts_unit(node->logical);
-    if (su < 0) su = tu;
-    p->mul = p->div = 1;
-    for (int u = tu; u < su; u++) p->mul *= 1000;
-    for (int u = su; u < tu; u++) p->div *= 1000;
-    return 0;
-  }
-  case E_RECORD:
-    p->n = node->n;
-    p->sub = pm_calloc(node->n ? (size_t)node->n : 1, sizeof *p->sub);
-    p->src = pm_malloc((node->n ? (size_t)node->n : 1) * sizeof *p->src);
-    if (!p->sub || !p->src) return wnomem(err);
-    for (int32_t i = 0; i < node->n; i++) {
-      int idx = pm_row_find(t, node->names[i]);
-      p->src[i] = idx;
-      if (idx < 0) PM_TRY(null_plan(w, node->child[i], node->names[i], &p->sub[i], err));
-      else PM_TRY(ebuild(w, node->child[i], t->fields[idx].type, node->names[i], depth + 1,
-                         &p->sub[i], err));
+    case E_RECORD:
+      p->n = node->n;
+      p->sub = pm_calloc(node->n ? (size_t)node->n : 1, sizeof *p->sub);
+      p->src = pm_malloc((node->n ? (size_t)node->n : 1) * sizeof *p->src);
+      if (!p->sub || !p->src) return wnomem(err);
+      for (int32_t i = 0; i < node->n; i++) {
+        int idx = pm_row_find(t, node->names[i]);
+        p->src[i] = idx;
+        if (idx < 0) PM_TRY(null_plan(w, node->child[i], node->names[i], &p->sub[i], err));
+        else
+          PM_TRY(ebuild(w, node->child[i], t->fields[idx].type, node->names[i], depth + 1,
+                        &p->sub[i], err));
+      }
+      return 0;
+    case E_ARRAY:
+    case E_MAP:
+      p->n = 1;
+      if (!(p->sub = pm_calloc(1, sizeof *p->sub))) return wnomem(err);
+      return ebuild(w, node->child[0], op == E_ARRAY ? t->elem : mv, field, depth + 1, &p->sub[0],
+                    err);
+    case E_KVMAP: {
+      const pm_avro_node *it = node->child[0];
+      p->kidx = p->vidx = -1;
+      for (int32_t i = 0; i < it->n; i++) {
+        if (!strcmp(it->names[i], "key")) p->kidx = i;
+        else if (!strcmp(it->names[i], "value")) p->vidx = i;
+      }
+      if (it->n != 2 || p->kidx < 0 || p->vidx < 0) return mismatch(field, node, t, err);
+      p->n = 2;
+      if (!(p->sub = pm_calloc(2, sizeof *p->sub))) return wnomem(err);
+      PM_TRY(ebuild(w, it->child[p->kidx], t->elem, field, depth + 1, &p->sub[0], err));
+      return ebuild(w, it->child[p->vidx], mv, field, depth + 1, &p->sub[1], err);
     }
-    return 0;
-  case E_ARRAY:
-  case E_MAP:
-    p->n = 1;
-    if (!(p->sub = pm_calloc(1, sizeof *p->sub))) return wnomem(err);
-    return ebuild(w, node->child[0], op == E_ARRAY ? t->elem : mv, field, depth + 1, &p->sub[0],
-                  err);
-  case E_KVMAP: {
-    const pm_avro_node *it = node->child[0];
-    p->kidx = p->vidx = -1;
-    for (int32_t i = 0; i < it->n; i++) {
-      if (!strcmp(it->names[i], "key")) p->kidx = i;
-      else if (!strcmp(it->names[i], "value")) p->vidx = i;
-    }
-    if (it->n != 2 || p->kidx < 0 || p->vidx < 0) return mismatch(field, node, t, err);
-    p->n = 2;
-    if (!(p->sub = pm_calloc(2, sizeof *p->sub))) return wnomem(err);
-    PM_TRY(ebuild(w, it->child[p->kidx], t->elem, field, depth + 1, &p->sub[0], err));
-    return ebuild(w, it->child[p->vidx], mv, field, depth + 1, &p->sub[1], err);
-  }
-  default:
-    return 0;
+    default: return 0;
   }
 }
 
@@ -278,130 +280,132 @@ static inline int put_bytes(pm_buf *b, const void *p, size_t n) {
 static size_t dec_to_be(const uint8_t le[16], uint8_t be[16]) {
   for (int i = 0; i < 16; i++) be[i] = le[15 - i];
   size_t k = 0;
-  while (k < 15 && ((be[k] == 0x00 && !(be[k + 1] & 0x80)) || (be[k] == 0xff && (be[k + 1] & 0x80))))
+  while (k < 15 &&
+         ((be[k] == 0x00 && !(be[k + 1] & 0x80)) || (be[k] == 0xff && (be[k + 1] & 0x80))))
     k++;
   memmove(be, be + k, 16 - k);
   return 16 - k;
 }
 
-static int enc(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, int64_t i,
-               int depth, paimon_error *err);
+static int enc(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, int64_t i, int depth,
+               paimon_error *err);
 
 static int enc_value(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, int64_t i,
                      int depth, paimon_error *err) {
   pm_buf *b = &w->blk;
   const pm_type *t = p->type;
   switch (p->op) {
-  case E_NULL:
-  case E_UNION: return 0; /* not reached */
-  case E_BOOL: {
-    uint8_t v = pm_arr_bool(a, i) ? 1 : 0;
-    return pm_buf_append(b, &v, 1);
-  }
-  case E_INT: return put_long(b, pm_arr_int(a, t, i));
-  case E_TS: {
-    int64_t v = pm_arr_int(a, t, i);
-    if (p->mul > 1) v = (int64_t)((uint64_t)v * (uint64_t)p->mul);
-    else if (p->div > 1) {
-      int64_t q = v / p->div;
-      if (v % p->div < 0) q--;
-      v = q;
+    case E_NULL:
+    case E_UNION: return 0; /* not reached */
+    case E_BOOL: {
+      uint8_t v = pm_arr_bool(a, i) ? 1 : 0;
+      return pm_buf_append(b, &v, 1);
     }
-    return put_long(b, v);
-  }
-  case E_F32: {
-    float f = PM_ARR_FIXED(a, float, i);
-    return pm_buf_append(b, &f, 4);
-  }
-  case E_F32_F64: {
-    double d = (double)PM_ARR_FIXED(a, float, i);
-    return pm_buf_append(b, &d, 8);
-  }
-  case E_F64: {
-    double d = PM_ARR_FIXED(a, double, i);
-    return pm_buf_append(b, &d, 8);
-  }
-  case E_BYTES: {
-    int32_t n;
-    const uint8_t *v = pm_arr_bytes(a, i, &n);
-    return put_bytes(b, v, (size_t)n);
-  }
-  case E_FIXED: {
-    int32_t n;
-    const uint8_t *v = pm_arr_bytes(a, i, &n);
-    if (n != p->node->size)
-      return pm_fail(err, PAIMON_EINVAL, "avro writer: value of %d bytes for fixed(%d)", (int)n,
-                     (int)p->node->size);
-    return pm_buf_append(b, v, (size_t)n);
-  }
-  case E_ENUM: {
-    int32_t n;
-    const uint8_t *v = pm_arr_bytes(a, i, &n);
-    for (int32_t k = 0; k < p->node->n; k++)
-      if (strlen(p->node->names[k]) == (size_t)n && !memcmp(p->node->names[k], v, (size_t)n))
-        return put_long(b, k);
-    return pm_fail(err, PAIMON_EINVAL, "avro writer: value is not a symbol of enum %s",
-                   p->node->name);
-  }
-  case E_DEC_BYTES:
-  case E_DEC_FIXED: {
-    const uint8_t *le = (const uint8_t *)a->buffers[1] + (a->offset + i) * 16;
-    uint8_t be[16];
-    size_t n = dec_to_be(le, be);
-    if (p->op == E_DEC_BYTES) return put_bytes(b, be, n);
-    int32_t size = p->node->size;
-    if ((int32_t)n > size)
-      return pm_fail(err, PAIMON_EINVAL, "avro writer: decimal does not fit fixed(%d)", (int)size);
-    uint8_t fill = (be[0] & 0x80) ? 0xff : 0x00;
-    for (int32_t k = 0; k < size - (int32_t)n; k++) PM_TRY(pm_buf_append(b, &fill, 1));
-    return pm_buf_append(b, be, n);
-  }
-  case E_RECORD: {
-    int64_t ci = a->offset + i; /* struct children share the parent's offset */
-    for (int32_t f = 0; f < p->n; f++) {
-      if (p->src[f] < 0) PM_TRY(enc(w, p->sub[f], NULL, 0, depth + 1, err));
-      else PM_TRY(enc(w, p->sub[f], a->children[p->src[f]], ci, depth + 1, err));
+    case E_INT: return put_long(b, pm_arr_int(a, t, i));
+    case E_TS: {
+      int64_t v = pm_arr_int(a, t, i);
+      if (p->mul > 1) v = (int64_t)((uint64_t)v * (uint64_t)p->mul);
+      else if (p->div > 1) {
+        int64_t q = v / p->div;
+        if (v % p->div < 0) q--;
+        v = q;
+      }
+      return put_long(b, v);
     }
-    return 0;
-  }
-  case E_ARRAY:
-  case E_MAP:
-  case E_KVMAP: {
-    int64_t begin, end;
-    pm_arr_list_range(a, i, &begin, &end);
-    if (end > begin) {
-      PM_TRY(put_long(b, end - begin));
-      const struct ArrowArray *child = a->children[0];
-      for (int64_t j = begin; j < end; j++) {
-        if (p->op == E_ARRAY) {
-          PM_TRY(enc(w, p->sub[0], child, j, depth + 1, err));
-          continue;
-        }
-        int64_t ej = child->offset + j;
-        const struct ArrowArray *kc = child->children[0], *vc = child->children[1];
-        if (p->op == E_MAP) {
-          int32_t n;
-          const uint8_t *key = pm_arr_bytes(kc, ej, &n);
-          PM_TRY(put_bytes(b, key, (size_t)n));
-          PM_TRY(enc(w, p->sub[0], vc, ej, depth + 1, err));
-        } else if (p->kidx == 0) {
-          PM_TRY(enc(w, p->sub[0], kc, ej, depth + 1, err));
-          PM_TRY(enc(w, p->sub[1], vc, ej, depth + 1, err));
-        } else {
-          PM_TRY(enc(w, p->sub[1], vc, ej, depth + 1, err));
-          PM_TRY(enc(w, p->sub[0], kc, ej, depth + 1, err));
+    case E_F32: {
+      float f = PM_ARR_FIXED(a, float, i);
+      return pm_buf_append(b, &f, 4);
+    }
+    case E_F32_F64: {
+      double d = (double)PM_ARR_FIXED(a, float, i);
+      return pm_buf_append(b, &d, 8);
+    }
+    case E_F64: {
+      double d = PM_ARR_FIXED(a, double, i);
+      return pm_buf_append(b, &d, 8);
+    }
+    case E_BYTES: {
+      int32_t n;
+      const uint8_t *v = pm_arr_bytes(a, i, &n);
+      return put_bytes(b, v, (size_t)n);
+    }
+    case E_FIXED: {
+      int32_t n;
+      const uint8_t *v = pm_arr_bytes(a, i, &n);
+      if (n != p->node->size)
+        return pm_fail(err, PAIMON_EINVAL, "avro writer: value of %d bytes for fixed(%d)", (int)n,
+                       (int)p->node->size);
+      return pm_buf_append(b, v, (size_t)n);
+    }
+    case E_ENUM: {
+      int32_t n;
+      const uint8_t *v = pm_arr_bytes(a, i, &n);
+      for (int32_t k = 0; k < p->node->n; k++)
+        if (strlen(p->node->names[k]) == (size_t)n && !memcmp(p->node->names[k], v, (size_t)n))
+          return put_long(b, k);
+      return pm_fail(err, PAIMON_EINVAL, "avro writer: value is not a symbol of enum %s",
+                     p->node->name);
+    }
+    case E_DEC_BYTES:
+    case E_DEC_FIXED: {
+      const uint8_t *le = (const uint8_t *)a->buffers[1] + (a->offset + i) * 16;
+      uint8_t be[16];
+      size_t n = dec_to_be(le, be);
+      if (p->op == E_DEC_BYTES) return put_bytes(b, be, n);
+      int32_t size = p->node->size;
+      if ((int32_t)n > size)
+        return pm_fail(err, PAIMON_EINVAL, "avro writer: decimal does not fit fixed(%d)",
+                       (int)size);
+      uint8_t fill = (be[0] & 0x80) ? 0xff : 0x00;
+      for (int32_t k = 0; k < size - (int32_t)n; k++) PM_TRY(pm_buf_append(b, &fill, 1));
+      return pm_buf_append(b, be, n);
+    }
+    case E_RECORD: {
+      int64_t ci = a->offset + i; /* struct children share the parent's offset */
+      for (int32_t f = 0; f < p->n; f++) {
+        if (p->src[f] < 0) PM_TRY(enc(w, p->sub[f], NULL, 0, depth + 1, err));
+        else PM_TRY(enc(w, p->sub[f], a->children[p->src[f]], ci, depth + 1, err));
+      }
+      return 0;
+    }
+    case E_ARRAY:
+    case E_MAP:
+    case E_KVMAP: {
+      int64_t begin, end;
+      pm_arr_list_range(a, i, &begin, &end);
+      if (end > begin) {
+        PM_TRY(put_long(b, end - begin));
+        const struct ArrowArray *child = a->children[0];
+        for (int64_t j = begin; j < end; j++) {
+          if (p->op == E_ARRAY) {
+            PM_TRY(enc(w, p->sub[0], child, j, depth + 1, err));
+            continue;
+          }
+          int64_t ej = child->offset + j;
+          const struct ArrowArray *kc = child->children[0], *vc = child->children[1];
+          if (p->op == E_MAP) {
+            int32_t n;
+            const uint8_t *key = pm_arr_bytes(kc, ej, &n);
+            PM_TRY(put_bytes(b, key, (size_t)n));
+            PM_TRY(enc(w, p->sub[0], vc, ej, depth + 1, err));
+          } else if (p->kidx == 0) {
+            PM_TRY(enc(w, p->sub[0], kc, ej, depth + 1, err));
+            PM_TRY(enc(w, p->sub[1], vc, ej, depth + 1, err));
+          } else {
+            PM_TRY(enc(w, p->sub[1], vc, ej, depth + 1, err));
+            PM_TRY(enc(w, p->sub[0], kc, ej, depth + 1, err));
+          }
         }
       }
+      return put_long(b, 0);
     }
-    return put_long(b, 0);
-  }
   }
   return pm_fail(err, PAIMON_EINVAL, "avro writer: bad plan");
 }
 
 /* Encodes value i of `a` (NULL `a`: a null value). */
-static int enc(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, int64_t i,
-               int depth, paimon_error *err) {
+static int enc(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, int64_t i, int depth,
+               paimon_error *err) {
   if (depth > PM_AVRO_MAX_DEPTH) return pm_fail(err, PAIMON_EINVAL, "avro writer: too deep");
   bool valid = a && pm_arr_is_valid(a, i);
   if (p->op == E_UNION) {
@@ -414,7 +418,8 @@ static int enc(pm_avro_writer *w, const eplan *p, const struct ArrowArray *a, in
     return enc_value(w, p->sub[0], a, i, depth, err);
   }
   if (p->op == E_NULL) return 0;
-  if (!valid) return pm_fail(err, PAIMON_EINVAL, "avro writer: null value for a non-null avro type");
+  if (!valid)
+    return pm_fail(err, PAIMON_EINVAL, "avro writer: null value for a non-null avro type");
   return enc_value(w, p, a, i, depth, err);
 }
 
@@ -432,10 +437,10 @@ static int emit(pm_avro_writer *w, const void *p, size_t n, paimon_error *err) {
 
 static const char *codec_wire_name(pm_codec c) {
   switch (c) {
-  case PM_CODEC_DEFLATE_RAW: return "deflate";
-  case PM_CODEC_SNAPPY: return "snappy";
-  case PM_CODEC_ZSTD: return "zstandard";
-  default: return "null";
+    case PM_CODEC_DEFLATE_RAW: return "deflate";
+    case PM_CODEC_SNAPPY: return "snappy";
+    case PM_CODEC_ZSTD: return "zstandard";
+    default: return "null";
   }
 }
 
@@ -529,8 +534,8 @@ static pm_avro_writer *writer_alloc(const char *path) {
   return w;
 }
 
-int pm_avro_writer_open(pm_avro_writer **out, paimon_fs *fs, const char *path,
-                        const pm_type *type, const pm_avro_write_opts *opts, paimon_error *err) {
+int pm_avro_writer_open(pm_avro_writer **out, paimon_fs *fs, const char *path, const pm_type *type,
+                        const pm_avro_write_opts *opts, paimon_error *err) {
   *out = NULL;
   pm_avro_writer *w = writer_alloc(path);
   if (!w) return wnomem(err);

@@ -8,7 +8,8 @@
 int pm_blob_decode(const uint8_t *data, size_t len, const char *name, pm_col *dst, int64_t *rows,
                    paimon_error *err) {
   *rows = 0;
-  if (len < 5) return pm_fail(err, PAIMON_ECORRUPT, "%s: blob file of %zu bytes has no tail", name, len);
+  if (len < 5)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: blob file of %zu bytes has no tail", name, len);
   if (data[len - 1] != BLOB_VERSION)
     return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: blob file version %u is not supported", name,
                    (unsigned)data[len - 1]);
@@ -42,10 +43,13 @@ int pm_blob_decode(const uint8_t *data, size_t len, const char *name, pm_col *ds
                      (long long)*rows);
     size_t body = (size_t)length - BLOB_META;
     if ((int64_t)pm_load_le64(rec + body) != length)
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: blob record %lld length mismatch", name, (long long)*rows);
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: blob record %lld length mismatch", name,
+                     (long long)*rows);
     if (pm_crc32(0, rec, body + 8) != pm_load_le32(rec + body + 8))
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: blob record %lld fails its CRC", name, (long long)*rows);
-    if (pm_col_append_bytes(dst, rec + 4, body - 4)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: blob record %lld fails its CRC", name,
+                     (long long)*rows);
+    if (pm_col_append_bytes(dst, rec + 4, body - 4))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pos += (size_t)length;
     (*rows)++;
   }

@@ -19,9 +19,9 @@ typedef struct pm_pb {
 typedef struct pm_pb_field {
   uint32_t num;
   int wire;
-  uint64_t v;              /* wire 0, 1, 5 */
-  const uint8_t *ptr;      /* wire 2 */
-  size_t len;              /* wire 2 */
+  uint64_t v;         /* wire 0, 1, 5 */
+  const uint8_t *ptr; /* wire 2 */
+  size_t len;         /* wire 2 */
 } pm_pb_field;
 
 /* Returns 1 with *f filled, 0 at the end of the message, -1 when malformed. */
@@ -30,28 +30,49 @@ int pm_pb_next(pm_pb *m, pm_pb_field *f);
 /* ---- ORC metadata ------------------------------------------------------------------ */
 
 enum {
-  PM_ORC_BOOLEAN = 0, PM_ORC_BYTE, PM_ORC_SHORT, PM_ORC_INT, PM_ORC_LONG, PM_ORC_FLOAT,
-  PM_ORC_DOUBLE, PM_ORC_STRING, PM_ORC_BINARY, PM_ORC_TIMESTAMP, PM_ORC_LIST, PM_ORC_MAP,
-  PM_ORC_STRUCT, PM_ORC_UNION, PM_ORC_DECIMAL, PM_ORC_DATE, PM_ORC_VARCHAR, PM_ORC_CHAR,
-  PM_ORC_TIMESTAMP_INSTANT, PM_ORC_KIND_MAX
+  PM_ORC_BOOLEAN = 0,
+  PM_ORC_BYTE,
+  PM_ORC_SHORT,
+  PM_ORC_INT,
+  PM_ORC_LONG,
+  PM_ORC_FLOAT,
+  PM_ORC_DOUBLE,
+  PM_ORC_STRING,
+  PM_ORC_BINARY,
+  PM_ORC_TIMESTAMP,
+  PM_ORC_LIST,
+  PM_ORC_MAP,
+  PM_ORC_STRUCT,
+  PM_ORC_UNION,
+  PM_ORC_DECIMAL,
+  PM_ORC_DATE,
+  PM_ORC_VARCHAR,
+  PM_ORC_CHAR,
+  PM_ORC_TIMESTAMP_INSTANT,
+  PM_ORC_KIND_MAX
 };
 
 enum { PM_ORC_ENC_DIRECT = 0, PM_ORC_ENC_DICT, PM_ORC_ENC_DIRECT_V2, PM_ORC_ENC_DICT_V2 };
 
 enum {
-  PM_ORC_S_PRESENT = 0, PM_ORC_S_DATA, PM_ORC_S_LENGTH, PM_ORC_S_DICT_DATA, PM_ORC_S_DICT_COUNT,
-  PM_ORC_S_SECONDARY, PM_ORC_S_NKINDS /* kinds the reader uses are < this */
+  PM_ORC_S_PRESENT = 0,
+  PM_ORC_S_DATA,
+  PM_ORC_S_LENGTH,
+  PM_ORC_S_DICT_DATA,
+  PM_ORC_S_DICT_COUNT,
+  PM_ORC_S_SECONDARY,
+  PM_ORC_S_NKINDS /* kinds the reader uses are < this */
 };
 
 typedef struct pm_orc_ftype {
   int kind;
   uint32_t nsub;
-  uint32_t *sub;      /* column ids of children */
-  char **names;       /* STRUCT: nsub field names */
+  uint32_t *sub; /* column ids of children */
+  char **names;  /* STRUCT: nsub field names */
   uint32_t nnames;
   uint32_t precision, scale, max_len;
-  int64_t paimon_id;  /* "paimon.id" attribute, -1 when absent */
-  int32_t parent;     /* -1 for the root */
+  int64_t paimon_id; /* "paimon.id" attribute, -1 when absent */
+  int32_t parent;    /* -1 for the root */
 } pm_orc_ftype;
 
 typedef struct pm_orc_stripe_info {
@@ -62,14 +83,22 @@ typedef struct pm_orc_stripe_info {
 typedef struct pm_orc_stats {
   bool present;
   bool has_values_count;
-  uint64_t values;      /* numberOfValues */
+  uint64_t values; /* numberOfValues */
   bool has_null_flag, has_null;
-  bool has_int; int64_t imin, imax;
-  bool has_dbl; double dmin, dmax;
-  bool has_str; const uint8_t *smin, *smax; size_t sminlen, smaxlen;
-  bool has_date; int32_t dtmin, dtmax;
-  bool has_dec; const uint8_t *decmin, *decmax; size_t decminlen, decmaxlen;
-  bool has_bucket; uint64_t trues;
+  bool has_int;
+  int64_t imin, imax;
+  bool has_dbl;
+  double dmin, dmax;
+  bool has_str;
+  const uint8_t *smin, *smax;
+  size_t sminlen, smaxlen;
+  bool has_date;
+  int32_t dtmin, dtmax;
+  bool has_dec;
+  const uint8_t *decmin, *decmax;
+  size_t decminlen, decmaxlen;
+  bool has_bucket;
+  uint64_t trues;
 } pm_orc_stats;
 
 typedef struct pm_orc_tail {
@@ -112,9 +141,9 @@ typedef struct pm_orc_stripe_footer {
   uint32_t nstreams;
   pm_orc_stream_loc *streams;
   uint32_t ncols;
-  int *enc;             /* per column encoding kind */
-  uint32_t *dict_size;  /* per column */
-  char *tz;             /* writerTimezone, NULL when absent */
+  int *enc;            /* per column encoding kind */
+  uint32_t *dict_size; /* per column */
+  char *tz;            /* writerTimezone, NULL when absent */
 } pm_orc_stripe_footer;
 
 void pm_orc_stripe_footer_free(pm_orc_stripe_footer *sf);
@@ -131,9 +160,9 @@ int pm_orc_decompress(int compression, uint64_t block_size, const uint8_t *src, 
 
 typedef struct pm_orc_brle { /* byte RLE, also the base of boolean RLE */
   const uint8_t *p, *end;
-  int run_left;    /* values left in the current run */
+  int run_left; /* values left in the current run */
   bool literal;
-  uint8_t value;   /* repeated value */
+  uint8_t value; /* repeated value */
 } pm_orc_brle;
 
 void pm_orc_brle_init(pm_orc_brle *d, const uint8_t *p, size_t n);
@@ -153,8 +182,8 @@ int pm_orc_bool_next(pm_orc_bool *d, uint8_t *out, int64_t n);
 typedef struct pm_orc_irle {
   const uint8_t *p, *end;
   bool v2, is_signed;
-  int pos, len;        /* current decoded run in buf */
-  int64_t buf[512];     /* v1 runs hold at most 130 values, v2 runs 512 */
+  int pos, len;     /* current decoded run in buf */
+  int64_t buf[512]; /* v1 runs hold at most 130 values, v2 runs 512 */
 } pm_orc_irle;
 
 void pm_orc_irle_init(pm_orc_irle *d, const uint8_t *p, size_t n, bool v2, bool is_signed);

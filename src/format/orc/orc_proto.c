@@ -40,8 +40,7 @@ int pm_pb_next(pm_pb *m, pm_pb_field *f) {
       m->p += n;
       return 1;
     }
-    default:
-      return -1; /* groups (3, 4) are not used by ORC */
+    default: return -1; /* groups (3, 4) are not used by ORC */
   }
 }
 
@@ -494,8 +493,8 @@ int pm_orc_parse_stripe_footer(const uint8_t *p, size_t n, const pm_orc_stripe_i
       if (rs < 0) return corrupt(err, path, "stream");
       loc->offset = pos;
       if (loc->len > limit - pos)
-        return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stream of column %u exceeds its stripe",
-                       path, loc->column);
+        return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stream of column %u exceeds its stripe", path,
+                       loc->column);
       pos += loc->len;
     } else if (f.num == 2 && f.wire == 2) {
       pm_pb s = pb_of(f.ptr, f.len);
@@ -532,21 +531,24 @@ static int codec_of(int compression, pm_codec *c) {
 int pm_orc_decompress(int compression, uint64_t block_size, const uint8_t *src, size_t n,
                       pm_buf *out, pm_buf *scratch, const char *path, paimon_error *err) {
   pm_buf_clear(out);
-  if (compression == 0) return pm_buf_append(out, src, n) == 0 ? 0 : pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+  if (compression == 0)
+    return pm_buf_append(out, src, n) == 0 ? 0
+                                           : pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
   pm_codec codec;
   if (codec_of(compression, &codec) != 0)
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC compression kind %d is not supported",
-                   path, compression);
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC compression kind %d is not supported", path,
+                   compression);
   size_t pos = 0;
   while (pos < n) {
     if (n - pos < 3)
       return pm_fail(err, PAIMON_ECORRUPT, "%s: truncated ORC compression chunk header", path);
-    uint32_t h = (uint32_t)src[pos] | ((uint32_t)src[pos + 1] << 8) | ((uint32_t)src[pos + 2] << 16);
+    uint32_t h =
+        (uint32_t)src[pos] | ((uint32_t)src[pos + 1] << 8) | ((uint32_t)src[pos + 2] << 16);
     pos += 3;
     size_t len = h >> 1;
     if (len > n - pos)
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC compression chunk of %zu bytes exceeds its stream",
-                     path, len);
+      return pm_fail(err, PAIMON_ECORRUPT,
+                     "%s: ORC compression chunk of %zu bytes exceeds its stream", path, len);
     if (h & 1) { /* stored uncompressed */
       if (len > block_size)
         return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC chunk larger than the block size", path);
@@ -559,7 +561,8 @@ int pm_orc_decompress(int compression, uint64_t block_size, const uint8_t *src, 
         return pm_fail(err, PAIMON_ECORRUPT,
                        "%s: ORC chunk decompresses to %zu bytes, above the block size %llu", path,
                        scratch->len, (unsigned long long)block_size);
-      if (out->len + scratch->len > PM_MAX_ALLOC || pm_buf_append(out, scratch->data, scratch->len) != 0)
+      if (out->len + scratch->len > PM_MAX_ALLOC ||
+          pm_buf_append(out, scratch->data, scratch->len) != 0)
         return pm_fail(err, PAIMON_ENOMEM, "%s: ORC stream too large", path);
     }
     pos += len;

@@ -34,7 +34,7 @@ struct orc_col {
   pm_orc_bool booldata;
   const uint8_t *raw, *raw_end; /* byte streams: floats, string bytes, decimal varints */
   uint32_t dict_n;
-  pm_buf dict_off; /* uint32[dict_n + 1] */
+  pm_buf dict_off;     /* uint32[dict_n + 1] */
   const pm_orc_tz *tz; /* writer zone for wall-clock timestamps */
   int64_t ts_base;     /* epoch seconds of 2015-01-01 00:00:00 in the writer zone */
   bool ts_wall;        /* produce the wall clock (TIMESTAMP) instead of the instant */
@@ -67,10 +67,11 @@ typedef struct orc_reader {
 static const pm_type k_int_type = {PM_INT, false, 0, 0, 0, NULL, NULL, 0, NULL};
 
 static const char *kind_name(int k) {
-  static const char *names[] = {"BOOLEAN", "BYTE",    "SHORT",   "INT",     "LONG",
-                                "FLOAT",   "DOUBLE",  "STRING",  "BINARY",  "TIMESTAMP",
-                                "LIST",    "MAP",     "STRUCT",  "UNION",   "DECIMAL",
-                                "DATE",    "VARCHAR", "CHAR",    "TIMESTAMP_INSTANT"};
+  static const char *names[] = {
+      "BOOLEAN",          "BYTE",   "SHORT",   "INT",       "LONG",    "FLOAT",
+      "DOUBLE",           "STRING", "BINARY",  "TIMESTAMP", "LIST",    "MAP",
+      "STRUCT",           "UNION",  "DECIMAL", "DATE",      "VARCHAR", "CHAR",
+      "TIMESTAMP_INSTANT"};
   return k >= 0 && k < PM_ORC_KIND_MAX ? names[k] : "?";
 }
 
@@ -86,12 +87,13 @@ static int read_at(orc_reader *r, uint64_t off, size_t n, pm_buf *out, paimon_er
   if (off > (uint64_t)r->file_size || n > (uint64_t)r->file_size - off)
     return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC read of %zu bytes at %llu exceeds the file",
                    r->path, n, (unsigned long long)off);
-  if (pm_buf_reserve(out, n ? n : 1) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_buf_reserve(out, n ? n : 1) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   size_t got_total = 0;
   while (got_total < n) {
     size_t got = 0;
-    int rc = r->f->read_at(r->f, out->data + got_total, n - got_total,
-                           (int64_t)(off + got_total), &got, err);
+    int rc = r->f->read_at(r->f, out->data + got_total, n - got_total, (int64_t)(off + got_total),
+                           &got, err);
     if (rc != 0) return pm_fail_ctx(err, rc, "%s", r->path);
     if (got == 0)
       return pm_fail(err, PAIMON_ECORRUPT, "%s: unexpected end of ORC file at %llu", r->path,
@@ -104,13 +106,16 @@ static int read_at(orc_reader *r, uint64_t off, size_t n, pm_buf *out, paimon_er
 
 static int read_tail(orc_reader *r, paimon_error *err) {
   int64_t size = r->file_size;
-  if (size < 5) return pm_fail(err, PAIMON_ECORRUPT, "%s: file too small for ORC (%lld bytes)", r->path, (long long)size);
+  if (size < 5)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: file too small for ORC (%lld bytes)", r->path,
+                   (long long)size);
   size_t tail_n = size < 16384 ? (size_t)size : 16384;
   PM_TRY(read_at(r, (uint64_t)size - tail_n, tail_n, &r->comp, err));
   const uint8_t *tb = r->comp.data;
   size_t ps_len = tb[tail_n - 1];
   if (ps_len == 0 || ps_len + 1 > tail_n)
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC postscript length %zu is invalid", r->path, ps_len);
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC postscript length %zu is invalid", r->path,
+                   ps_len);
   PM_TRY(pm_orc_parse_postscript(tb + tail_n - 1 - ps_len, ps_len, &r->tail, r->path, err));
   uint64_t fl = r->tail.footer_len, ml = r->tail.metadata_len;
   uint64_t avail = (uint64_t)size - 1 - ps_len;
@@ -134,10 +139,13 @@ static int read_tail(orc_reader *r, paimon_error *err) {
     fp = tmp.data + ml;
   }
   PM_CHECK(pm_orc_decompress(r->tail.compression, r->tail.block_size, fp, (size_t)fl,
-                             &r->tail.footer, &r->scratch, r->path, err), done);
-  PM_CHECK(pm_orc_decompress(r->tail.compression, r->tail.block_size, mp, (size_t)ml,
-                             &r->tail.meta, &r->scratch, r->path, err), done);
-  PM_CHECK(pm_orc_parse_footer(&r->tail, (uint64_t)size - 1 - ps_len - fl - ml, r->path, err), done);
+                             &r->tail.footer, &r->scratch, r->path, err),
+           done);
+  PM_CHECK(pm_orc_decompress(r->tail.compression, r->tail.block_size, mp, (size_t)ml, &r->tail.meta,
+                             &r->scratch, r->path, err),
+           done);
+  PM_CHECK(pm_orc_parse_footer(&r->tail, (uint64_t)size - 1 - ps_len - fl - ml, r->path, err),
+           done);
   PM_CHECK(pm_orc_parse_metadata(&r->tail, r->path, err), done);
 done:
   pm_buf_free(&tmp);
@@ -153,7 +161,8 @@ static bool compatible(const pm_type *t, int k) {
     case PM_SMALLINT:
     case PM_INT:
     case PM_BIGINT:
-    case PM_TIME: return k == PM_ORC_BYTE || k == PM_ORC_SHORT || k == PM_ORC_INT || k == PM_ORC_LONG;
+    case PM_TIME:
+      return k == PM_ORC_BYTE || k == PM_ORC_SHORT || k == PM_ORC_INT || k == PM_ORC_LONG;
     case PM_FLOAT:
     case PM_DOUBLE: return k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE;
     case PM_DECIMAL: return k == PM_ORC_DECIMAL;
@@ -210,12 +219,17 @@ static int build_col(orc_reader *r, orc_col *c, const pm_type *t, int32_t fcol, 
   const pm_orc_ftype *ft = &r->tail.types[fcol];
   c->kind = ft->kind;
   if (!compatible(t, ft->kind))
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC column '%s' of kind %s cannot be read as type %d",
-                   r->path, name ? name : "?", kind_name(ft->kind), (int)t->id);
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: ORC column '%s' of kind %s cannot be read as type %d", r->path,
+                   name ? name : "?", kind_name(ft->kind), (int)t->id);
   if (r->by_fcol[fcol])
-    return pm_fail(err, PAIMON_EINVAL, "%s: ORC column '%s' is requested twice", r->path, name ? name : "?");
+    return pm_fail(err, PAIMON_EINVAL, "%s: ORC column '%s' is requested twice", r->path,
+                   name ? name : "?");
   r->by_fcol[fcol] = c;
-  int32_t n = t->id == PM_ROW ? t->nfields : t->id == PM_ARRAY ? 1 : (t->id == PM_MAP || t->id == PM_MULTISET) ? 2 : 0;
+  int32_t n = t->id == PM_ROW                             ? t->nfields
+              : t->id == PM_ARRAY                         ? 1
+              : (t->id == PM_MAP || t->id == PM_MULTISET) ? 2
+                                                          : 0;
   if (n == 0) return 0;
   c->child = pm_calloc((size_t)n, sizeof(orc_col));
   if (!c->child) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
@@ -268,7 +282,8 @@ static bool is_str_kind(int k) {
 static int setup_col(orc_reader *r, orc_col *c, paimon_error *err) {
   if (c->fcol < 0) return 0;
   for (int32_t i = 0; i < c->nchild; i++) PM_TRY(setup_col(r, &c->child[i], err));
-  if ((uint32_t)c->fcol >= r->sf.ncols) return col_fail(r, c, "no column encoding in the stripe footer", err);
+  if ((uint32_t)c->fcol >= r->sf.ncols)
+    return col_fail(r, c, "no column encoding in the stripe footer", err);
   c->enc = r->sf.enc[c->fcol];
   if (c->enc < 0) return col_fail(r, c, "unknown column encoding", err);
   c->dict = c->enc == PM_ORC_ENC_DICT || c->enc == PM_ORC_ENC_DICT_V2;
@@ -290,12 +305,14 @@ static int setup_col(orc_reader *r, orc_col *c, paimon_error *err) {
     case PM_ORC_LONG:
     case PM_ORC_DATE: pm_orc_irle_init(&c->idata, d, dn, c->v2, true); break;
     case PM_ORC_DECIMAL:
-      pm_orc_irle_init(&c->isec, s[PM_ORC_S_SECONDARY].data, s[PM_ORC_S_SECONDARY].len, c->v2, true);
+      pm_orc_irle_init(&c->isec, s[PM_ORC_S_SECONDARY].data, s[PM_ORC_S_SECONDARY].len, c->v2,
+                       true);
       break;
     case PM_ORC_TIMESTAMP:
     case PM_ORC_TIMESTAMP_INSTANT: {
       pm_orc_irle_init(&c->idata, d, dn, c->v2, true);
-      pm_orc_irle_init(&c->isec, s[PM_ORC_S_SECONDARY].data, s[PM_ORC_S_SECONDARY].len, c->v2, false);
+      pm_orc_irle_init(&c->isec, s[PM_ORC_S_SECONDARY].data, s[PM_ORC_S_SECONDARY].len, c->v2,
+                       false);
       c->ts_wall = false;
       c->ts_base = ORC_EPOCH_2015;
       if (c->kind == PM_ORC_TIMESTAMP) {
@@ -326,7 +343,8 @@ static int setup_col(orc_reader *r, orc_col *c, paimon_error *err) {
             pm_buf_resize(&c->vals, ((size_t)n + 1) * 8) != 0)
           return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
         int64_t *lens = (int64_t *)(void *)c->vals.data;
-        if (pm_orc_irle_next(&c->ilen, lens, n) != 0) return col_fail(r, c, "malformed dictionary LENGTH stream", err);
+        if (pm_orc_irle_next(&c->ilen, lens, n) != 0)
+          return col_fail(r, c, "malformed dictionary LENGTH stream", err);
         uint32_t *off = (uint32_t *)(void *)c->dict_off.data;
         uint64_t pos = 0;
         off[0] = 0;
@@ -350,7 +368,8 @@ static int setup_col(orc_reader *r, orc_col *c, paimon_error *err) {
 static int load_stripe(orc_reader *r, uint32_t si, paimon_error *err) {
   const pm_orc_stripe_info *st = &r->tail.stripes[si];
   uint64_t foot = st->offset + st->index_len + st->data_len;
-  if (st->footer_len > PM_MAX_ALLOC) return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stripe footer too large", r->path);
+  if (st->footer_len > PM_MAX_ALLOC)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stripe footer too large", r->path);
   PM_TRY(read_at(r, foot, (size_t)st->footer_len, &r->comp, err));
   pm_buf sfb = PM_BUF_INIT;
   int rc = pm_orc_decompress(r->tail.compression, r->tail.block_size, r->comp.data, r->comp.len,
@@ -375,7 +394,8 @@ static int load_stripe(orc_reader *r, uint32_t si, paimon_error *err) {
       return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC column %u has two streams of kind %d", r->path,
                      l->column, l->kind);
     c->seen[l->kind] = true;
-    if (l->len > PM_MAX_ALLOC) return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stream too large", r->path);
+    if (l->len > PM_MAX_ALLOC)
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: ORC stream too large", r->path);
     PM_TRY(read_at(r, l->offset, (size_t)l->len, &r->comp, err));
     PM_TRY(pm_orc_decompress(r->tail.compression, r->tail.block_size, r->comp.data, r->comp.len,
                              &c->s[l->kind], &r->scratch, r->path, err));
@@ -471,15 +491,28 @@ static int emit_ints(orc_reader *r, pm_col *out, const uint8_t *v, int64_t n, co
     return 0;
   }
   int w = pm_type_fixed_width(out->type);
-  if (pm_col_reserve(out, n, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_col_reserve(out, n, 0) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint8_t *dst = out->data.data + (size_t)out->length * (size_t)w;
   int64_t j = 0;
   for (int64_t i = 0; i < n; i++) {
     int64_t x = v[i] ? vals[j++] : 0;
     switch (w) {
-      case 1: { int8_t y = (int8_t)x; memcpy(dst, &y, 1); break; }
-      case 2: { int16_t y = (int16_t)x; memcpy(dst, &y, 2); break; }
-      case 4: { int32_t y = (int32_t)x; memcpy(dst, &y, 4); break; }
+      case 1: {
+        int8_t y = (int8_t)x;
+        memcpy(dst, &y, 1);
+        break;
+      }
+      case 2: {
+        int16_t y = (int16_t)x;
+        memcpy(dst, &y, 2);
+        break;
+      }
+      case 4: {
+        int32_t y = (int32_t)x;
+        memcpy(dst, &y, 4);
+        break;
+      }
       default: memcpy(dst, &x, 8); break;
     }
     dst += w;
@@ -500,14 +533,17 @@ static int read_ints(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *v, i
   if (!vals) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   if (c->kind == PM_ORC_BYTE) {
     uint8_t *b = (uint8_t *)vals + nv * 7; /* decode bytes into the tail, widen forwards */
-    if (pm_orc_brle_next(&c->bdata, b, nv) != 0) return col_fail(r, c, "malformed DATA stream", err);
+    if (pm_orc_brle_next(&c->bdata, b, nv) != 0)
+      return col_fail(r, c, "malformed DATA stream", err);
     for (int64_t i = 0; i < nv; i++) vals[i] = (int8_t)b[i];
   } else if (c->kind == PM_ORC_BOOLEAN) {
     uint8_t *b = (uint8_t *)vals + nv * 7;
-    if (pm_orc_bool_next(&c->booldata, b, nv) != 0) return col_fail(r, c, "malformed DATA stream", err);
+    if (pm_orc_bool_next(&c->booldata, b, nv) != 0)
+      return col_fail(r, c, "malformed DATA stream", err);
     for (int64_t i = 0; i < nv; i++) vals[i] = b[i];
   } else {
-    if (pm_orc_irle_next(&c->idata, vals, nv) != 0) return col_fail(r, c, "malformed DATA stream", err);
+    if (pm_orc_irle_next(&c->idata, vals, nv) != 0)
+      return col_fail(r, c, "malformed DATA stream", err);
   }
   return emit_ints(r, out, v, n, vals, err);
 }
@@ -515,9 +551,11 @@ static int read_ints(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *v, i
 static int read_floats(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *v, int64_t n,
                        int64_t nv, paimon_error *err) {
   size_t w = c->kind == PM_ORC_FLOAT ? 4 : 8;
-  if ((size_t)(c->raw_end - c->raw) / w < (size_t)nv) return col_fail(r, c, "DATA stream too short", err);
+  if ((size_t)(c->raw_end - c->raw) / w < (size_t)nv)
+    return col_fail(r, c, "DATA stream too short", err);
   size_t ow = out->type->id == PM_FLOAT ? 4 : 8;
-  if (pm_col_reserve(out, n, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_col_reserve(out, n, 0) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint8_t *dst = out->data.data + (size_t)out->length * ow;
   for (int64_t i = 0; i < n; i++, dst += ow) {
     if (!v[i]) {
@@ -550,23 +588,28 @@ static int read_strings(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *v
   if (!vals) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint64_t total = 0;
   if (c->dict) {
-    if (pm_orc_irle_next(&c->idata, vals, nv) != 0) return col_fail(r, c, "malformed DATA stream", err);
+    if (pm_orc_irle_next(&c->idata, vals, nv) != 0)
+      return col_fail(r, c, "malformed DATA stream", err);
     const uint32_t *off = (const uint32_t *)(const void *)c->dict_off.data;
     for (int64_t i = 0; i < nv; i++) {
-      if ((uint64_t)vals[i] >= c->dict_n) return col_fail(r, c, "dictionary index out of range", err);
+      if ((uint64_t)vals[i] >= c->dict_n)
+        return col_fail(r, c, "dictionary index out of range", err);
       total += off[vals[i] + 1] - off[vals[i]];
     }
   } else {
-    if (pm_orc_irle_next(&c->ilen, vals, nv) != 0) return col_fail(r, c, "malformed LENGTH stream", err);
+    if (pm_orc_irle_next(&c->ilen, vals, nv) != 0)
+      return col_fail(r, c, "malformed LENGTH stream", err);
     size_t avail = (size_t)(c->raw_end - c->raw);
     for (int64_t i = 0; i < nv; i++) {
-      if (vals[i] < 0 || (uint64_t)vals[i] > avail - total) return col_fail(r, c, "lengths exceed the DATA stream", err);
+      if (vals[i] < 0 || (uint64_t)vals[i] > avail - total)
+        return col_fail(r, c, "lengths exceed the DATA stream", err);
       total += (uint64_t)vals[i];
     }
   }
   if (total > (uint64_t)INT32_MAX - out->data.len)
     return pm_fail(err, PAIMON_ENOMEM, "%s: ORC string batch exceeds 2 GiB", r->path);
-  if (pm_col_reserve(out, n, (size_t)total) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_col_reserve(out, n, (size_t)total) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   int32_t *off_out = (int32_t *)(void *)out->offsets.data;
   int32_t cur = off_out[out->length];
   uint8_t *dst = out->data.data + out->data.len;
@@ -601,10 +644,13 @@ static int read_decimals(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *
                          int64_t nv, paimon_error *err) {
   int64_t *scales = vals_buf(c, nv);
   if (!scales) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
-  if (pm_orc_irle_next(&c->isec, scales, nv) != 0) return col_fail(r, c, "malformed SECONDARY stream", err);
-  if (pm_col_reserve(out, n, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_orc_irle_next(&c->isec, scales, nv) != 0)
+    return col_fail(r, c, "malformed SECONDARY stream", err);
+  if (pm_col_reserve(out, n, 0) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint8_t *dst = out->data.data + (size_t)out->length * 16;
-  if (pm_buf_resize(&c->sub, (size_t)n) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_buf_resize(&c->sub, (size_t)n) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint8_t *v2 = c->sub.data; /* validity after the precision checks */
   int64_t j = 0;
   for (int64_t i = 0; i < n; i++, dst += 16) {
@@ -652,22 +698,26 @@ static int read_timestamps(orc_reader *r, orc_col *c, pm_col *out, const uint8_t
   if (pm_buf_resize(&c->vals, (size_t)(nv ? nv : 1) * 16) != 0)
     return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   int64_t *secs = (int64_t *)(void *)c->vals.data, *nanos = secs + nv;
-  if (pm_orc_irle_next(&c->idata, secs, nv) != 0) return col_fail(r, c, "malformed DATA stream", err);
-  if (pm_orc_irle_next(&c->isec, nanos, nv) != 0) return col_fail(r, c, "malformed SECONDARY stream", err);
+  if (pm_orc_irle_next(&c->idata, secs, nv) != 0)
+    return col_fail(r, c, "malformed DATA stream", err);
+  if (pm_orc_irle_next(&c->isec, nanos, nv) != 0)
+    return col_fail(r, c, "malformed SECONDARY stream", err);
   int unit = pm_ts_unit(c->type->precision);
   for (int64_t i = 0; i < nv; i++) {
     uint64_t ns = (uint64_t)nanos[i];
     int z = (int)(ns & 7);
     ns >>= 3;
-    if (z) for (int k = 0; k <= z; k++) ns *= 10;
+    if (z)
+      for (int k = 0; k <= z; k++) ns *= 10;
     if (ns > 999999999u) return col_fail(r, c, "timestamp nanoseconds out of range", err);
-    if (secs[i] > INT64_MAX / 4 || secs[i] < INT64_MIN / 4) return col_fail(r, c, "timestamp seconds out of range", err);
+    if (secs[i] > INT64_MAX / 4 || secs[i] < INT64_MIN / 4)
+      return col_fail(r, c, "timestamp seconds out of range", err);
     int64_t s = secs[i] + c->ts_base;
     /* Java truncates seconds toward zero when writing. */
     if (s < 0 && ns > 999999) s -= 1;
     if (c->ts_wall) s += pm_orc_tz_offset(c->tz, s);
     uint64_t us = (uint64_t)s; /* wrapping arithmetic: out-of-range values stay defined */
-    uint64_t x = unit == 0 ? us * 1000u + ns / 1000000u
+    uint64_t x = unit == 0   ? us * 1000u + ns / 1000000u
                  : unit == 1 ? us * 1000000u + ns / 1000u
                              : us * 1000000000u + ns;
     secs[i] = (int64_t)x;
@@ -681,7 +731,8 @@ static int read_col(orc_reader *r, orc_col *c, pm_col *out, int64_t n, const uin
 static int read_lengths(orc_reader *r, orc_col *c, int64_t nv, int64_t *total, paimon_error *err) {
   int64_t *lens = vals_buf(c, nv);
   if (!lens) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
-  if (pm_orc_irle_next(&c->ilen, lens, nv) != 0) return col_fail(r, c, "malformed LENGTH stream", err);
+  if (pm_orc_irle_next(&c->ilen, lens, nv) != 0)
+    return col_fail(r, c, "malformed LENGTH stream", err);
   int64_t t = 0;
   for (int64_t i = 0; i < nv; i++) {
     if (lens[i] < 0 || lens[i] > ORC_MAX_CHILD_PER_BATCH - t)
@@ -695,12 +746,14 @@ static int read_lengths(orc_reader *r, orc_col *c, int64_t nv, int64_t *total, p
 static int finish_lists(orc_reader *r, orc_col *c, pm_col *out, const uint8_t *v, int64_t n,
                         paimon_error *err) {
   const int64_t *lens = (const int64_t *)(const void *)c->vals.data;
-  if (pm_col_reserve(out, n, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_col_reserve(out, n, 0) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   int32_t *off = (int32_t *)(void *)out->offsets.data;
   int64_t cur = off[out->length], j = 0;
   for (int64_t i = 0; i < n; i++) {
     if (v[i]) cur += lens[j++];
-    if (cur > INT32_MAX) return pm_fail(err, PAIMON_ENOMEM, "%s: ORC list batch too large", r->path);
+    if (cur > INT32_MAX)
+      return pm_fail(err, PAIMON_ENOMEM, "%s: ORC list batch too large", r->path);
     off[out->length + i + 1] = (int32_t)cur;
   }
   out->offsets.len = (size_t)(out->length + n + 1) * 4;
@@ -715,11 +768,13 @@ static int read_col(orc_reader *r, orc_col *c, pm_col *out, int64_t n, const uin
     int rc = pm_col_append_nulls(out, n);
     return rc ? pm_fail(err, rc, "%s: out of memory", r->path) : 0;
   }
-  if (pm_buf_resize(&c->valid, (size_t)n) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_buf_resize(&c->valid, (size_t)n) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   uint8_t *v = c->valid.data;
   if (c->has_present) {
     if (!pvalid) {
-      if (pm_orc_bool_next(&c->present, v, n) != 0) return col_fail(r, c, "malformed PRESENT stream", err);
+      if (pm_orc_bool_next(&c->present, v, n) != 0)
+        return col_fail(r, c, "malformed PRESENT stream", err);
     } else {
       for (int64_t i = 0; i < n; i++) {
         v[i] = 0;
@@ -771,7 +826,8 @@ static int read_col(orc_reader *r, orc_col *c, pm_col *out, int64_t n, const uin
         PM_TRY(read_col(r, &c->child[0], &e->children[0], total, NULL, err));
         PM_TRY(read_col(r, &c->child[1], &e->children[1], total, NULL, err));
         if (total > 0) {
-          if (pm_col_reserve(e, total, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+          if (pm_col_reserve(e, total, 0) != 0)
+            return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
           pm_col_set_validity(e, e->length, total, true);
           e->length += total;
         }
@@ -779,7 +835,8 @@ static int read_col(orc_reader *r, orc_col *c, pm_col *out, int64_t n, const uin
       return finish_lists(r, c, out, v, n, err);
     }
     default:
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC %s columns are not supported", r->path, kind_name(c->kind));
+      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC %s columns are not supported", r->path,
+                     kind_name(c->kind));
   }
 }
 
@@ -825,10 +882,14 @@ static bool stat_value(const orc_col *oc, const pm_orc_stats *st, int which, pm_
     case PM_TIME: {
       if (!st->has_int) return false;
       int64_t x = which == 0 ? st->imin : st->imax;
-      int64_t lo = t->id == PM_TINYINT ? INT8_MIN : t->id == PM_SMALLINT ? INT16_MIN
-                   : t->id == PM_BIGINT ? INT64_MIN : INT32_MIN;
-      int64_t hi = t->id == PM_TINYINT ? INT8_MAX : t->id == PM_SMALLINT ? INT16_MAX
-                   : t->id == PM_BIGINT ? INT64_MAX : INT32_MAX;
+      int64_t lo = t->id == PM_TINYINT    ? INT8_MIN
+                   : t->id == PM_SMALLINT ? INT16_MIN
+                   : t->id == PM_BIGINT   ? INT64_MIN
+                                          : INT32_MIN;
+      int64_t hi = t->id == PM_TINYINT    ? INT8_MAX
+                   : t->id == PM_SMALLINT ? INT16_MAX
+                   : t->id == PM_BIGINT   ? INT64_MAX
+                                          : INT32_MAX;
       if (x < lo || x > hi) return false;
       return pm_col_append_int(c, x) == 0;
     }
@@ -872,11 +933,13 @@ static int stripe_stats(orc_reader *r, uint32_t s, pm_col_stats *out, paimon_err
     pm_orc_stats st;
     PM_TRY(pm_orc_stripe_col_stats(&r->tail, s, (uint32_t)oc->fcol, &st, r->path, err));
     if (!st.present) continue;
-    if (st.has_values_count && st.values <= (uint64_t)rows) o->null_count = rows - (int64_t)st.values;
+    if (st.has_values_count && st.values <= (uint64_t)rows)
+      o->null_count = rows - (int64_t)st.values;
     else if (st.has_null_flag && !st.has_null) o->null_count = 0;
     if (st.has_values_count && st.values == 0) continue;
     pm_col mn, mx;
-    if (pm_col_init(&mn, oc->type) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+    if (pm_col_init(&mn, oc->type) != 0)
+      return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
     if (pm_col_init(&mx, oc->type) != 0) {
       pm_col_free(&mn);
       return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
@@ -936,7 +999,8 @@ static pm_type *file_type(const pm_orc_tail *t, uint32_t col, int depth) {
       return r;
     }
     case PM_ORC_MAP: {
-      pm_type *k = file_type(t, f->sub[0], depth + 1), *v = k ? file_type(t, f->sub[1], depth + 1) : NULL;
+      pm_type *k = file_type(t, f->sub[0], depth + 1),
+              *v = k ? file_type(t, f->sub[1], depth + 1) : NULL;
       if (v) r = pm_type_new_map(k, v, true);
       if (!r) {
         pm_type_free(k);
@@ -966,14 +1030,15 @@ int pm_orc_file_type(pm_format_reader *base, pm_type **out, paimon_error *err) {
   orc_reader *r = (orc_reader *)base;
   *out = file_type(&r->tail, 0, 0);
   if (!*out)
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: ORC schema has unsupported or too deeply nested types",
-                   r->path);
+    return pm_fail(err, PAIMON_EUNSUPPORTED,
+                   "%s: ORC schema has unsupported or too deeply nested types", r->path);
   return 0;
 }
 
 /* ---- reader ops ---------------------------------------------------------------------------- */
 
-static int orc_next_inner(orc_reader *r, struct ArrowArray *out, int64_t *first_row, paimon_error *err) {
+static int orc_next_inner(orc_reader *r, struct ArrowArray *out, int64_t *first_row,
+                          paimon_error *err) {
   while (!r->in_stripe) {
     if (r->next_stripe >= r->tail.nstripes) return PAIMON_ITEROVER;
     uint32_t s = r->next_stripe++;
@@ -1052,9 +1117,11 @@ static const pm_format_reader_ops k_orc_ops = {orc_next, orc_row_count, orc_clos
 
 int pm_orc_open(pm_format_reader **out, paimon_fs *fs, const char *path, const pm_type *read_type,
                 const pm_format_read_opts *opts, paimon_error *err) {
-  if (!out || !fs || !path || !read_type) return pm_fail(err, PAIMON_EINVAL, "pm_orc_open: NULL argument");
+  if (!out || !fs || !path || !read_type)
+    return pm_fail(err, PAIMON_EINVAL, "pm_orc_open: NULL argument");
   *out = NULL;
-  if (read_type->id != PM_ROW) return pm_fail(err, PAIMON_EINVAL, "%s: read type must be a ROW", path);
+  if (read_type->id != PM_ROW)
+    return pm_fail(err, PAIMON_EINVAL, "%s: read type must be a ROW", path);
   orc_reader *r = pm_calloc(1, sizeof(*r));
   if (!r) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
   r->base.ops = &k_orc_ops;

@@ -74,9 +74,8 @@ void pm_orc_irle_init(pm_orc_irle *d, const uint8_t *p, size_t n, bool v2, bool 
   d->pos = d->len = 0;
 }
 
-static const uint8_t k_width[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                                    12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                                    23, 24, 26, 28, 30, 32, 40, 48, 56, 64};
+static const uint8_t k_width[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                                    17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 32, 40, 48, 56, 64};
 
 static int closest_fixed_bits(int n) {
   for (int i = 0; i < 32; i++)
@@ -141,7 +140,8 @@ static int next_run_v1(pm_orc_irle *d) {
     int n = h + 3;
     int64_t delta = (int8_t)*d->p++, base;
     if (read_varint_s(d, &base) != 0) return -1;
-    for (int i = 0; i < n; i++) d->buf[i] = (int64_t)((uint64_t)base + (uint64_t)delta * (uint64_t)i);
+    for (int i = 0; i < n; i++)
+      d->buf[i] = (int64_t)((uint64_t)base + (uint64_t)delta * (uint64_t)i);
     d->len = n;
   } else {
     int n = -h;
@@ -158,7 +158,7 @@ static int next_run_v2(pm_orc_irle *d) {
   uint8_t h = *d->p++;
   int enc = h >> 6;
   uint64_t *u = (uint64_t *)d->buf; /* same size and alignment as int64_t */
-  if (enc == 0) { /* SHORT_REPEAT */
+  if (enc == 0) {                   /* SHORT_REPEAT */
     int w = ((h >> 3) & 7) + 1, n = (h & 7) + 3;
     if (d->end - d->p < w) return -1;
     uint64_t v = 0;
@@ -207,7 +207,8 @@ static int next_run_v2(pm_orc_irle *d) {
       if (read_varint_s(d, &base) != 0 || read_svarint(d, &delta) != 0) return -1;
       d->buf[0] = base;
       if (w == 0) {
-        for (int i = 1; i < n; i++) d->buf[i] = (int64_t)((uint64_t)d->buf[i - 1] + (uint64_t)delta);
+        for (int i = 1; i < n; i++)
+          d->buf[i] = (int64_t)((uint64_t)d->buf[i - 1] + (uint64_t)delta);
       } else {
         if (n < 2) return -1;
         d->buf[1] = (int64_t)((uint64_t)base + (uint64_t)delta);

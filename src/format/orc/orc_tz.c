@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 typedef struct tz_rule_date {
-  int kind; /* 'J' (1..365, no Feb 29), 'N' (0..365), 'M' */
-  int a, b, c; /* J/N: day; M: month, week, weekday */
+  int kind;     /* 'J' (1..365, no Feb 29), 'N' (0..365), 'M' */
+  int a, b, c;  /* J/N: day; M: month, week, weekday */
   int32_t time; /* seconds after local midnight */
 } tz_rule_date;
 
@@ -96,7 +96,7 @@ int32_t pm_orc_tz_offset(const pm_orc_tz *tz, int64_t t) {
     return tz->type_off[tz->trans_type[tz->ntrans - 1]];
   }
   if (t < tz->trans[0]) return tz->type_off[0]; /* RFC 8536: time type 0 before the first */
-  uint32_t lo = 0, hi = tz->ntrans - 1; /* trans[lo] <= t < trans[hi] */
+  uint32_t lo = 0, hi = tz->ntrans - 1;         /* trans[lo] <= t < trans[hi] */
   while (hi - lo > 1) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (tz->trans[mid] <= t) lo = mid;

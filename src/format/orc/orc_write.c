@@ -85,7 +85,7 @@ static size_t dec_text(i128 v, int scale, char *out) {
   int start = 0;
   while (start < nd && start < scale && digits[start] == '0') start++;
   int frac = scale - start; /* fractional digits kept */
-  if (start == nd) { /* value is zero */
+  if (start == nd) {        /* value is zero */
     out[0] = '0';
     return 1;
   }
@@ -152,7 +152,8 @@ static inline void stat_int(ostats *s, int64_t x) {
     s->imax = x;
   }
   if (!s->overflow) {
-    if ((x > 0 && s->isum > INT64_MAX - x) || (x < 0 && s->isum < INT64_MIN - x)) s->overflow = true;
+    if ((x > 0 && s->isum > INT64_MAX - x) || (x < 0 && s->isum < INT64_MIN - x))
+      s->overflow = true;
     else s->isum += x;
   }
 }
@@ -308,7 +309,8 @@ static int stats_merge(ostats *d, const ostats *s, int kind) {
       d->overflow |= s->overflow;
       if (!d->overflow) {
         int64_t x = s->isum;
-        if ((x > 0 && d->isum > INT64_MAX - x) || (x < 0 && d->isum < INT64_MIN - x)) d->overflow = true;
+        if ((x > 0 && d->isum > INT64_MAX - x) || (x < 0 && d->isum < INT64_MIN - x))
+          d->overflow = true;
         else d->isum += x;
       }
       break;
@@ -554,20 +556,21 @@ struct ocol {
   pm_buf rows;  /* uint32 dictionary id per buffered value */
   uint32_t nkeys, nslots;
   uint32_t dict_size; /* entries of the dictionary written for the stripe */
-  int32_t max_chars; /* CHAR/VARCHAR length in characters, -1 for STRING */
+  int32_t max_chars;  /* CHAR/VARCHAR length in characters, -1 for STRING */
   bool pad;
   int unit;  /* timestamp unit */
   int width; /* Arrow value width of integer-like columns */
   pm_buf tmp, tmp2;
 };
 
-static bool is_str_kind(int k) { return k == PM_ORC_STRING || k == PM_ORC_VARCHAR || k == PM_ORC_CHAR; }
+static bool is_str_kind(int k) {
+  return k == PM_ORC_STRING || k == PM_ORC_VARCHAR || k == PM_ORC_CHAR;
+}
 
 static bool uses_stream(const ocol *c, int slot) {
   switch (slot) {
     case S_PRESENT: return !c->is_root && c->found_nulls;
-    case S_DATA:
-      return c->kind != PM_ORC_STRUCT && c->kind != PM_ORC_LIST && c->kind != PM_ORC_MAP;
+    case S_DATA: return c->kind != PM_ORC_STRUCT && c->kind != PM_ORC_LIST && c->kind != PM_ORC_MAP;
     case S_LENGTH:
       return is_str_kind(c->kind) || c->kind == PM_ORC_BINARY || c->kind == PM_ORC_LIST ||
              c->kind == PM_ORC_MAP;
@@ -586,7 +589,9 @@ static int col_encoding(const ocol *c) {
     case PM_ORC_BYTE:
     case PM_ORC_FLOAT:
     case PM_ORC_DOUBLE: return PM_ORC_ENC_DIRECT;
-    default: return is_str_kind(c->kind) && c->smode == SMODE_DICT ? PM_ORC_ENC_DICT_V2 : PM_ORC_ENC_DIRECT_V2;
+    default:
+      return is_str_kind(c->kind) && c->smode == SMODE_DICT ? PM_ORC_ENC_DICT_V2
+                                                            : PM_ORC_ENC_DIRECT_V2;
   }
 }
 
@@ -642,7 +647,9 @@ static void record_positions(ocol *c) {
 
 /* ---- string dictionary ------------------------------------------------------------------- */
 
-static inline const uint64_t *koffs(const ocol *c) { return (const uint64_t *)(const void *)c->koff.data; }
+static inline const uint64_t *koffs(const ocol *c) {
+  return (const uint64_t *)(const void *)c->koff.data;
+}
 
 static int dict_grow(ocol *c) {
   uint32_t n = c->nslots ? c->nslots * 2 : 1024;
@@ -676,7 +683,8 @@ static int dict_add(ocol *c, const uint8_t *p, size_t n) {
     if (s == 0) {
       id = c->nkeys;
       uint64_t end = off[id] + n;
-      if (pm_buf_append(&c->keys, p, n) != 0 || pm_buf_append(&c->koff, &end, 8) != 0) return PAIMON_ENOMEM;
+      if (pm_buf_append(&c->keys, p, n) != 0 || pm_buf_append(&c->koff, &end, 8) != 0)
+        return PAIMON_ENOMEM;
       sl[i] = id + 1;
       c->nkeys++;
       break;
@@ -751,7 +759,8 @@ static int emit_buffered(ocol *c, bool dict) {
   uint32_t next = 0;
   if (dict) {
     uint32_t n = c->nkeys;
-    if (pm_buf_resize(&c->tmp, (size_t)(n ? n : 1) * 8) != 0 || pm_buf_resize(&c->tmp2, (size_t)(n ? n : 1) * 4) != 0)
+    if (pm_buf_resize(&c->tmp, (size_t)(n ? n : 1) * 8) != 0 ||
+        pm_buf_resize(&c->tmp2, (size_t)(n ? n : 1) * 4) != 0)
       return PAIMON_ENOMEM;
     uint32_t *order = (uint32_t *)(void *)c->tmp.data, *scratch = order + n;
     uint32_t *rank = (uint32_t *)(void *)c->tmp2.data;
@@ -821,7 +830,8 @@ static inline int64_t load_int(const void *buf, int width, int64_t j) {
   }
 }
 
-static void write_ints(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static void write_ints(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                       int64_t n) {
   const void *buf = a->buffers[1];
   ostats *s = &c->rg;
   int w = c->width;
@@ -837,7 +847,8 @@ static void write_ints(ocol *c, const struct ArrowArray *a, const uint8_t *vb, i
   }
 }
 
-static void write_bools(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static void write_bools(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                        int64_t n) {
   const uint8_t *buf = a->buffers[1];
   for (int64_t i = 0; i < n; i++) {
     int64_t j = a->offset + off + i;
@@ -848,7 +859,8 @@ static void write_bools(ocol *c, const struct ArrowArray *a, const uint8_t *vb, 
   }
 }
 
-static void write_floats(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static void write_floats(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                         int64_t n) {
   size_t w = c->kind == PM_ORC_FLOAT ? 4 : 8;
   const uint8_t *buf = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + off) * w;
   if (!vb) pm_orcw_stream_write(&c->s[S_DATA], buf, (size_t)n * w);
@@ -882,7 +894,8 @@ static void put_varint128(pm_orcw_stream *s, i128 z) {
 
 /* DATA: zigzag varint of the unscaled value with trailing zeros removed (HiveDecimal's
  * normalized form), SECONDARY: that value's scale. */
-static void write_decimals(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static void write_decimals(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                           int64_t n) {
   const uint8_t *buf = a->buffers[1];
   int scale = c->type->scale;
   for (int64_t i = 0; i < n; i++) {
@@ -941,7 +954,8 @@ static inline uint64_t format_nanos(int64_t nanos) {
 /* As ORC Java with the JVM zone UTC: the java.sql.Timestamp (floor millis `time`, nanos
  * of second) gives DATA = trunc(time / 1000) - 2015-01-01 and statistics in millis
  * (with Java's adjustment for negative times). */
-static void write_timestamps(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static void write_timestamps(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                             int64_t n) {
   const int64_t *buf = a->buffers[1];
   for (int64_t i = 0; i < n; i++) {
     int64_t j = a->offset + off + i;
@@ -982,7 +996,8 @@ static size_t utf8_cut(const uint8_t *p, size_t n, int32_t max, int64_t *chars) 
   return n;
 }
 
-static int write_strings(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static int write_strings(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                         int64_t n) {
   const int32_t *offs = a->buffers[1];
   const uint8_t *data = a->buffers[2];
   bool bin = c->kind == PM_ORC_BINARY;
@@ -991,7 +1006,8 @@ static int write_strings(ocol *c, const struct ArrowArray *a, const uint8_t *vb,
     int32_t b0 = offs[first], b1 = offs[first + n];
     if (b1 < b0) return PAIMON_EINVAL;
     pm_orcw_stream_write(&c->s[S_DATA], data + b0, (size_t)(b1 - b0));
-    for (int64_t i = 0; i < n; i++) pm_orcw_irle_put(&c->ilen, offs[first + i + 1] - offs[first + i]);
+    for (int64_t i = 0; i < n; i++)
+      pm_orcw_irle_put(&c->ilen, offs[first + i + 1] - offs[first + i]);
     c->rg.ssum += (uint64_t)(b1 - b0);
     return 0;
   }
@@ -1036,8 +1052,8 @@ static int write_strings(ocol *c, const struct ArrowArray *a, const uint8_t *vb,
 static int col_write(ocol *c, const struct ArrowArray *a, int64_t off, int64_t n);
 
 /* Writes the children of the valid rows of a struct, in runs of consecutive rows. */
-static int write_struct_children(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
-                                 int64_t n) {
+static int write_struct_children(ocol *c, const struct ArrowArray *a, const uint8_t *vb,
+                                 int64_t off, int64_t n) {
   if (a->n_children != c->nchild) return PAIMON_EINVAL;
   int64_t i = 0;
   while (i < n) {
@@ -1058,7 +1074,8 @@ static int write_struct_children(ocol *c, const struct ArrowArray *a, const uint
 
 /* LIST/MAP: LENGTH of each valid row, then the children of the valid rows in runs of
  * contiguous element ranges. */
-static int write_lists(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off, int64_t n) {
+static int write_lists(ocol *c, const struct ArrowArray *a, const uint8_t *vb, int64_t off,
+                       int64_t n) {
   const int32_t *offs = a->buffers[1];
   if (a->n_children != 1) return PAIMON_EINVAL;
   const struct ArrowArray *ch = a->children[0];
@@ -1166,8 +1183,8 @@ struct orc_writer {
   uint64_t file_off;
   stripe_info *stripes;
   uint32_t nstripes, cap_stripes;
-  pm_buf meta;   /* serialized Metadata body (StripeStatistics entries) */
-  pm_buf index;  /* framed ROW_INDEX streams of the stripe */
+  pm_buf meta;  /* serialized Metadata body (StripeStatistics entries) */
+  pm_buf index; /* framed ROW_INDEX streams of the stripe */
   uint64_t *index_len;
   pm_buf tmp, framed;
 };
@@ -1178,7 +1195,8 @@ static int wr_fail(orc_writer *w, int rc, paimon_error *err) {
     return pm_fail(err, w->ctx.rc, "%s: ORC write failed: %s", w->path, w->ctx.err.message);
   switch (rc) {
     case PAIMON_ENOMEM: return pm_fail(err, rc, "%s: out of memory", w->path);
-    case PAIMON_EINVAL: return pm_fail(err, rc, "%s: malformed Arrow batch for the ORC write type", w->path);
+    case PAIMON_EINVAL:
+      return pm_fail(err, rc, "%s: malformed Arrow batch for the ORC write type", w->path);
     default: return pm_fail(err, rc, "%s: ORC write failed", w->path);
   }
 }
@@ -1208,7 +1226,9 @@ static int orc_kind_of(const pm_type *t, int *kind) {
     case PM_DOUBLE: *kind = PM_ORC_DOUBLE; return 0;
     case PM_DECIMAL: *kind = PM_ORC_DECIMAL; return 0;
     case PM_CHAR: *kind = PM_ORC_CHAR; return 0;
-    case PM_VARCHAR: *kind = t->length == INT32_MAX || t->length <= 0 ? PM_ORC_STRING : PM_ORC_VARCHAR; return 0;
+    case PM_VARCHAR:
+      *kind = t->length == INT32_MAX || t->length <= 0 ? PM_ORC_STRING : PM_ORC_VARCHAR;
+      return 0;
     case PM_BINARY:
     case PM_VARBINARY:
     case PM_BLOB: *kind = PM_ORC_BINARY; return 0;
@@ -1238,7 +1258,8 @@ static void stream_setup(orc_writer *w, ocol *c);
  * Java's OrcTypeUtil). */
 static int build_col(orc_writer *w, ocol *c, const pm_type *t, bool has_attr, int32_t attr,
                      bool has_fid, int32_t fid, int depth, paimon_error *err) {
-  if (depth > 64) return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: type nesting too deep for ORC", w->path);
+  if (depth > 64)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: type nesting too deep for ORC", w->path);
   c->type = t;
   c->id = w->ncols;
   w->cols[w->ncols++] = c;
@@ -1246,7 +1267,8 @@ static int build_col(orc_writer *w, ocol *c, const pm_type *t, bool has_attr, in
   c->attr = attr;
   if (orc_kind_of(t, &c->kind) != 0) {
     char *s = pm_type_to_string(t);
-    int rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: type %s cannot be written to ORC", w->path, s ? s : "?");
+    int rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: type %s cannot be written to ORC", w->path,
+                     s ? s : "?");
     pm_free(s);
     return rc;
   }
@@ -1273,13 +1295,13 @@ static int build_col(orc_writer *w, ocol *c, const pm_type *t, bool has_attr, in
       PM_TRY(build_col(w, &c->child[i], f->type, f->id >= 0, f->id, f->id >= 0, f->id, 0, err));
     }
   } else if (t->id == PM_ARRAY) {
-    PM_TRY(build_col(w, &c->child[0], t->elem, has_fid, has_fid ? elem_id(fid, depth + 1) : 0, has_fid, fid,
-                     depth + 1, err));
+    PM_TRY(build_col(w, &c->child[0], t->elem, has_fid, has_fid ? elem_id(fid, depth + 1) : 0,
+                     has_fid, fid, depth + 1, err));
   } else if (t->id == PM_MAP) {
-    PM_TRY(build_col(w, &c->child[0], t->elem, has_fid, has_fid ? key_id(fid, depth + 1) : 0, has_fid, fid,
-                     depth + 1, err));
-    PM_TRY(build_col(w, &c->child[1], t->value, has_fid, has_fid ? elem_id(fid, depth + 1) : 0, has_fid, fid,
-                     depth + 1, err));
+    PM_TRY(build_col(w, &c->child[0], t->elem, has_fid, has_fid ? key_id(fid, depth + 1) : 0,
+                     has_fid, fid, depth + 1, err));
+    PM_TRY(build_col(w, &c->child[1], t->value, has_fid, has_fid ? elem_id(fid, depth + 1) : 0,
+                     has_fid, fid, depth + 1, err));
   }
   stream_setup(w, c);
   return 0;
@@ -1288,7 +1310,8 @@ static int build_col(orc_writer *w, ocol *c, const pm_type *t, bool has_attr, in
 static void stream_setup(orc_writer *w, ocol *c) {
   for (int i = 0; i < S_N; i++) pm_orcw_stream_init(&c->s[i], &w->ctx);
   pm_orcw_bits_init(&c->present, &c->s[S_PRESENT]);
-  bool sig = !(is_str_kind(c->kind) || c->kind == PM_ORC_BINARY || c->kind == PM_ORC_LIST || c->kind == PM_ORC_MAP);
+  bool sig = !(is_str_kind(c->kind) || c->kind == PM_ORC_BINARY || c->kind == PM_ORC_LIST ||
+               c->kind == PM_ORC_MAP);
   pm_orcw_irle_init(&c->idata, &c->s[S_DATA], sig);
   pm_orcw_irle_init(&c->ilen, &c->s[S_LENGTH], false);
   pm_orcw_irle_init(&c->isec, &c->s[S_SECONDARY], c->kind == PM_ORC_DECIMAL);
@@ -1510,8 +1533,10 @@ static void ser_types(orc_writer *w, pm_pbw *p, pm_buf *scratch) {
       pm_pbw_packed(p, 2, sub, (size_t)c->nchild);
     }
     if (c->kind == PM_ORC_STRUCT)
-      for (int32_t i = 0; i < c->type->nfields; i++) pm_pbw_str(p, 3, c->type->fields[i].name ? c->type->fields[i].name : "");
-    if (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR) pm_pbw_varint(p, 4, (uint64_t)c->max_chars);
+      for (int32_t i = 0; i < c->type->nfields; i++)
+        pm_pbw_str(p, 3, c->type->fields[i].name ? c->type->fields[i].name : "");
+    if (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR)
+      pm_pbw_varint(p, 4, (uint64_t)c->max_chars);
     if (c->kind == PM_ORC_DECIMAL) {
       pm_pbw_varint(p, 5, (uint64_t)c->type->precision);
       pm_pbw_varint(p, 6, (uint64_t)c->type->scale);
@@ -1611,7 +1636,8 @@ static int ow_write(pm_format_writer *base, const struct ArrowArray *batch, paim
   orc_writer *w = (orc_writer *)base;
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "%s: ORC writer failed earlier", w->path);
   if (!batch || batch->n_children != w->root.nchild || batch->length < 0)
-    return pm_fail(err, PAIMON_EINVAL, "%s: batch does not match the ORC write type (%lld columns, expected %d)",
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: batch does not match the ORC write type (%lld columns, expected %d)",
                    w->path, batch ? (long long)batch->n_children : -1LL, (int)w->root.nchild);
   int64_t n = batch->length, pos = 0;
   while (pos < n) {
@@ -1673,18 +1699,36 @@ static void ow_abort(pm_format_writer *base) {
   writer_free(w);
 }
 
-static const pm_format_writer_ops k_orc_write_ops = {ow_write, ow_estimated_size, ow_finish, ow_abort};
+static const pm_format_writer_ops k_orc_write_ops = {ow_write, ow_estimated_size, ow_finish,
+                                                     ow_abort};
 
 static int codec_of(const char *name, int *kind, pm_codec *codec) {
-  if (!name || !*name || strcasecmp(name, "zstd") == 0) { *kind = 5; *codec = PM_CODEC_ZSTD; return 0; }
-  if (strcasecmp(name, "snappy") == 0) { *kind = 2; *codec = PM_CODEC_SNAPPY; return 0; }
-  if (strcasecmp(name, "lz4") == 0 || strcasecmp(name, "lz4_raw") == 0) { *kind = 4; *codec = PM_CODEC_LZ4_RAW; return 0; }
-  if (strcasecmp(name, "gzip") == 0 || strcasecmp(name, "zlib") == 0 || strcasecmp(name, "deflate") == 0) {
+  if (!name || !*name || strcasecmp(name, "zstd") == 0) {
+    *kind = 5;
+    *codec = PM_CODEC_ZSTD;
+    return 0;
+  }
+  if (strcasecmp(name, "snappy") == 0) {
+    *kind = 2;
+    *codec = PM_CODEC_SNAPPY;
+    return 0;
+  }
+  if (strcasecmp(name, "lz4") == 0 || strcasecmp(name, "lz4_raw") == 0) {
+    *kind = 4;
+    *codec = PM_CODEC_LZ4_RAW;
+    return 0;
+  }
+  if (strcasecmp(name, "gzip") == 0 || strcasecmp(name, "zlib") == 0 ||
+      strcasecmp(name, "deflate") == 0) {
     *kind = 1;
     *codec = PM_CODEC_DEFLATE_RAW;
     return 0;
   }
-  if (strcasecmp(name, "none") == 0 || strcasecmp(name, "uncompressed") == 0) { *kind = 0; *codec = PM_CODEC_NONE; return 0; }
+  if (strcasecmp(name, "none") == 0 || strcasecmp(name, "uncompressed") == 0) {
+    *kind = 0;
+    *codec = PM_CODEC_NONE;
+    return 0;
+  }
   return -1;
 }
 
@@ -1699,11 +1743,13 @@ static size_t block_size(int64_t stripe, uint32_t ncols) {
   return p;
 }
 
-int pm_orc_create(pm_format_writer **out, paimon_fs *fs, const char *path, const pm_type *write_type,
-                  const pm_format_write_opts *opts, paimon_error *err) {
-  if (!out || !fs || !path || !write_type) return pm_fail(err, PAIMON_EINVAL, "pm_orc_create: NULL argument");
+int pm_orc_create(pm_format_writer **out, paimon_fs *fs, const char *path,
+                  const pm_type *write_type, const pm_format_write_opts *opts, paimon_error *err) {
+  if (!out || !fs || !path || !write_type)
+    return pm_fail(err, PAIMON_EINVAL, "pm_orc_create: NULL argument");
   *out = NULL;
-  if (write_type->id != PM_ROW) return pm_fail(err, PAIMON_EINVAL, "%s: write type must be a ROW", path);
+  if (write_type->id != PM_ROW)
+    return pm_fail(err, PAIMON_EINVAL, "%s: write type must be a ROW", path);
   pm_format_write_opts o;
   if (opts) {
     o = *opts;
@@ -1723,7 +1769,8 @@ int pm_orc_create(pm_format_writer **out, paimon_fs *fs, const char *path, const
     goto fail;
   }
   if (codec_of(o.compression, &w->ctx.compression, &w->ctx.codec) != 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: unsupported ORC compression '%s'", path, o.compression);
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: unsupported ORC compression '%s'", path,
+                 o.compression);
     goto fail;
   }
   w->ctx.level = o.compression_level;

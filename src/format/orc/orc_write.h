@@ -34,13 +34,13 @@ void pm_pbw_end(pm_pbw *w, size_t mark);
 /* ---- compressed output streams ----------------------------------------------------- */
 
 typedef struct pm_orcw_ctx {
-  int compression;   /* ORC CompressionKind: 0 NONE, 1 ZLIB, 2 SNAPPY, 4 LZ4, 5 ZSTD */
+  int compression; /* ORC CompressionKind: 0 NONE, 1 ZLIB, 2 SNAPPY, 4 LZ4, 5 ZSTD */
   pm_codec codec;
   int level;
-  size_t block;      /* compression block size (uncompressed bytes per chunk) */
-  void *zctx;        /* reusable ZSTD_CCtx */
-  pm_buf scratch;    /* compressed chunk */
-  int rc;            /* sticky error */
+  size_t block;   /* compression block size (uncompressed bytes per chunk) */
+  void *zctx;     /* reusable ZSTD_CCtx */
+  pm_buf scratch; /* compressed chunk */
+  int rc;         /* sticky error */
   paimon_error err;
 } pm_orcw_ctx;
 
@@ -67,7 +67,9 @@ void pm_orcw_stream_flush(pm_orcw_stream *s);
  * compression, [bytes written]. Returns the number of positions added (1 or 2). */
 int pm_orcw_stream_pos(const pm_orcw_stream *s, uint64_t *pos);
 /* Bytes held (finished + pending). */
-static inline size_t pm_orcw_stream_size(const pm_orcw_stream *s) { return s->out.len + s->cur.len; }
+static inline size_t pm_orcw_stream_size(const pm_orcw_stream *s) {
+  return s->out.len + s->cur.len;
+}
 /* Compresses `n` bytes as one ORC-framed stream appended to `dst` (stripe footers,
  * row indexes, footer, metadata). */
 void pm_orcw_frame(pm_orcw_ctx *ctx, const uint8_t *p, size_t n, pm_buf *dst);
@@ -77,9 +79,9 @@ void pm_orcw_frame(pm_orcw_ctx *ctx, const uint8_t *p, size_t n, pm_buf *dst);
 typedef struct pm_orcw_brle {
   pm_orcw_stream *s;
   uint8_t lit[128];
-  int n;        /* buffered values */
-  int tail;     /* length of the run of equal values at the end of lit */
-  bool repeat;  /* lit[0] repeated n times */
+  int n;       /* buffered values */
+  int tail;    /* length of the run of equal values at the end of lit */
+  bool repeat; /* lit[0] repeated n times */
 } pm_orcw_brle;
 
 void pm_orcw_brle_init(pm_orcw_brle *e, pm_orcw_stream *s);
@@ -113,9 +115,9 @@ int pm_orcw_bits_pos(const pm_orcw_bits *e, uint64_t *pos);
 typedef struct pm_orcw_irle {
   pm_orcw_stream *s;
   bool is_signed;
-  int n;           /* buffered literals */
-  int fixed_run;   /* trailing run of equal values */
-  int var_run;     /* values of the current variable run */
+  int n;         /* buffered literals */
+  int fixed_run; /* trailing run of equal values */
+  int var_run;   /* values of the current variable run */
   int64_t prev_delta;
   int64_t lit[512];
 } pm_orcw_irle;

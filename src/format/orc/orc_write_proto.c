@@ -22,7 +22,9 @@ void pm_pbw_varint(pm_pbw *w, uint32_t field, uint64_t v) {
   put_varint(w, v);
 }
 
-void pm_pbw_sint(pm_pbw *w, uint32_t field, int64_t v) { pm_pbw_varint(w, field, pm_zigzag_enc(v)); }
+void pm_pbw_sint(pm_pbw *w, uint32_t field, int64_t v) {
+  pm_pbw_varint(w, field, pm_zigzag_enc(v));
+}
 
 void pm_pbw_double(pm_pbw *w, uint32_t field, double v) {
   uint8_t tmp[8];

@@ -83,7 +83,8 @@ static void frame_chunk(pm_orcw_ctx *ctx, const uint8_t *p, size_t n, pm_buf *ds
 
 void pm_orcw_frame(pm_orcw_ctx *ctx, const uint8_t *p, size_t n, pm_buf *dst) {
   if (ctx->compression == 0) {
-    if (ctx->rc == 0 && pm_buf_append(dst, p, n) != 0) ctx_fail(ctx, PAIMON_ENOMEM, "out of memory");
+    if (ctx->rc == 0 && pm_buf_append(dst, p, n) != 0)
+      ctx_fail(ctx, PAIMON_ENOMEM, "out of memory");
     return;
   }
   while (n > 0) {
@@ -263,9 +264,8 @@ int pm_orcw_bits_pos(const pm_orcw_bits *e, uint64_t *pos) {
 
 enum { ENC_SHORT_REPEAT = 0, ENC_DIRECT = 1, ENC_PATCHED = 2, ENC_DELTA = 3 };
 
-static const uint8_t k_width[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                                    12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-                                    23, 24, 26, 28, 30, 32, 40, 48, 56, 64};
+static const uint8_t k_width[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                                    17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 32, 40, 48, 56, 64};
 
 static inline int num_bits(uint64_t v) {
 #if defined(__GNUC__)
@@ -369,7 +369,9 @@ static size_t pack(uint8_t *dst, const uint64_t *v, int n, int w) {
 }
 
 static inline uint64_t zz(int64_t v) { return pm_zigzag_enc(v); }
-static inline int64_t sub_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t sub_wrap(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
 static inline bool safe_sub(int64_t a, int64_t b) {
   int64_t r = sub_wrap(a, b);
   return (a ^ b) >= 0 || (a ^ r) >= 0;
@@ -404,7 +406,8 @@ static void write_direct(pm_orcw_irle *e, const uint64_t *zlit, int w100) {
 }
 
 /* DELTA: fixed (all deltas equal, `delta`), or the first delta then |deltas| packed. */
-static void write_delta(pm_orcw_irle *e, bool fixed, int64_t delta, const uint64_t *adj, int bits_max) {
+static void write_delta(pm_orcw_irle *e, bool fixed, int64_t delta, const uint64_t *adj,
+                        int bits_max) {
   uint8_t buf[RUN_BUF];
   int w = 0, code = 0;
   if (!fixed) {

@@ -16,17 +16,20 @@ static inline void unpack8_const(const uint8_t *in, uint32_t *out, const int w) 
   }
 }
 
-#define PQ_W(n)                                                                           \
+#define PQ_W(n) \
   case n: unpack8_const(in, out, n); break;
 
 static void unpack8_fast(const uint8_t *in, int w, uint32_t *out) {
   switch (w) {
-    case 0: memset(out, 0, 8 * sizeof *out); break;
-    PQ_W(1) PQ_W(2) PQ_W(3) PQ_W(4) PQ_W(5) PQ_W(6) PQ_W(7) PQ_W(8)
-    PQ_W(9) PQ_W(10) PQ_W(11) PQ_W(12) PQ_W(13) PQ_W(14) PQ_W(15) PQ_W(16)
-    PQ_W(17) PQ_W(18) PQ_W(19) PQ_W(20) PQ_W(21) PQ_W(22) PQ_W(23) PQ_W(24)
-    PQ_W(25) PQ_W(26) PQ_W(27) PQ_W(28) PQ_W(29) PQ_W(30) PQ_W(31) PQ_W(32)
-    default: memset(out, 0, 8 * sizeof *out); break;
+    case 0:
+      memset(out, 0, 8 * sizeof *out);
+      break;
+      PQ_W(1)
+      PQ_W(2) PQ_W(3) PQ_W(4) PQ_W(5) PQ_W(6) PQ_W(7) PQ_W(8) PQ_W(9) PQ_W(10) PQ_W(11) PQ_W(12)
+          PQ_W(13) PQ_W(14) PQ_W(15) PQ_W(16) PQ_W(17) PQ_W(18) PQ_W(19) PQ_W(20) PQ_W(21) PQ_W(22)
+              PQ_W(23) PQ_W(24) PQ_W(25) PQ_W(26) PQ_W(27) PQ_W(28) PQ_W(29) PQ_W(30) PQ_W(31)
+                  PQ_W(32) default : memset(out, 0, 8 * sizeof *out);
+      break;
   }
 }
 #undef PQ_W
@@ -120,42 +123,42 @@ static inline void rle_group(pq_rle *r, uint32_t *out) {
   }
 }
 
-#define PQ_RLE_GET(NAME, T)                                                               \
-  int NAME(pq_rle *r, T *out, size_t n) {                                                 \
-    while (n > 0) {                                                                       \
-      if (r->left == 0) {                                                                 \
-        if (rle_next_run(r) != 0) return -1;                                              \
-        continue;                                                                         \
-      }                                                                                   \
-      if (r->rle) {                                                                       \
-        size_t k = r->left < n ? r->left : n;                                             \
-        T v = (T)r->val;                                                                  \
-        for (size_t i = 0; i < k; i++) out[i] = v;                                        \
-        out += k;                                                                         \
-        n -= k;                                                                           \
-        r->left -= (uint32_t)k;                                                           \
-        continue;                                                                         \
-      }                                                                                   \
-      /* bit-packed: drain the buffered group, then whole groups straight out */          \
-      while (r->bpos < 8 && n > 0 && r->left > 0) {                                       \
-        *out++ = (T)r->buf[r->bpos++];                                                    \
-        n--;                                                                              \
-        r->left--;                                                                        \
-      }                                                                                   \
-      while (n >= 8 && r->left >= 8) {                                                    \
-        uint32_t g[8];                                                                    \
-        rle_group(r, g);                                                                  \
-        for (int i = 0; i < 8; i++) out[i] = (T)g[i];                                     \
-        out += 8;                                                                         \
-        n -= 8;                                                                           \
-        r->left -= 8;                                                                     \
-      }                                                                                   \
-      if (n > 0 && r->left > 0 && r->bpos >= 8) {                                         \
-        rle_group(r, r->buf);                                                             \
-        r->bpos = 0;                                                                      \
-      }                                                                                   \
-    }                                                                                     \
-    return 0;                                                                             \
+#define PQ_RLE_GET(NAME, T)                                                      \
+  int NAME(pq_rle *r, T *out, size_t n) {                                        \
+    while (n > 0) {                                                              \
+      if (r->left == 0) {                                                        \
+        if (rle_next_run(r) != 0) return -1;                                     \
+        continue;                                                                \
+      }                                                                          \
+      if (r->rle) {                                                              \
+        size_t k = r->left < n ? r->left : n;                                    \
+        T v = (T)r->val;                                                         \
+        for (size_t i = 0; i < k; i++) out[i] = v;                               \
+        out += k;                                                                \
+        n -= k;                                                                  \
+        r->left -= (uint32_t)k;                                                  \
+        continue;                                                                \
+      }                                                                          \
+      /* bit-packed: drain the buffered group, then whole groups straight out */ \
+      while (r->bpos < 8 && n > 0 && r->left > 0) {                              \
+        *out++ = (T)r->buf[r->bpos++];                                           \
+        n--;                                                                     \
+        r->left--;                                                               \
+      }                                                                          \
+      while (n >= 8 && r->left >= 8) {                                           \
+        uint32_t g[8];                                                           \
+        rle_group(r, g);                                                         \
+        for (int i = 0; i < 8; i++) out[i] = (T)g[i];                            \
+        out += 8;                                                                \
+        n -= 8;                                                                  \
+        r->left -= 8;                                                            \
+      }                                                                          \
+      if (n > 0 && r->left > 0 && r->bpos >= 8) {                                \
+        rle_group(r, r->buf);                                                    \
+        r->bpos = 0;                                                             \
+      }                                                                          \
+    }                                                                            \
+    return 0;                                                                    \
   }
 
 PQ_RLE_GET(pq_rle_get_u8, uint8_t)

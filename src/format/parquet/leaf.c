@@ -64,8 +64,9 @@ int pq_leaf_setup(pq_leaf *L, paimon_error *err) {
   else if (e->converted == PQ_CT_TS_MICROS || e->converted == PQ_CT_TIME_MICROS) fu = 1;
   bool unsig = (e->logical == PQ_LT_INTEGER && !e->lt_signed) ||
                (e->converted >= PQ_CT_UINT_8 && e->converted <= PQ_CT_UINT_64);
-  int fscale = e->logical == PQ_LT_DECIMAL ? e->lt_scale
-               : e->converted == PQ_CT_DECIMAL ? e->scale : -1;
+  int fscale = e->logical == PQ_LT_DECIMAL     ? e->lt_scale
+               : e->converted == PQ_CT_DECIMAL ? e->scale
+                                               : -1;
   L->out = OUT_FIXED;
   L->conv = CV_COPY;
   L->W = pm_type_fixed_width(t);
@@ -81,8 +82,11 @@ int pq_leaf_setup(pq_leaf *L, paimon_error *err) {
     case PM_BIGINT:
       if (ph == PQ_INT32) {
         ok = true;
-        L->conv = L->W == 1 ? CV_I32_I8 : L->W == 2 ? CV_I32_I16 : L->W == 4 ? CV_COPY
-                  : unsig ? CV_U32_I64 : CV_I32_I64;
+        L->conv = L->W == 1   ? CV_I32_I8
+                  : L->W == 2 ? CV_I32_I16
+                  : L->W == 4 ? CV_COPY
+                  : unsig     ? CV_U32_I64
+                              : CV_I32_I64;
       } else if (ph == PQ_INT64) {
         ok = L->W >= 4;
         L->conv = L->W == 8 ? CV_COPY : CV_I64_I32;
@@ -94,8 +98,10 @@ int pq_leaf_setup(pq_leaf *L, paimon_error *err) {
       break;
     case PM_DOUBLE:
       ok = ph == PQ_DOUBLE || ph == PQ_FLOAT || ph == PQ_INT32 || ph == PQ_INT64;
-      L->conv = ph == PQ_DOUBLE ? CV_COPY : ph == PQ_FLOAT ? CV_F32_F64
-                : ph == PQ_INT32 ? CV_I32_F64 : CV_I64_F64;
+      L->conv = ph == PQ_DOUBLE  ? CV_COPY
+                : ph == PQ_FLOAT ? CV_F32_F64
+                : ph == PQ_INT32 ? CV_I32_F64
+                                 : CV_I64_F64;
       break;
     case PM_DECIMAL:
       if (fscale >= 0 && fscale != t->scale)
@@ -145,10 +151,11 @@ int pq_leaf_setup(pq_leaf *L, paimon_error *err) {
   }
   if (!ok) {
     char *ts = pm_type_to_string(t);
-    static const char *phys_names[] = {"BOOLEAN", "INT32", "INT64", "INT96",
-                                       "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
-    int rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: parquet column '%s' of type %s cannot be read as %s",
-                     L->r->path, e->name ? e->name : "?", phys_names[ph], ts ? ts : "?");
+    static const char *phys_names[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
+                                       "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    int rc =
+        pm_fail(err, PAIMON_EUNSUPPORTED, "%s: parquet column '%s' of type %s cannot be read as %s",
+                L->r->path, e->name ? e->name : "?", phys_names[ph], ts ? ts : "?");
     pm_free(ts);
     return rc;
   }
@@ -196,7 +203,8 @@ static void conv_fixed(const pq_leaf *L, const uint8_t *src, size_t n, uint8_t *
       }
       break;
     case CV_I32_I64:
-      for (i = 0; i < n; i++) pm_store_le64(dst + 8 * i, (uint64_t)(int64_t)(int32_t)pm_load_le32(src + 4 * i));
+      for (i = 0; i < n; i++)
+        pm_store_le64(dst + 8 * i, (uint64_t)(int64_t)(int32_t)pm_load_le32(src + 4 * i));
       break;
     case CV_U32_I64:
       for (i = 0; i < n; i++) pm_store_le64(dst + 8 * i, (uint64_t)pm_load_le32(src + 4 * i));
@@ -245,7 +253,8 @@ static void conv_fixed(const pq_leaf *L, const uint8_t *src, size_t n, uint8_t *
       break;
     case CV_I64_DIV:
       for (i = 0; i < n; i++)
-        pm_store_le64(dst + 8 * i, (uint64_t)floordiv((int64_t)pm_load_le64(src + 8 * i), L->factor));
+        pm_store_le64(dst + 8 * i,
+                      (uint64_t)floordiv((int64_t)pm_load_le64(src + 8 * i), L->factor));
       break;
     case CV_I64_DIV_I32:
       for (i = 0; i < n; i++)
@@ -405,7 +414,8 @@ static int init_values(pq_leaf *L, int enc, paimon_error *err) {
       return 0;
     }
     case PQ_ENC_RLE: {
-      if (L->out != OUT_BOOL) return unsupported(L, "RLE values for non-boolean type", L->phys, err);
+      if (L->out != OUT_BOOL)
+        return unsupported(L, "RLE values for non-boolean type", L->phys, err);
       if (L->vend - L->vp < 4) {
         pq_rle_init(&L->idx_dec, L->vend, L->vend, 1);
         return 0;
@@ -422,11 +432,13 @@ static int init_values(pq_leaf *L, int enc, paimon_error *err) {
         memset(&L->dbp, 0, sizeof L->dbp);
         return 0;
       }
-      if (pq_dbp_init(&L->dbp, L->vp, L->vend)) return pq_corrupt(L, "bad DELTA_BINARY_PACKED header", err);
+      if (pq_dbp_init(&L->dbp, L->vp, L->vend))
+        return pq_corrupt(L, "bad DELTA_BINARY_PACKED header", err);
       return 0;
     case PQ_ENC_DELTA_LENGTH:
     case PQ_ENC_DELTA_BYTE_ARRAY: {
-      if (!L->src_bytes) return unsupported(L, "delta byte-array encoding for physical type", L->phys, err);
+      if (!L->src_bytes)
+        return unsupported(L, "delta byte-array encoding for physical type", L->phys, err);
       if (L->vp >= L->vend) { /* all-null page */
         memset(&L->dbp, 0, sizeof L->dbp);
         memset(&L->dbp2, 0, sizeof L->dbp2);
@@ -435,7 +447,8 @@ static int init_values(pq_leaf *L, int enc, paimon_error *err) {
       }
       pq_dbp tmp;
       const uint8_t *q;
-      if (pq_dbp_init(&L->dbp, L->vp, L->vend)) return pq_corrupt(L, "bad delta length header", err);
+      if (pq_dbp_init(&L->dbp, L->vp, L->vend))
+        return pq_corrupt(L, "bad delta length header", err);
       tmp = L->dbp;
       if (pq_dbp_skip_all(&tmp, &q)) return pq_corrupt(L, "bad delta lengths", err);
       if (enc == PQ_ENC_DELTA_BYTE_ARRAY) {
@@ -449,9 +462,11 @@ static int init_values(pq_leaf *L, int enc, paimon_error *err) {
       return 0;
     }
     case PQ_ENC_BYTE_STREAM_SPLIT: {
-      if (L->P == 0 || L->src_bytes) return unsupported(L, "BYTE_STREAM_SPLIT for physical type", L->phys, err);
+      if (L->P == 0 || L->src_bytes)
+        return unsupported(L, "BYTE_STREAM_SPLIT for physical type", L->phys, err);
       size_t len = (size_t)(L->vend - L->vp);
-      if (len % (size_t)L->P) return pq_corrupt(L, "BYTE_STREAM_SPLIT size not a multiple of the width", err);
+      if (len % (size_t)L->P)
+        return pq_corrupt(L, "BYTE_STREAM_SPLIT size not a multiple of the width", err);
       L->bss_n = len / (size_t)L->P;
       L->bss_i = 0;
       return 0;
@@ -463,14 +478,16 @@ static int init_values(pq_leaf *L, int enc, paimon_error *err) {
 /* Loads the next data page (decoding dictionary pages met on the way). */
 static int load_page(pq_leaf *L, paimon_error *err) {
   for (;;) {
-    if (L->cpos >= L->chunk.len) return pq_corrupt(L, "column chunk ends before all rows were read", err);
+    if (L->cpos >= L->chunk.len)
+      return pq_corrupt(L, "column chunk ends before all rows were read", err);
     pq_page_header h;
     size_t used;
     const uint8_t *base = L->chunk.data + L->cpos;
     size_t avail = L->chunk.len - L->cpos;
     if (pq_page_header_parse(&h, base, avail, &used) != 0)
       return pq_corrupt(L, "malformed page header", err);
-    if ((size_t)h.compressed_size > avail - used) return pq_corrupt(L, "page overruns column chunk", err);
+    if ((size_t)h.compressed_size > avail - used)
+      return pq_corrupt(L, "page overruns column chunk", err);
     const uint8_t *body = base + used;
     size_t csize = (size_t)h.compressed_size;
     L->cpos += used + csize;
@@ -490,8 +507,10 @@ static int load_page(pq_leaf *L, paimon_error *err) {
       if (!h.has_data) return pq_corrupt(L, "data page without header", err);
       PM_TRY(page_bytes(L, body, csize, h.uncompressed_size, &p, &n, err));
       const uint8_t *end = p + n;
-      if (L->max_rep > 0) PM_TRY(level_stream(L, &p, end, h.rep_encoding, L->max_rep, &L->rep_dec, err));
-      if (L->max_def > 0) PM_TRY(level_stream(L, &p, end, h.def_encoding, L->max_def, &L->def_dec, err));
+      if (L->max_rep > 0)
+        PM_TRY(level_stream(L, &p, end, h.rep_encoding, L->max_rep, &L->rep_dec, err));
+      if (L->max_def > 0)
+        PM_TRY(level_stream(L, &p, end, h.def_encoding, L->max_def, &L->def_dec, err));
       L->vp = p;
       L->vend = end;
     } else if (h.type == PQ_PAGE_DATA_V2) {
@@ -499,10 +518,12 @@ static int load_page(pq_leaf *L, paimon_error *err) {
       if (h.rep_len < 0 || h.def_len < 0 || (uint64_t)h.rep_len + (uint64_t)h.def_len > csize)
         return pq_corrupt(L, "page v2 level lengths out of range", err);
       pq_rle_init(&L->rep_dec, body, body + h.rep_len, bit_width(L->max_rep));
-      pq_rle_init(&L->def_dec, body + h.rep_len, body + h.rep_len + h.def_len, bit_width(L->max_def));
+      pq_rle_init(&L->def_dec, body + h.rep_len, body + h.rep_len + h.def_len,
+                  bit_width(L->max_def));
       size_t lv = (size_t)h.rep_len + (size_t)h.def_len;
       if (h.is_compressed && L->codec != PM_CODEC_NONE) {
-        PM_TRY(page_bytes(L, body + lv, csize - lv, (int64_t)h.uncompressed_size - (int64_t)lv, &p, &n, err));
+        PM_TRY(page_bytes(L, body + lv, csize - lv, (int64_t)h.uncompressed_size - (int64_t)lv, &p,
+                          &n, err));
       } else {
         p = body + lv;
         n = csize - lv;
@@ -562,7 +583,8 @@ int pq_leaf_start_chunk(pq_leaf *L, const pq_chunk *c, paimon_error *err) {
 static int need_scratch(pq_leaf *L, pm_buf *b, size_t bytes, paimon_error *err) {
   if (b->cap >= bytes) return 0;
   pm_buf_clear(b);
-  if (pm_buf_reserve(b, bytes) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", L->r->path);
+  if (pm_buf_reserve(b, bytes) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", L->r->path);
   return 0;
 }
 
@@ -572,7 +594,8 @@ static int dec_dict(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
   uint32_t dn = (uint32_t)L->dict_n;
   while (n > 0) {
     size_t k = n < PQ_CHUNK ? (size_t)n : PQ_CHUNK;
-    if (pq_rle_get_u32(&L->idx_dec, idx, k) != 0) return pq_corrupt(L, "dictionary indices truncated", err);
+    if (pq_rle_get_u32(&L->idx_dec, idx, k) != 0)
+      return pq_corrupt(L, "dictionary indices truncated", err);
     uint32_t mx = 0;
     for (size_t i = 0; i < k; i++) mx = idx[i] > mx ? idx[i] : mx;
     if (mx >= dn) return pq_corrupt(L, "dictionary index out of range", err);
@@ -666,7 +689,8 @@ static int dec_plain(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
         p += 4;
       }
       if (l > (size_t)(end - p)) return pq_corrupt(L, "value overruns page", err);
-      if (be_to_dec(p, l, dst + 16 * i) != 0) return pq_corrupt(L, "decimal value longer than 16 bytes", err);
+      if (be_to_dec(p, l, dst + 16 * i) != 0)
+        return pq_corrupt(L, "decimal value longer than 16 bytes", err);
       p += l;
     }
     L->vp = p;
@@ -710,8 +734,10 @@ static int dec_rle_bool(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
   int64_t done = 0;
   while (done < n) {
     size_t k = n - done < PQ_CHUNK ? (size_t)(n - done) : PQ_CHUNK;
-    if (pq_rle_get_u8(&L->idx_dec, tmp, k) != 0) return pq_corrupt(L, "RLE booleans truncated", err);
-    for (size_t i = 0; i < k; i++) bitmap_put(c->data.data, c->length + done + (int64_t)i, tmp[i] & 1);
+    if (pq_rle_get_u8(&L->idx_dec, tmp, k) != 0)
+      return pq_corrupt(L, "RLE booleans truncated", err);
+    for (size_t i = 0; i < k; i++)
+      bitmap_put(c->data.data, c->length + done + (int64_t)i, tmp[i] & 1);
     done += (int64_t)k;
   }
   commit_rows(c, n);
@@ -725,7 +751,8 @@ static int dec_delta_int(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
   int64_t *v = (int64_t *)(void *)L->scratch.data;
   while (n > 0) {
     size_t k = n < PQ_CHUNK ? (size_t)n : PQ_CHUNK;
-    if (pq_dbp_get(&L->dbp, v, k) != 0) return pq_corrupt(L, "DELTA_BINARY_PACKED values truncated", err);
+    if (pq_dbp_get(&L->dbp, v, k) != 0)
+      return pq_corrupt(L, "DELTA_BINARY_PACKED values truncated", err);
     const uint8_t *src = L->scratch.data;
     if (L->P == 4) {
       for (size_t i = 0; i < k; i++) pm_store_le32(L->scratch2.data + 4 * i, (uint32_t)v[i]);
@@ -741,7 +768,8 @@ static int dec_delta_int(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
 
 static int dec_bss(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) {
   size_t P = (size_t)L->P;
-  if ((uint64_t)n > L->bss_n - L->bss_i) return pq_corrupt(L, "BYTE_STREAM_SPLIT values truncated", err);
+  if ((uint64_t)n > L->bss_n - L->bss_i)
+    return pq_corrupt(L, "BYTE_STREAM_SPLIT values truncated", err);
   PM_TRY(need_scratch(L, &L->scratch, PQ_CHUNK * P, err));
   while (n > 0) {
     size_t k = n < PQ_CHUNK ? (size_t)n : PQ_CHUNK;
@@ -767,10 +795,12 @@ static int dec_delta_bytes(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) 
   while (n > 0) {
     size_t k = n < PQ_CHUNK ? (size_t)n : PQ_CHUNK;
     if (pq_dbp_get(&L->dbp, a, k) != 0) return pq_corrupt(L, "delta lengths truncated", err);
-    if (dba && pq_dbp_get(&L->dbp2, b, k) != 0) return pq_corrupt(L, "delta suffix lengths truncated", err);
+    if (dba && pq_dbp_get(&L->dbp2, b, k) != 0)
+      return pq_corrupt(L, "delta suffix lengths truncated", err);
     for (size_t i = 0; i < k; i++) {
       int64_t len = dba ? b[i] : a[i];
-      if (len < 0 || len > L->vend - L->bytes_p) return pq_corrupt(L, "delta value overruns page", err);
+      if (len < 0 || len > L->vend - L->bytes_p)
+        return pq_corrupt(L, "delta value overruns page", err);
       const uint8_t *s = L->bytes_p;
       L->bytes_p += len;
       if (!dba) {
@@ -778,7 +808,8 @@ static int dec_delta_bytes(pq_leaf *L, pm_col *c, int64_t n, paimon_error *err) 
         continue;
       }
       int64_t pre = a[i];
-      if (pre < 0 || (uint64_t)pre > L->prev.len) return pq_corrupt(L, "delta prefix longer than previous value", err);
+      if (pre < 0 || (uint64_t)pre > L->prev.len)
+        return pq_corrupt(L, "delta prefix longer than previous value", err);
       L->prev.len = (size_t)pre;
       if (pm_buf_append(&L->prev, s, (size_t)len) != 0)
         return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", L->r->path);
@@ -961,7 +992,8 @@ int pq_col_spread(pm_col *c, int64_t start, const uint8_t *valid, int64_t ns) {
   }
   uint8_t *vb = c->validity.data;
   for (int64_t s = 0; s < ns; s++) bitmap_put(vb, start + s, valid[s] != 0);
-  if (c->validity.len < (size_t)((start + ns + 7) >> 3)) c->validity.len = (size_t)((start + ns + 7) >> 3);
+  if (c->validity.len < (size_t)((start + ns + 7) >> 3))
+    c->validity.len = (size_t)((start + ns + 7) >> 3);
   c->null_count += nulls;
   c->length = start + ns;
   return 0;
@@ -1003,9 +1035,9 @@ int pq_leaf_stat_value(pq_leaf *L, const pq_bin *b, pm_col *c) {
 }
 
 void pq_leaf_free(pq_leaf *L) {
-  pm_buf *bufs[] = {&L->chunk, &L->dict, &L->dict_off, &L->page, &L->prev, &L->defs,
-                    &L->reps, &L->pend_def, &L->pend_rep, &L->rows, &L->scratch,
-                    &L->scratch2, &L->valid, &L->idx_a, &L->idx_b};
+  pm_buf *bufs[] = {&L->chunk,   &L->dict,     &L->dict_off, &L->page,     &L->prev,
+                    &L->defs,    &L->reps,     &L->pend_def, &L->pend_rep, &L->rows,
+                    &L->scratch, &L->scratch2, &L->valid,    &L->idx_a,    &L->idx_b};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) pm_buf_free(bufs[i]);
   pm_free(L->path);
   L->path = NULL;

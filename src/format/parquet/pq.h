@@ -23,15 +23,35 @@ enum {
 enum { PQ_PAGE_DATA = 0, PQ_PAGE_INDEX = 1, PQ_PAGE_DICT = 2, PQ_PAGE_DATA_V2 = 3 };
 /* ConvertedType values we look at. */
 enum {
-  PQ_CT_UTF8 = 0, PQ_CT_MAP = 1, PQ_CT_MAP_KEY_VALUE = 2, PQ_CT_LIST = 3, PQ_CT_ENUM = 4,
-  PQ_CT_DECIMAL = 5, PQ_CT_DATE = 6, PQ_CT_TIME_MILLIS = 7, PQ_CT_TIME_MICROS = 8,
-  PQ_CT_TS_MILLIS = 9, PQ_CT_TS_MICROS = 10, PQ_CT_UINT_8 = 11, PQ_CT_UINT_16 = 12,
-  PQ_CT_UINT_32 = 13, PQ_CT_UINT_64 = 14, PQ_CT_JSON = 19
+  PQ_CT_UTF8 = 0,
+  PQ_CT_MAP = 1,
+  PQ_CT_MAP_KEY_VALUE = 2,
+  PQ_CT_LIST = 3,
+  PQ_CT_ENUM = 4,
+  PQ_CT_DECIMAL = 5,
+  PQ_CT_DATE = 6,
+  PQ_CT_TIME_MILLIS = 7,
+  PQ_CT_TIME_MICROS = 8,
+  PQ_CT_TS_MILLIS = 9,
+  PQ_CT_TS_MICROS = 10,
+  PQ_CT_UINT_8 = 11,
+  PQ_CT_UINT_16 = 12,
+  PQ_CT_UINT_32 = 13,
+  PQ_CT_UINT_64 = 14,
+  PQ_CT_JSON = 19
 };
 /* LogicalType union members. */
 enum {
-  PQ_LT_STRING = 1, PQ_LT_MAP = 2, PQ_LT_LIST = 3, PQ_LT_ENUM = 4, PQ_LT_DECIMAL = 5,
-  PQ_LT_DATE = 6, PQ_LT_TIME = 7, PQ_LT_TIMESTAMP = 8, PQ_LT_INTEGER = 10, PQ_LT_JSON = 12
+  PQ_LT_STRING = 1,
+  PQ_LT_MAP = 2,
+  PQ_LT_LIST = 3,
+  PQ_LT_ENUM = 4,
+  PQ_LT_DECIMAL = 5,
+  PQ_LT_DATE = 6,
+  PQ_LT_TIME = 7,
+  PQ_LT_TIMESTAMP = 8,
+  PQ_LT_INTEGER = 10,
+  PQ_LT_JSON = 12
 };
 
 /* ---- footer ----------------------------------------------------------------------- */
@@ -46,12 +66,12 @@ typedef struct pq_selem {
   int32_t scale, precision;
   bool has_field_id;
   int32_t field_id;
-  int32_t logical;   /* PQ_LT_*, 0 absent */
-  int32_t lt_unit;   /* TIME/TIMESTAMP: 1 millis 2 micros 3 nanos */
+  int32_t logical;                /* PQ_LT_*, 0 absent */
+  int32_t lt_unit;                /* TIME/TIMESTAMP: 1 millis 2 micros 3 nanos */
   int32_t lt_scale, lt_precision; /* DECIMAL */
-  int32_t lt_bits;   /* INTEGER bit width */
-  bool lt_signed;    /* INTEGER signedness (default true) */
-  bool lt_utc;       /* TIME/TIMESTAMP isAdjustedToUTC */
+  int32_t lt_bits;                /* INTEGER bit width */
+  bool lt_signed;                 /* INTEGER signedness (default true) */
+  bool lt_utc;                    /* TIME/TIMESTAMP isAdjustedToUTC */
 } pq_selem;
 
 typedef struct pq_bin {
@@ -118,11 +138,11 @@ int pq_page_header_parse(pq_page_header *h, const uint8_t *p, size_t n, size_t *
 typedef struct pq_rle {
   const uint8_t *p, *end;
   int w;
-  bool rle;          /* current run kind */
-  uint32_t left;     /* values left in the current run */
-  uint32_t val;      /* RLE run value */
-  uint32_t buf[8];   /* bit-packed: unpacked current group */
-  uint32_t bpos;     /* next index in buf (8 = empty) */
+  bool rle;        /* current run kind */
+  uint32_t left;   /* values left in the current run */
+  uint32_t val;    /* RLE run value */
+  uint32_t buf[8]; /* bit-packed: unpacked current group */
+  uint32_t bpos;   /* next index in buf (8 = empty) */
 } pq_rle;
 
 void pq_rle_init(pq_rle *r, const uint8_t *p, const uint8_t *end, int width);
@@ -140,9 +160,9 @@ void pq_unpack8_64(const uint8_t *in, int w, uint64_t *out);
 typedef struct pq_dbp {
   const uint8_t *p, *end;
   uint64_t block_size, nmini, per_mini; /* values per block, miniblocks, values per mini */
-  uint64_t total;     /* values announced by the header */
-  uint64_t produced;  /* values handed out */
-  uint64_t last;      /* last value (wrapping arithmetic) */
+  uint64_t total;                       /* values announced by the header */
+  uint64_t produced;                    /* values handed out */
+  uint64_t last;                        /* last value (wrapping arithmetic) */
   uint64_t min_delta;
   const uint8_t *widths; /* bit widths of the current block */
   uint64_t mini;         /* index of the next miniblock in the block */
@@ -169,8 +189,18 @@ typedef struct pq_thrift {
 } pq_thrift;
 
 enum {
-  PQ_T_STOP = 0, PQ_T_TRUE = 1, PQ_T_FALSE = 2, PQ_T_BYTE = 3, PQ_T_I16 = 4, PQ_T_I32 = 5,
-  PQ_T_I64 = 6, PQ_T_DOUBLE = 7, PQ_T_BINARY = 8, PQ_T_LIST = 9, PQ_T_SET = 10, PQ_T_MAP = 11,
+  PQ_T_STOP = 0,
+  PQ_T_TRUE = 1,
+  PQ_T_FALSE = 2,
+  PQ_T_BYTE = 3,
+  PQ_T_I16 = 4,
+  PQ_T_I32 = 5,
+  PQ_T_I64 = 6,
+  PQ_T_DOUBLE = 7,
+  PQ_T_BINARY = 8,
+  PQ_T_LIST = 9,
+  PQ_T_SET = 10,
+  PQ_T_MAP = 11,
   PQ_T_STRUCT = 12
 };
 

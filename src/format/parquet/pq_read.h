@@ -24,9 +24,9 @@ typedef struct pq_rnode {
   int kind;
   pm_col *col;
   const pq_fnode *f;
-  int16_t dthr;  /* an instance is non-null iff def >= dthr */
-  int16_t ethr;  /* LIST/MAP: the instance has elements iff def >= ethr */
-  int16_t erep;  /* LIST/MAP: repetition level of the repeated node */
+  int16_t dthr; /* an instance is non-null iff def >= dthr */
+  int16_t ethr; /* LIST/MAP: the instance has elements iff def >= ethr */
+  int16_t erep; /* LIST/MAP: repetition level of the repeated node */
   int32_t nchildren;
   struct pq_rnode *children; /* STRUCT: fields; LIST: element; MAP: key, value */
   int32_t rep_leaf;          /* leaf whose levels fill this node's own buffers */
@@ -36,14 +36,24 @@ typedef struct pq_rnode {
 /* How values of a leaf become Arrow values. */
 enum { OUT_FIXED, OUT_VAR, OUT_BOOL };
 enum {
-  CV_COPY,     /* same width, bytes as they are */
-  CV_I32_I8, CV_I32_I16, CV_I32_I64, CV_U32_I64, CV_I64_I32,
-  CV_I32_F32, CV_I32_F64, CV_I64_F64, CV_F32_F64,
-  CV_I32_DEC, CV_I64_DEC, CV_BE_DEC, /* FLBA big-endian -> decimal128 */
-  CV_I64_MUL, CV_I64_DIV,            /* int64 unit changes */
-  CV_I32_MUL_I64,                    /* int32 millis -> int64 finer unit */
-  CV_I64_DIV_I32,                    /* TIME micros/nanos -> millis */
-  CV_INT96                           /* INT96 -> epoch in the requested unit */
+  CV_COPY, /* same width, bytes as they are */
+  CV_I32_I8,
+  CV_I32_I16,
+  CV_I32_I64,
+  CV_U32_I64,
+  CV_I64_I32,
+  CV_I32_F32,
+  CV_I32_F64,
+  CV_I64_F64,
+  CV_F32_F64,
+  CV_I32_DEC,
+  CV_I64_DEC,
+  CV_BE_DEC, /* FLBA big-endian -> decimal128 */
+  CV_I64_MUL,
+  CV_I64_DIV,     /* int64 unit changes */
+  CV_I32_MUL_I64, /* int32 millis -> int64 finer unit */
+  CV_I64_DIV_I32, /* TIME micros/nanos -> millis */
+  CV_INT96        /* INT96 -> epoch in the requested unit */
 };
 
 typedef struct pq_leaf {
@@ -56,13 +66,13 @@ typedef struct pq_leaf {
   int16_t max_def, max_rep;
 
   int32_t phys;
-  int32_t P;        /* physical width of fixed values (FLBA: type_length), 0 for BYTE_ARRAY */
-  int out;          /* OUT_* */
-  int W;            /* output width for OUT_FIXED */
-  int conv;         /* CV_* for fixed sources */
-  bool src_bytes;   /* values are byte strings (BYTE_ARRAY, or FLBA read as bytes) */
-  bool to_dec;      /* byte strings are big-endian decimals -> decimal128 */
-  int64_t factor;   /* CV_*_MUL/DIV, CV_INT96 divisor */
+  int32_t P;      /* physical width of fixed values (FLBA: type_length), 0 for BYTE_ARRAY */
+  int out;        /* OUT_* */
+  int W;          /* output width for OUT_FIXED */
+  int conv;       /* CV_* for fixed sources */
+  bool src_bytes; /* values are byte strings (BYTE_ARRAY, or FLBA read as bytes) */
+  bool to_dec;    /* byte strings are big-endian decimals -> decimal128 */
+  int64_t factor; /* CV_*_MUL/DIV, CV_INT96 divisor */
 
   /* column chunk of the current row group */
   pm_buf chunk;
@@ -77,8 +87,8 @@ typedef struct pq_leaf {
   pm_buf dict_off; /* OUT_VAR: uint32[dict_n + 1] */
 
   /* current data page */
-  pm_buf page;         /* decompressed bytes */
-  int64_t page_left;   /* level entries left */
+  pm_buf page;       /* decompressed bytes */
+  int64_t page_left; /* level entries left */
   int enc;
   pq_rle def_dec, rep_dec;
   const uint8_t *vp, *vend; /* value bytes */
@@ -94,7 +104,7 @@ typedef struct pq_leaf {
   int64_t n;         /* level entries in the batch */
   pm_buf pend_def, pend_rep;
   size_t pend_pos, pend_len;
-  pm_buf rows;       /* uint32 entry index of each row start (nested) */
+  pm_buf rows; /* uint32 entry index of each row start (nested) */
   pm_buf scratch, scratch2, valid;
   pm_buf idx_a, idx_b;
 } pq_leaf;
@@ -113,12 +123,12 @@ typedef struct pq_reader {
   pq_fnode *nodes;
   int32_t nleaves_file;
 
-  pq_rnode *top;  /* rtype->nfields */
-  pm_col *cols;   /* rtype->nfields */
+  pq_rnode *top; /* rtype->nfields */
+  pm_col *cols;  /* rtype->nfields */
   pq_leaf *leaves;
   int32_t nleaves, cap_leaves;
 
-  int32_t rg;          /* next row group to open */
+  int32_t rg; /* next row group to open */
   bool rg_open;
   int64_t rg_first_row, rg_rows, rg_pos, next_rg_first;
   bool failed;

@@ -31,24 +31,40 @@ enum { R_REQUIRED = 0, R_OPTIONAL = 1, R_REPEATED = 2 };
 enum { E_PLAIN = 0, E_PLAIN_DICT = 2, E_RLE = 3, E_BIT_PACKED = 4 };
 enum { PG_DATA = 0, PG_DICT = 2 };
 enum {
-  CT_UTF8 = 0, CT_MAP = 1, CT_MAP_KV = 2, CT_LIST = 3, CT_DECIMAL = 5, CT_DATE = 6,
-  CT_TIME_MILLIS = 7, CT_TS_MILLIS = 9, CT_TS_MICROS = 10, CT_INT_8 = 15, CT_INT_16 = 16
+  CT_UTF8 = 0,
+  CT_MAP = 1,
+  CT_MAP_KV = 2,
+  CT_LIST = 3,
+  CT_DECIMAL = 5,
+  CT_DATE = 6,
+  CT_TIME_MILLIS = 7,
+  CT_TS_MILLIS = 9,
+  CT_TS_MICROS = 10,
+  CT_INT_8 = 15,
+  CT_INT_16 = 16
 };
 enum {
-  LT_NONE = 0, LT_STRING = 1, LT_MAP = 2, LT_LIST = 3, LT_DECIMAL = 5, LT_DATE = 6,
-  LT_TIME = 7, LT_TIMESTAMP = 8, LT_INTEGER = 10
+  LT_NONE = 0,
+  LT_STRING = 1,
+  LT_MAP = 2,
+  LT_LIST = 3,
+  LT_DECIMAL = 5,
+  LT_DATE = 6,
+  LT_TIME = 7,
+  LT_TIMESTAMP = 8,
+  LT_INTEGER = 10
 };
 
-#define PW_PAGE_ROW_LIMIT 20000      /* parquet-mr page.row.count.limit */
-#define PW_DICT_LIMIT (1 << 20)      /* parquet-mr dictionary.page.size */
-#define PW_SUB 512                   /* level entries between page-size checks */
-#define PW_SLICE 4096                /* rows between row-group size checks */
-#define PW_CI_TRUNC 64               /* column-index min/max truncation */
-#define PW_MAX_STATS 4096            /* chunk statistics larger than this are dropped */
+#define PW_PAGE_ROW_LIMIT 20000 /* parquet-mr page.row.count.limit */
+#define PW_DICT_LIMIT (1 << 20) /* parquet-mr dictionary.page.size */
+#define PW_SUB 512              /* level entries between page-size checks */
+#define PW_SLICE 4096           /* rows between row-group size checks */
+#define PW_CI_TRUNC 64          /* column-index min/max truncation */
+#define PW_MAX_STATS 4096       /* chunk statistics larger than this are dropped */
 #define PW_MAX_PATH 64
-#define PW_HEAD 32                   /* room before PLAIN values for the page's levels */
+#define PW_HEAD 32                          /* room before PLAIN values for the page's levels */
 #define PW_LAG_ROWS (2 * PW_PAGE_ROW_LIMIT) /* a cut page settles this many rows later ... */
-#define PW_PEND_CAP (16 << 20)       /* ... or sooner, while more raw bytes than this wait */
+#define PW_PEND_CAP (16 << 20)              /* ... or sooner, while more raw bytes than this wait */
 #define PW_MAX_THREADS 16
 
 /* Steps from a top-level field down to a leaf. */
@@ -61,7 +77,18 @@ typedef struct pw_step {
 
 /* How Arrow values become physical values. */
 enum {
-  C_BOOL, C_I8, C_I16, C_I32, C_I64, C_F32, C_F64, C_DEC32, C_DEC64, C_DECFL, C_INT96, C_BYTES
+  C_BOOL,
+  C_I8,
+  C_I16,
+  C_I32,
+  C_I64,
+  C_F32,
+  C_F64,
+  C_DEC32,
+  C_DEC64,
+  C_DECFL,
+  C_INT96,
+  C_BYTES
 };
 /* Statistics order. */
 enum { ST_NONE, ST_BOOL, ST_I32, ST_I64, ST_F32, ST_F64, ST_BYTES, ST_FLBA };
@@ -132,10 +159,10 @@ typedef struct pw_leaf {
   uint32_t nslots, dcount;
 
   /* current chunk */
-  int64_t pend_raw; /* raw bytes of this leaf's pages cut but not yet settled */
-  pm_buf chunk; /* data pages (headers + compressed bodies); see chunk_reserve */
+  int64_t pend_raw;  /* raw bytes of this leaf's pages cut but not yet settled */
+  pm_buf chunk;      /* data pages (headers + compressed bodies); see chunk_reserve */
   bool chunk_mapped; /* chunk.data is a mapping of chunk.cap bytes, not malloc'd */
-  size_t chunk_used;  /* high-water mark of chunk.len */
+  size_t chunk_used; /* high-water mark of chunk.len */
   int64_t ck_values, ck_rows, ck_nulls, ck_uncomp, ck_comp;
   int32_t ck_dict_pages, ck_plain_pages;
   pw_stat cst;
@@ -162,7 +189,7 @@ typedef struct pw_rg {
 typedef struct pw_job {
   struct pw_job *next;
   pw_leaf *L;
-  pm_buf raw, out;     /* page bytes at raw.data + roff; the compressed body */
+  pm_buf raw, out; /* page bytes at raw.data + roff; the compressed body */
   size_t roff, rlen;
   int32_t num_values;
   int enc, def_enc, rep_enc;
@@ -245,8 +272,12 @@ static void selem_init(pw_selem *e, const char *name, int32_t rep) {
 
 /* Java int arithmetic wraps; so must ours (ids of _KEY_ fields overflow). */
 static int32_t id_wrap(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
-static int32_t elem_id(int32_t base, int depth) { return id_wrap((int64_t)536870911 + (int64_t)base * 1024 + depth); }
-static int32_t key_id(int32_t base, int depth) { return id_wrap((int64_t)536870911 - (int64_t)base * 1024 - depth); }
+static int32_t elem_id(int32_t base, int depth) {
+  return id_wrap((int64_t)536870911 + (int64_t)base * 1024 + depth);
+}
+static int32_t key_id(int32_t base, int depth) {
+  return id_wrap((int64_t)536870911 - (int64_t)base * 1024 - depth);
+}
 
 typedef struct pw_build {
   pw_step steps[PW_MAX_PATH];
@@ -288,8 +319,8 @@ static int add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *
       for (int32_t i = 0; i < t->nfields; i++) {
         b->steps[b->nsteps++] = (pw_step){PK_STRUCT, optional, i};
         const pm_field *f = &t->fields[i];
-        PM_TRY(add_node(w, b, f->name, f->type, f->id >= 0, f->id, f->id, f->id >= 0, 0, false,
-                        err));
+        PM_TRY(
+            add_node(w, b, f->name, f->type, f->id >= 0, f->id, f->id, f->id >= 0, 0, false, err));
         b->nsteps--;
       }
       break;
@@ -347,7 +378,8 @@ static int add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *
       break;
     }
     case PM_VARIANT:
-      return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: VARIANT columns are not supported by the parquet writer", w->path);
+      return pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: VARIANT columns are not supported by the parquet writer", w->path);
     default: {
       switch (t->id) {
         case PM_BOOLEAN: e.phys = T_BOOLEAN; break;
@@ -364,7 +396,8 @@ static int add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *
         case PM_DOUBLE: e.phys = T_DOUBLE; break;
         case PM_DECIMAL:
           if (t->precision < 1 || t->precision > 38 || t->scale < 0 || t->scale > t->precision)
-            return pm_fail(err, PAIMON_EINVAL, "%s: invalid DECIMAL(%d, %d)", w->path, t->precision, t->scale);
+            return pm_fail(err, PAIMON_EINVAL, "%s: invalid DECIMAL(%d, %d)", w->path, t->precision,
+                           t->scale);
           e.phys = t->precision <= 9 ? T_INT32 : t->precision <= 18 ? T_INT64 : T_FLBA;
           if (e.phys == T_FLBA) e.type_length = decimal_bytes(t->precision);
           e.converted = CT_DECIMAL;
@@ -408,7 +441,8 @@ static int add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *
           }
           break;
         default:
-          return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: type id %d not supported by the parquet writer", w->path, (int)t->id);
+          return pm_fail(err, PAIMON_EUNSUPPORTED,
+                         "%s: type id %d not supported by the parquet writer", w->path, (int)t->id);
       }
       if (add_selem(w, &e, &at)) return pw_oom(w, err);
       b->steps[b->nsteps++] = (pw_step){PK_PRIM, optional, 0};
@@ -450,26 +484,75 @@ static int add_leaf(pw_writer *w, pw_build *b, const pm_type *t, bool optional, 
   L->dict_allowed = w->dict && e->phys != T_BOOLEAN;
   L->want_ci = true;
   switch (t->id) {
-    case PM_BOOLEAN: L->conv = C_BOOL; L->sort = ST_BOOL; break;
-    case PM_TINYINT: L->conv = C_I8; L->sort = ST_I32; L->width = 4; break;
-    case PM_SMALLINT: L->conv = C_I16; L->sort = ST_I32; L->width = 4; break;
+    case PM_BOOLEAN:
+      L->conv = C_BOOL;
+      L->sort = ST_BOOL;
+      break;
+    case PM_TINYINT:
+      L->conv = C_I8;
+      L->sort = ST_I32;
+      L->width = 4;
+      break;
+    case PM_SMALLINT:
+      L->conv = C_I16;
+      L->sort = ST_I32;
+      L->width = 4;
+      break;
     case PM_INT:
     case PM_DATE:
-    case PM_TIME: L->conv = C_I32; L->sort = ST_I32; L->width = 4; break;
-    case PM_BIGINT: L->conv = C_I64; L->sort = ST_I64; L->width = 8; break;
-    case PM_FLOAT: L->conv = C_F32; L->sort = ST_F32; L->width = 4; break;
-    case PM_DOUBLE: L->conv = C_F64; L->sort = ST_F64; L->width = 8; break;
+    case PM_TIME:
+      L->conv = C_I32;
+      L->sort = ST_I32;
+      L->width = 4;
+      break;
+    case PM_BIGINT:
+      L->conv = C_I64;
+      L->sort = ST_I64;
+      L->width = 8;
+      break;
+    case PM_FLOAT:
+      L->conv = C_F32;
+      L->sort = ST_F32;
+      L->width = 4;
+      break;
+    case PM_DOUBLE:
+      L->conv = C_F64;
+      L->sort = ST_F64;
+      L->width = 8;
+      break;
     case PM_DECIMAL:
-      if (e->phys == T_INT32) { L->conv = C_DEC32; L->sort = ST_I32; L->width = 4; }
-      else if (e->phys == T_INT64) { L->conv = C_DEC64; L->sort = ST_I64; L->width = 8; }
-      else { L->conv = C_DECFL; L->sort = ST_FLBA; L->width = e->type_length; }
+      if (e->phys == T_INT32) {
+        L->conv = C_DEC32;
+        L->sort = ST_I32;
+        L->width = 4;
+      } else if (e->phys == T_INT64) {
+        L->conv = C_DEC64;
+        L->sort = ST_I64;
+        L->width = 8;
+      } else {
+        L->conv = C_DECFL;
+        L->sort = ST_FLBA;
+        L->width = e->type_length;
+      }
       break;
     case PM_TIMESTAMP:
     case PM_TIMESTAMP_LTZ:
-      if (e->phys == T_INT96) { L->conv = C_INT96; L->sort = ST_NONE; L->width = 12; L->want_ci = false; }
-      else { L->conv = C_I64; L->sort = ST_I64; L->width = 8; }
+      if (e->phys == T_INT96) {
+        L->conv = C_INT96;
+        L->sort = ST_NONE;
+        L->width = 12;
+        L->want_ci = false;
+      } else {
+        L->conv = C_I64;
+        L->sort = ST_I64;
+        L->width = 8;
+      }
       break;
-    default: L->conv = C_BYTES; L->sort = ST_BYTES; L->width = 0; break;
+    default:
+      L->conv = C_BYTES;
+      L->sort = ST_BYTES;
+      L->width = 0;
+      break;
   }
   /* parquet-mr's sort order: signed for ints/floats/bool/date/time/timestamp, unsigned for
    * binary, unknown for decimals and INT96 (then the deprecated min/max only when equal) */
@@ -536,25 +619,25 @@ static int stat_width(const pw_leaf *L) { return L->sort == ST_BOOL ? 1 : L->wid
 
 /* Min/max of 8-byte values [i, n) in groups of 16 over four independent lanes (no loop-
  * carried chain through one register); returns where the scalar tail starts. */
-#define PW_LANES(NAME, T)                                                                  \
-  static int64_t NAME(const uint8_t *vals, int64_t i, int64_t n, T *omn, T *omx) {        \
-    T l[4], h[4], q[4];                                                                    \
-    for (int k = 0; k < 4; k++) l[k] = *omn, h[k] = *omx;                                  \
-    for (; i + 16 <= n; i += 16)                                                           \
-      for (int j = 0; j < 16; j += 4) {                                                    \
-        memcpy(q, vals + (i + j) * 8, 32);                                                 \
-        for (int k = 0; k < 4; k++) {                                                      \
-          l[k] = q[k] < l[k] ? q[k] : l[k];                                                \
-          h[k] = q[k] > h[k] ? q[k] : h[k];                                                \
-        }                                                                                  \
-      }                                                                                    \
-    for (int k = 1; k < 4; k++) {                                                          \
-      if (l[k] < l[0]) l[0] = l[k];                                                        \
-      if (h[k] > h[0]) h[0] = h[k];                                                        \
-    }                                                                                      \
-    *omn = l[0];                                                                           \
-    *omx = h[0];                                                                           \
-    return i;                                                                              \
+#define PW_LANES(NAME, T)                                                          \
+  static int64_t NAME(const uint8_t *vals, int64_t i, int64_t n, T *omn, T *omx) { \
+    T l[4], h[4], q[4];                                                            \
+    for (int k = 0; k < 4; k++) l[k] = *omn, h[k] = *omx;                          \
+    for (; i + 16 <= n; i += 16)                                                   \
+      for (int j = 0; j < 16; j += 4) {                                            \
+        memcpy(q, vals + (i + j) * 8, 32);                                         \
+        for (int k = 0; k < 4; k++) {                                              \
+          l[k] = q[k] < l[k] ? q[k] : l[k];                                        \
+          h[k] = q[k] > h[k] ? q[k] : h[k];                                        \
+        }                                                                          \
+      }                                                                            \
+    for (int k = 1; k < 4; k++) {                                                  \
+      if (l[k] < l[0]) l[0] = l[k];                                                \
+      if (h[k] > h[0]) h[0] = h[k];                                                \
+    }                                                                              \
+    *omn = l[0];                                                                   \
+    *omx = h[0];                                                                   \
+    return i;                                                                      \
   }
 PW_LANES(minmax_i64_lanes, int64_t)
 PW_LANES(minmax_f64_lanes, double)
@@ -797,9 +880,9 @@ static int dict_put(pw_leaf *L, const uint8_t *v, size_t n, uint32_t h, uint32_t
           *added = false;
           return 0;
         }
-      } else if (n == 4 ? pm_load_le32(L->dvals.data + (size_t)e * 4) == pm_load_le32(v)
+      } else if (n == 4   ? pm_load_le32(L->dvals.data + (size_t)e * 4) == pm_load_le32(v)
                  : n == 8 ? pm_load_le64(L->dvals.data + (size_t)e * 8) == pm_load_le64(v)
-                 : memcmp(L->dvals.data + (size_t)e * n, v, n) == 0) {
+                          : memcmp(L->dvals.data + (size_t)e * n, v, n) == 0) {
         *id = e;
         *added = false;
         return 0;
@@ -900,7 +983,8 @@ static inline uint64_t prefix8(const uint8_t *p, size_t n) {
 }
 
 /* Folds the bounds of one enc_bytes call into the page statistics. */
-static int stats_bytes_span(pw_stat *s, const uint8_t *lo, size_t lol, const uint8_t *hi, size_t hil) {
+static int stats_bytes_span(pw_stat *s, const uint8_t *lo, size_t lol, const uint8_t *hi,
+                            size_t hil) {
   if (!lo) return 0;
   PM_TRY(stats_bytes1(s, lo, lol));
   return stats_bytes1(s, hi, hil);
@@ -1015,7 +1099,7 @@ static int enc_bool(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     uint8_t v = pm_arr_bool(s->a, src_at(s, from + i)) ? 1 : 0;
     if (v) L->plain.data[L->bool_bits >> 3] |= (uint8_t)(1u << (L->bool_bits & 7));
-    else L->plain.data[L->bool_bits >> 3] &= (uint8_t)~(1u << (L->bool_bits & 7));
+    else L->plain.data[L->bool_bits >> 3] &= (uint8_t) ~(1u << (L->bool_bits & 7));
     L->bool_bits++;
     stats_fixed(L, &v, 1);
   }
@@ -1132,7 +1216,8 @@ static int write_ids(pm_buf *out, const pm_buf *idx, uint32_t dcount) {
  * the row groups of the file; when the file is done it goes to a small process-wide pool
  * (marked MADV_FREE, so the kernel may still take its pages back under memory pressure)
  * from which the next file's chunks are served without touching fresh memory. */
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && UINTPTR_MAX > 0xffffffffu
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && \
+    UINTPTR_MAX > 0xffffffffu
 #define PW_HUGE 1
 #define PW_HUGE_PAGE ((size_t)2 << 20)
 #define PW_HUGE_MIN ((size_t)4 << 20)
@@ -1271,8 +1356,8 @@ static void chunk_free(pw_leaf *L) {
 /* Compresses the page body [raw, raw + rlen) into `out` with context *zctx (created on
  * first use); *body / *blen receive the bytes to store (raw itself when uncompressed).
  * Runs on helper threads: touches only its arguments and the writer's settings. */
-static int page_compress(const pw_writer *w, ZSTD_CCtx **zctx, const uint8_t *raw, size_t rlen, pm_buf *out,
-                         const uint8_t **body, size_t *blen, paimon_error *err) {
+static int page_compress(const pw_writer *w, ZSTD_CCtx **zctx, const uint8_t *raw, size_t rlen,
+                         pm_buf *out, const uint8_t **body, size_t *blen, paimon_error *err) {
   *body = raw;
   *blen = rlen;
   if (w->codec == PM_CODEC_ZSTD) {
@@ -1282,7 +1367,8 @@ static int page_compress(const pw_writer *w, ZSTD_CCtx **zctx, const uint8_t *ra
       return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory writing parquet", w->path);
     size_t r = ZSTD_compressCCtx(*zctx, out->data, bound, raw, rlen, w->level);
     if (ZSTD_isError(r))
-      return pm_fail(err, PAIMON_EIO, "%s: zstd compression failed: %s", w->path, ZSTD_getErrorName(r));
+      return pm_fail(err, PAIMON_EIO, "%s: zstd compression failed: %s", w->path,
+                     ZSTD_getErrorName(r));
     out->len = r;
     *body = out->data;
     *blen = r;
@@ -1299,9 +1385,10 @@ static int page_compress(const pw_writer *w, ZSTD_CCtx **zctx, const uint8_t *ra
 
 /* Appends page header + compressed body to `dst` (L's chunk when L is set); *total /
  * *uncomp_total receive the bytes written and their uncompressed equivalent. */
-static int page_append(pw_writer *w, pw_leaf *L, const uint8_t *body, size_t blen, size_t rlen, uint32_t crc,
-                       int type, int32_t num_values, int enc, int def_enc, int rep_enc, pm_buf *dst,
-                       size_t *total, size_t *uncomp_total, paimon_error *err) {
+static int page_append(pw_writer *w, pw_leaf *L, const uint8_t *body, size_t blen, size_t rlen,
+                       uint32_t crc, int type, int32_t num_values, int enc, int def_enc,
+                       int rep_enc, pm_buf *dst, size_t *total, size_t *uncomp_total,
+                       paimon_error *err) {
   w->hdr.len = 0;
   pq_tw t;
   pq_tw_init(&t, &w->hdr);
@@ -1323,7 +1410,8 @@ static int page_append(pw_writer *w, pw_leaf *L, const uint8_t *body, size_t ble
     pq_tw_end(&t);
   }
   pq_tw_end(&t);
-  if (t.oom || (L ? chunk_reserve(w, L, w->hdr.len + blen) : pm_buf_reserve(dst, w->hdr.len + blen)))
+  if (t.oom ||
+      (L ? chunk_reserve(w, L, w->hdr.len + blen) : pm_buf_reserve(dst, w->hdr.len + blen)))
     return pw_oom(w, err);
   memcpy(dst->data + dst->len, w->hdr.data, w->hdr.len);
   memcpy(dst->data + dst->len + w->hdr.len, body, blen);
@@ -1334,13 +1422,13 @@ static int page_append(pw_writer *w, pw_leaf *L, const uint8_t *body, size_t ble
 }
 
 /* Compresses a page on the writing thread and appends it (dictionary pages). */
-static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, int32_t num_values, int enc,
-                     pm_buf *dst, size_t *total, size_t *uncomp_total, paimon_error *err) {
+static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, int32_t num_values,
+                     int enc, pm_buf *dst, size_t *total, size_t *uncomp_total, paimon_error *err) {
   const uint8_t *body;
   size_t blen;
   PM_TRY(page_compress(w, &w->zctx, raw, rlen, &w->cbuf, &body, &blen, err));
-  return page_append(w, NULL, body, blen, rlen, pm_crc32(0, body, blen), type, num_values, enc, 0, 0, dst,
-                     total, uncomp_total, err);
+  return page_append(w, NULL, body, blen, rlen, pm_crc32(0, body, blen), type, num_values, enc, 0,
+                     0, dst, total, uncomp_total, err);
 }
 
 /* ---- page jobs ------------------------------------------------------------------------
@@ -1353,7 +1441,8 @@ static int emit_page(pw_writer *w, const uint8_t *raw, size_t rlen, int type, in
  * so a file's bytes are the same with any number of threads. */
 
 static void job_run(const pw_writer *w, pw_job *j, ZSTD_CCtx **zctx) {
-  j->rc = page_compress(w, zctx, j->raw.data + j->roff, j->rlen, &j->out, &j->body, &j->blen, &j->err);
+  j->rc =
+      page_compress(w, zctx, j->raw.data + j->roff, j->rlen, &j->out, &j->body, &j->blen, &j->err);
   if (j->rc == 0) j->crc = pm_crc32(0, j->body, j->blen);
 }
 
@@ -1390,7 +1479,8 @@ static void jobs_start(pw_writer *w) {
     pthread_mutex_destroy(&w->mu);
     goto none;
   }
-  while (w->nstarted < w->nthreads && pthread_create(&w->threads[w->nstarted], NULL, job_helper, w) == 0)
+  while (w->nstarted < w->nthreads &&
+         pthread_create(&w->threads[w->nstarted], NULL, job_helper, w) == 0)
     w->nstarted++;
   if (w->nstarted) return;
   pthread_cond_destroy(&w->done_cv);
@@ -1425,8 +1515,9 @@ static void jobs_free(pw_job *j) {
 
 /* Queues the page [src->data + roff, + rlen) of leaf L; takes src's storage and leaves
  * src with the storage of a spent job (contents unspecified). */
-static int job_submit(pw_writer *w, pw_leaf *L, pm_buf *src, size_t roff, size_t rlen, int32_t num_values,
-                      int enc, int def_enc, int rep_enc, size_t loc, paimon_error *err) {
+static int job_submit(pw_writer *w, pw_leaf *L, pm_buf *src, size_t roff, size_t rlen,
+                      int32_t num_values, int enc, int def_enc, int rep_enc, size_t loc,
+                      paimon_error *err) {
   pw_job *j = w->free_jobs;
   if (j) w->free_jobs = j->next;
   else if (!(j = pm_calloc(1, sizeof *j))) return pw_oom(w, err);
@@ -1483,8 +1574,8 @@ static int job_settle(pw_writer *w, paimon_error *err) {
     *err = j->err;
   } else {
     size_t total, utotal, off = L->chunk.len;
-    rc = page_append(w, L, j->body, j->blen, j->rlen, j->crc, PG_DATA, j->num_values, j->enc, j->def_enc,
-                     j->rep_enc, &L->chunk, &total, &utotal, err);
+    rc = page_append(w, L, j->body, j->blen, j->rlen, j->crc, PG_DATA, j->num_values, j->enc,
+                     j->def_enc, j->rep_enc, &L->chunk, &total, &utotal, err);
     if (rc == 0) {
       pw_pageloc *pl = (pw_pageloc *)L->pages.data + j->loc;
       pl->offset = (int64_t)off;
@@ -1525,17 +1616,31 @@ static bool trunc_max(const uint8_t *p, size_t n, bool utf8, uint8_t *out, size_
       size_t cl = k - s;
       if (cl == 1) cp = p[s];
       else if (cl == 2) cp = ((uint32_t)(p[s] & 0x1F) << 6) | (p[s + 1] & 0x3F);
-      else if (cl == 3) cp = ((uint32_t)(p[s] & 0x0F) << 12) | ((uint32_t)(p[s + 1] & 0x3F) << 6) | (p[s + 2] & 0x3F);
-      else cp = ((uint32_t)(p[s] & 0x07) << 18) | ((uint32_t)(p[s + 1] & 0x3F) << 12) | ((uint32_t)(p[s + 2] & 0x3F) << 6) | (p[s + 3] & 0x3F);
+      else if (cl == 3)
+        cp = ((uint32_t)(p[s] & 0x0F) << 12) | ((uint32_t)(p[s + 1] & 0x3F) << 6) |
+             (p[s + 2] & 0x3F);
+      else
+        cp = ((uint32_t)(p[s] & 0x07) << 18) | ((uint32_t)(p[s + 1] & 0x3F) << 12) |
+             ((uint32_t)(p[s + 2] & 0x3F) << 6) | (p[s + 3] & 0x3F);
       cp++;
       if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
       if (cp <= 0x10FFFF) {
         memcpy(out, p, s);
         size_t o = s;
         if (cp < 0x80) out[o++] = (uint8_t)cp;
-        else if (cp < 0x800) { out[o++] = (uint8_t)(0xC0 | (cp >> 6)); out[o++] = (uint8_t)(0x80 | (cp & 0x3F)); }
-        else if (cp < 0x10000) { out[o++] = (uint8_t)(0xE0 | (cp >> 12)); out[o++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); out[o++] = (uint8_t)(0x80 | (cp & 0x3F)); }
-        else { out[o++] = (uint8_t)(0xF0 | (cp >> 18)); out[o++] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F)); out[o++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); out[o++] = (uint8_t)(0x80 | (cp & 0x3F)); }
+        else if (cp < 0x800) {
+          out[o++] = (uint8_t)(0xC0 | (cp >> 6));
+          out[o++] = (uint8_t)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          out[o++] = (uint8_t)(0xE0 | (cp >> 12));
+          out[o++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+          out[o++] = (uint8_t)(0x80 | (cp & 0x3F));
+        } else {
+          out[o++] = (uint8_t)(0xF0 | (cp >> 18));
+          out[o++] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+          out[o++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+          out[o++] = (uint8_t)(0x80 | (cp & 0x3F));
+        }
         *outn = o;
         return true;
       }
@@ -1595,10 +1700,12 @@ static int64_t page_size_est(const pw_leaf *L) {
 
 static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   if (L->pg_entries == 0) return 0;
-  if (L->pg_entries > INT32_MAX) return pm_fail(err, PAIMON_EINVAL, "%s: too many values in a page", w->path);
+  if (L->pg_entries > INT32_MAX)
+    return pm_fail(err, PAIMON_EINVAL, "%s: too many values in a page", w->path);
   pm_buf *pg = &w->page;
   pg->len = 0;
-  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->reps.len, L->max_rep, false)) return pw_oom(w, err);
+  if (L->max_rep > 0 && write_levels(pg, &L->reps, L->reps.len, L->max_rep, false))
+    return pw_oom(w, err);
   if (L->max_def > 0 &&
       write_levels(pg, &L->defs, L->defs.len + (size_t)L->defs_lazy, L->max_def, !L->pg_defs_mixed))
     return pw_oom(w, err);
@@ -1637,8 +1744,9 @@ static int flush_page(pw_writer *w, pw_leaf *L, paimon_error *err) {
   loc.has_minmax = L->pst.has;
   if (pm_buf_append(&L->pages, &loc, sizeof loc)) return pw_oom(w, err);
   if (ci_record(L, &loc) || stats_merge(L, &L->cst, &L->pst)) return pw_oom(w, err);
-  PM_TRY(job_submit(w, L, src, roff, rlen, (int32_t)L->pg_entries, enc, L->max_def > 0 ? E_RLE : E_BIT_PACKED,
-                    L->max_rep > 0 ? E_RLE : E_BIT_PACKED, L->pages.len / sizeof loc - 1, err));
+  PM_TRY(job_submit(w, L, src, roff, rlen, (int32_t)L->pg_entries, enc,
+                    L->max_def > 0 ? E_RLE : E_BIT_PACKED, L->max_rep > 0 ? E_RLE : E_BIT_PACKED,
+                    L->pages.len / sizeof loc - 1, err));
   L->ck_values += L->pg_entries;
   L->ck_rows += L->pg_rows;
   L->ck_nulls += loc.nulls;
@@ -1702,7 +1810,8 @@ static int leaf_write(pw_writer *w, pw_leaf *L, const uint8_t *def, const uint8_
     }
     if (rep && pm_buf_append(&L->reps, rep + e, (size_t)take)) return pw_oom(w, err);
     int rc = enc_values(w, L, s, v, nv);
-    if (rc == PAIMON_EINVAL) return pm_fail(err, rc, "%s: malformed Arrow offsets in column %s", w->path, L->names[0]);
+    if (rc == PAIMON_EINVAL)
+      return pm_fail(err, rc, "%s: malformed Arrow offsets in column %s", w->path, L->names[0]);
     if (rc) return pw_oom(w, err);
     L->pg_entries += take;
     L->pg_rows += rows;
@@ -1721,8 +1830,8 @@ static int null_in_required(pw_writer *w, const pw_leaf *L, paimon_error *err) {
 }
 
 /* Computes levels and value indices of leaf L over top-level rows [r0, r1) and writes them. */
-static int shred_leaf(pw_writer *w, pw_leaf *L, const struct ArrowArray *top, int64_t r0, int64_t r1,
-                      paimon_error *err) {
+static int shred_leaf(pw_writer *w, pw_leaf *L, const struct ArrowArray *top, int64_t r0,
+                      int64_t r1, paimon_error *err) {
   int64_t n = r1 - r0;
   const struct ArrowArray *a = top;
   /* flat column: straight from the validity bitmap */
@@ -2064,8 +2173,8 @@ static int flush_row_group(pw_writer *w, paimon_error *err) {
     if (L->dict_used) {
       w->tmp.len = 0;
       size_t total, utotal;
-      PM_TRY(emit_page(w, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT, &w->tmp, &total,
-                       &utotal, err));
+      PM_TRY(emit_page(w, L->dvals.data, L->dvals.len, PG_DICT, (int32_t)L->dcount, E_PLAIN_DICT,
+                       &w->tmp, &total, &utotal, err));
       PM_TRY(file_write(w, w->tmp.data, w->tmp.len, err));
       c->dict_off = start;
       L->ck_comp += (int64_t)total;
@@ -2093,7 +2202,8 @@ static int64_t rg_buffered(const pw_writer *w) {
   int64_t s = 0;
   for (int32_t i = 0; i < w->nleaves; i++) {
     const pw_leaf *L = &w->leaves[i];
-    s += (int64_t)L->chunk.len + L->pend_raw + page_size_est(L) + (L->dict_used ? (int64_t)L->dvals.len : 0);
+    s += (int64_t)L->chunk.len + L->pend_raw + page_size_est(L) +
+         (L->dict_used ? (int64_t)L->dvals.len : 0);
   }
   return s;
 }
@@ -2264,19 +2374,23 @@ static int pw_write(pm_format_writer *base, const struct ArrowArray *batch, paim
   pw_writer *w = (pw_writer *)base;
   if (w->failed) return pm_fail(err, PAIMON_EINVAL, "%s: writer failed earlier", w->path);
   if (!batch || batch->n_children != w->type->nfields || batch->length < 0)
-    return pm_fail(err, PAIMON_EINVAL, "%s: batch does not match the write type (%lld children, %d fields)",
-                   w->path, batch ? (long long)batch->n_children : -1LL, w->type->nfields);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: batch does not match the write type (%lld children, %d fields)", w->path,
+                   batch ? (long long)batch->n_children : -1LL, w->type->nfields);
   for (int32_t f = 0; f < w->type->nfields; f++) {
     const struct ArrowArray *c = batch->children[f];
     if (!c || c->length < batch->offset + batch->length)
-      return pm_fail(err, PAIMON_EINVAL, "%s: batch column %d is shorter than the batch", w->path, (int)f);
+      return pm_fail(err, PAIMON_EINVAL, "%s: batch column %d is shorter than the batch", w->path,
+                     (int)f);
   }
   int rc = 0;
   for (int64_t r0 = 0; r0 < batch->length;) {
     int64_t r1 = batch->length - r0 > PW_SLICE ? r0 + PW_SLICE : batch->length;
     for (int32_t i = 0; i < w->nleaves; i++) {
       pw_leaf *L = &w->leaves[i];
-      PM_CHECK(shred_leaf(w, L, batch->children[L->top], batch->offset + r0, batch->offset + r1, err), fail);
+      PM_CHECK(
+          shred_leaf(w, L, batch->children[L->top], batch->offset + r0, batch->offset + r1, err),
+          fail);
     }
     w->rg_rows += r1 - r0;
     PM_CHECK(jobs_settle(w, false, err), fail);
@@ -2343,11 +2457,31 @@ static void pw_abort(pm_format_writer *base) {
 static const pm_format_writer_ops pw_ops = {pw_write, pw_estimated_size, pw_finish, pw_abort};
 
 static int codec_of(const char *name, pm_codec *c, int32_t *pq) {
-  if (!name || !*name || strcasecmp(name, "zstd") == 0) { *c = PM_CODEC_ZSTD; *pq = 6; return 0; }
-  if (strcasecmp(name, "snappy") == 0) { *c = PM_CODEC_SNAPPY; *pq = 1; return 0; }
-  if (strcasecmp(name, "gzip") == 0) { *c = PM_CODEC_GZIP; *pq = 2; return 0; }
-  if (strcasecmp(name, "lz4") == 0 || strcasecmp(name, "lz4_raw") == 0) { *c = PM_CODEC_LZ4_RAW; *pq = 7; return 0; }
-  if (strcasecmp(name, "none") == 0 || strcasecmp(name, "uncompressed") == 0) { *c = PM_CODEC_NONE; *pq = 0; return 0; }
+  if (!name || !*name || strcasecmp(name, "zstd") == 0) {
+    *c = PM_CODEC_ZSTD;
+    *pq = 6;
+    return 0;
+  }
+  if (strcasecmp(name, "snappy") == 0) {
+    *c = PM_CODEC_SNAPPY;
+    *pq = 1;
+    return 0;
+  }
+  if (strcasecmp(name, "gzip") == 0) {
+    *c = PM_CODEC_GZIP;
+    *pq = 2;
+    return 0;
+  }
+  if (strcasecmp(name, "lz4") == 0 || strcasecmp(name, "lz4_raw") == 0) {
+    *c = PM_CODEC_LZ4_RAW;
+    *pq = 7;
+    return 0;
+  }
+  if (strcasecmp(name, "none") == 0 || strcasecmp(name, "uncompressed") == 0) {
+    *c = PM_CODEC_NONE;
+    *pq = 0;
+    return 0;
+  }
   return -1;
 }
 
@@ -2357,7 +2491,8 @@ int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
   if (!out || !fs || !path || !write_type)
     return pm_fail(err, PAIMON_EINVAL, "pm_parquet_create: NULL argument");
   *out = NULL;
-  if (write_type->id != PM_ROW) return pm_fail(err, PAIMON_EINVAL, "%s: write type must be a ROW", path);
+  if (write_type->id != PM_ROW)
+    return pm_fail(err, PAIMON_EINVAL, "%s: write type must be a ROW", path);
   pm_format_write_opts o;
   if (opts) o = *opts;
   else pm_format_write_opts_default(&o);
@@ -2373,7 +2508,8 @@ int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
     goto fail;
   }
   if (codec_of(o.compression, &w->codec, &w->pq_codec) != 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: unsupported parquet compression '%s'", path, o.compression);
+    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: unsupported parquet compression '%s'", path,
+                 o.compression);
     goto fail;
   }
   w->level = o.compression_level;
@@ -2402,7 +2538,8 @@ int pm_parquet_create(pm_format_writer **out, paimon_fs *fs, const char *path,
     pw_build b;
     memset(&b, 0, sizeof b);
     b.top = i;
-    PM_CHECK(add_node(w, &b, f->name, f->type, f->id >= 0, f->id, f->id, f->id >= 0, 0, false, err), fail);
+    PM_CHECK(add_node(w, &b, f->name, f->type, f->id >= 0, f->id, f->id, f->id >= 0, 0, false, err),
+             fail);
   }
   rc = pm_fs_open_write(fs, path, &w->file, err);
   if (rc) {

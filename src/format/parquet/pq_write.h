@@ -20,8 +20,15 @@ typedef struct pq_tw {
 
 /* Compact type codes (same values as the reader's PQ_T_*). */
 enum {
-  PQ_TW_BOOL_TRUE = 1, PQ_TW_BOOL_FALSE = 2, PQ_TW_BYTE = 3, PQ_TW_I16 = 4, PQ_TW_I32 = 5,
-  PQ_TW_I64 = 6, PQ_TW_BINARY = 8, PQ_TW_LIST = 9, PQ_TW_STRUCT = 12
+  PQ_TW_BOOL_TRUE = 1,
+  PQ_TW_BOOL_FALSE = 2,
+  PQ_TW_BYTE = 3,
+  PQ_TW_I16 = 4,
+  PQ_TW_I32 = 5,
+  PQ_TW_I64 = 6,
+  PQ_TW_BINARY = 8,
+  PQ_TW_LIST = 9,
+  PQ_TW_STRUCT = 12
 };
 
 /* Starts the outermost struct (no field header). */
@@ -52,13 +59,13 @@ void pq_tw_estruct(pq_tw *w);
  * byte-identical to Java Paimon's files. */
 typedef struct pq_rle_enc {
   pm_buf *out;
-  int w;              /* bit width, 0..32 */
+  int w; /* bit width, 0..32 */
   uint32_t prev;
   int64_t repeat;
   uint32_t buf[8];
   int nbuf;
-  size_t hdr_pos;     /* position of the open bit-packed run's header; SIZE_MAX when none */
-  int groups;         /* groups in the open bit-packed run */
+  size_t hdr_pos; /* position of the open bit-packed run's header; SIZE_MAX when none */
+  int groups;     /* groups in the open bit-packed run */
   bool oom;
 } pq_rle_enc;
 

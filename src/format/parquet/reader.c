@@ -151,8 +151,8 @@ static int match(pq_reader *r, pq_rnode *rn, pm_col *col, const pq_fnode *f, int
         if (R->leaf < 0 && R->nchildren == 1) {
           const char *rn_name = R->e->name;
           size_t fl = strlen(f->e->name);
-          bool legacy = strcmp(rn_name, "array") == 0 ||
-                        (strncmp(rn_name, f->e->name, fl) == 0 && strcmp(rn_name + fl, "_tuple") == 0);
+          bool legacy = strcmp(rn_name, "array") == 0 || (strncmp(rn_name, f->e->name, fl) == 0 &&
+                                                          strcmp(rn_name + fl, "_tuple") == 0);
           if (!legacy) E = child_of(r, R, 0);
         }
       }
@@ -162,7 +162,8 @@ static int match(pq_reader *r, pq_rnode *rn, pm_col *col, const pq_fnode *f, int
       rn->children = pm_calloc(1, sizeof *rn->children);
       if (!rn->children) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
       rn->nchildren = 1;
-      PM_TRY(match(r, &rn->children[0], &col->children[0], E, E->def, E == R, stack, depth + 1, err));
+      PM_TRY(
+          match(r, &rn->children[0], &col->children[0], E, E->def, E == R, stack, depth + 1, err));
       rn->rep_leaf = rn->children[0].rep_leaf;
       break;
     }
@@ -211,7 +212,8 @@ static int grow_u32(pq_reader *r, pm_buf *b, int64_t n, paimon_error *err) {
   size_t need = (size_t)(n + 1) * 4;
   if (b->cap >= need) return 0;
   pm_buf_clear(b);
-  if (pm_buf_reserve(b, need) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (pm_buf_reserve(b, need) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   return 0;
 }
 
@@ -265,7 +267,8 @@ static int assemble(pq_reader *r, int32_t li, int64_t rows, int64_t start, paimo
     switch (N->kind) {
       case RN_STRUCT:
         if (!fill) break;
-        if (pm_col_reserve(c, cnt, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+        if (pm_col_reserve(c, cnt, 0) != 0)
+          return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
         for (int64_t k = 0; k < cnt; k++) {
           bool v = def[cur[k]] >= N->dthr;
           bm_put(c->validity.data, c->length + k, v);
@@ -281,7 +284,8 @@ static int assemble(pq_reader *r, int32_t li, int64_t rows, int64_t start, paimo
       case RN_MAP: {
         int32_t *o = NULL;
         if (fill) {
-          if (pm_col_reserve(c, cnt, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+          if (pm_col_reserve(c, cnt, 0) != 0)
+            return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
           o = (int32_t *)(void *)c->offsets.data + c->length;
         }
         int64_t m = 0;
@@ -306,7 +310,8 @@ static int assemble(pq_reader *r, int32_t li, int64_t rows, int64_t start, paimo
           bm_done(c);
           if (N->kind == RN_MAP) { /* the entries struct: one valid row per element */
             pm_col *ent = &c->children[0];
-            if (pm_col_reserve(ent, m, 0) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+            if (pm_col_reserve(ent, m, 0) != 0)
+              return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
             pm_col_set_validity(ent, ent->length, m, true);
             ent->length += m;
           }
@@ -315,7 +320,8 @@ static int assemble(pq_reader *r, int32_t li, int64_t rows, int64_t start, paimo
             return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
           if (N->kind == RN_MAP)
             for (int i = 0; i < 2; i++)
-              if (N->children[i].kind == RN_ABSENT && pm_col_append_nulls(N->children[i].col, m) != 0)
+              if (N->children[i].kind == RN_ABSENT &&
+                  pm_col_append_nulls(N->children[i].col, m) != 0)
                 return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
         }
         uint32_t *t = cur;
@@ -499,8 +505,10 @@ static int open_footer(pq_reader *r, paimon_error *err) {
   if ((int64_t)flen > r->file_size - 12)
     return pm_fail(err, PAIMON_ECORRUPT, "%s: parquet footer length %u exceeds file size %lld",
                    r->path, flen, (long long)r->file_size);
-  if (pm_buf_resize(&r->footer_raw, flen) != 0) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
-  PM_TRY(pm_rfile_read_exact(r->file, r->path, r->footer_raw.data, flen, r->file_size - 8 - flen, err));
+  if (pm_buf_resize(&r->footer_raw, flen) != 0)
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  PM_TRY(pm_rfile_read_exact(r->file, r->path, r->footer_raw.data, flen, r->file_size - 8 - flen,
+                             err));
   const char *why = NULL;
   if (pq_footer_parse(&r->ft, r->footer_raw.data, flen, &why) != 0) return corrupt(r, why, err);
   r->nodes = pm_calloc((size_t)r->ft.nschema, sizeof *r->nodes);
@@ -513,7 +521,8 @@ static int open_footer(pq_reader *r, paimon_error *err) {
   for (int32_t i = 0; i < r->ft.nrgs; i++) {
     const pq_rowgroup *rg = &r->ft.rgs[i];
     if (rg->ncols != leaves) return corrupt(r, "row group column count differs from schema", err);
-    if (rg->num_rows < 0 || rg->num_rows > INT64_MAX - total) return corrupt(r, "bad row group row count", err);
+    if (rg->num_rows < 0 || rg->num_rows > INT64_MAX - total)
+      return corrupt(r, "bad row group row count", err);
     total += rg->num_rows;
   }
   if (total != r->ft.num_rows) return corrupt(r, "row groups disagree with footer row count", err);
@@ -578,8 +587,10 @@ static pm_type *prim_type(const pq_selem *e, bool nullable) {
       if (ct == PQ_CT_DECIMAL) return pm_type_new_decimal(e->precision, e->scale, nullable);
       if (lt == PQ_LT_DATE || ct == PQ_CT_DATE) return pm_type_new(PM_DATE, nullable);
       if (lt == PQ_LT_TIME || ct == PQ_CT_TIME_MILLIS) return pm_type_new_ts(PM_TIME, 3, nullable);
-      if ((lt == PQ_LT_INTEGER && e->lt_bits == 8) || ct == 15) return pm_type_new(PM_TINYINT, nullable);
-      if ((lt == PQ_LT_INTEGER && e->lt_bits == 16) || ct == 16) return pm_type_new(PM_SMALLINT, nullable);
+      if ((lt == PQ_LT_INTEGER && e->lt_bits == 8) || ct == 15)
+        return pm_type_new(PM_TINYINT, nullable);
+      if ((lt == PQ_LT_INTEGER && e->lt_bits == 16) || ct == 16)
+        return pm_type_new(PM_SMALLINT, nullable);
       return pm_type_new(PM_INT, nullable);
     case PQ_INT64:
       if (lt == PQ_LT_DECIMAL) return pm_type_new_decimal(e->lt_precision, e->lt_scale, nullable);
@@ -611,15 +622,17 @@ static pm_type *group_type(pq_reader *r, const pq_fnode *f, int depth) {
   const pq_selem *e = f->e;
   bool nullable = e->repetition == PQ_OPTIONAL;
   bool is_list = e->logical == PQ_LT_LIST || e->converted == PQ_CT_LIST;
-  bool is_map = e->logical == PQ_LT_MAP || e->converted == PQ_CT_MAP || e->converted == PQ_CT_MAP_KEY_VALUE;
+  bool is_map =
+      e->logical == PQ_LT_MAP || e->converted == PQ_CT_MAP || e->converted == PQ_CT_MAP_KEY_VALUE;
   if (is_list && f->nchildren == 1) {
     const pq_fnode *R = child_of(r, f, 0);
     if (R->e->repetition == PQ_REPEATED) {
       const pq_fnode *E = R;
       if (R->leaf < 0 && R->nchildren == 1) {
         size_t fl = strlen(e->name ? e->name : "");
-        bool legacy = strcmp(R->e->name, "array") == 0 ||
-                      (e->name && strncmp(R->e->name, e->name, fl) == 0 && strcmp(R->e->name + fl, "_tuple") == 0);
+        bool legacy =
+            strcmp(R->e->name, "array") == 0 || (e->name && strncmp(R->e->name, e->name, fl) == 0 &&
+                                                 strcmp(R->e->name + fl, "_tuple") == 0);
         if (!legacy) E = child_of(r, R, 0);
       }
       pm_type *el = node_type(r, E, E == R, depth + 1);
@@ -644,7 +657,8 @@ static pm_type *group_type(pq_reader *r, const pq_fnode *f, int depth) {
   for (int32_t i = 0; row && i < f->nchildren; i++) {
     const pq_fnode *c = child_of(r, f, i);
     pm_type *ct = node_type(r, c, false, depth + 1);
-    if (!ct || pm_type_row_add(row, c->e->has_field_id ? c->e->field_id : -1, c->e->name, ct) != 0) {
+    if (!ct ||
+        pm_type_row_add(row, c->e->has_field_id ? c->e->field_id : -1, c->e->name, ct) != 0) {
       pm_type_free(row);
       return NULL;
     }
@@ -688,7 +702,8 @@ int pm_parquet_file_type(paimon_fs *fs, const char *path, pm_type **out, paimon_
   for (int32_t i = 0; row && i < root->nchildren; i++) {
     const pq_fnode *c = child_of(r, root, i);
     pm_type *ct = node_type(r, c, false, 1);
-    if (!ct || pm_type_row_add(row, c->e->has_field_id ? c->e->field_id : -1, c->e->name, ct) != 0) {
+    if (!ct ||
+        pm_type_row_add(row, c->e->has_field_id ? c->e->field_id : -1, c->e->name, ct) != 0) {
       pm_type_free(row);
       row = NULL;
     }

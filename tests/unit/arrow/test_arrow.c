@@ -23,13 +23,37 @@ static void test_type_string_round_trip(void **state) {
   (void)state;
   /* Canonical strings as written by Java Paimon in schema files (format-metadata.md §3). */
   static const char *canon[] = {
-      "BOOLEAN", "TINYINT NOT NULL", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE",
-      "DATE", "CHAR(5)", "VARCHAR(10)", "STRING", "STRING NOT NULL", "BINARY(3)",
-      "VARBINARY(7)", "BYTES", "DECIMAL(23, 5)", "DECIMAL(38, 0) NOT NULL", "TIME(0)",
-      "TIME(3)", "TIMESTAMP(6)", "TIMESTAMP(9) NOT NULL", "TIMESTAMP(3) WITH LOCAL TIME ZONE",
-      "TIMESTAMP(6) WITH LOCAL TIME ZONE NOT NULL", "VARIANT", "BLOB", "ARRAY<INT>",
-      "ARRAY<STRING NOT NULL> NOT NULL", "MAP<STRING NOT NULL, INT>", "MULTISET<BIGINT>",
-      "ROW<`a` INT, `b` STRING>", "ROW<`x y` ARRAY<MAP<INT NOT NULL, ROW<`q``r` DOUBLE>>>>",
+      "BOOLEAN",
+      "TINYINT NOT NULL",
+      "SMALLINT",
+      "INT NOT NULL",
+      "BIGINT",
+      "FLOAT",
+      "DOUBLE",
+      "DATE",
+      "CHAR(5)",
+      "VARCHAR(10)",
+      "STRING",
+      "STRING NOT NULL",
+      "BINARY(3)",
+      "VARBINARY(7)",
+      "BYTES",
+      "DECIMAL(23, 5)",
+      "DECIMAL(38, 0) NOT NULL",
+      "TIME(0)",
+      "TIME(3)",
+      "TIMESTAMP(6)",
+      "TIMESTAMP(9) NOT NULL",
+      "TIMESTAMP(3) WITH LOCAL TIME ZONE",
+      "TIMESTAMP(6) WITH LOCAL TIME ZONE NOT NULL",
+      "VARIANT",
+      "BLOB",
+      "ARRAY<INT>",
+      "ARRAY<STRING NOT NULL> NOT NULL",
+      "MAP<STRING NOT NULL, INT>",
+      "MULTISET<BIGINT>",
+      "ROW<`a` INT, `b` STRING>",
+      "ROW<`x y` ARRAY<MAP<INT NOT NULL, ROW<`q``r` DOUBLE>>>>",
   };
   for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
     pm_type *t = parse(canon[i]);
@@ -69,9 +93,17 @@ static void test_type_parse_variants(void **state) {
   assert_int_equal(pm_row_find(t, "c"), -1);
   pm_type_free(t);
 
-  static const char *bad[] = {"", "INT NOT", "DECIMAL(39, 1)", "DECIMAL(5, 6)", "VARCHAR(",
-                              "ARRAY<INT", "MAP<INT>", "ROW<`a INT>", "INT garbage",
-                              "TIMESTAMP(10)", "VARCHAR(99999999999)"};
+  static const char *bad[] = {"",
+                              "INT NOT",
+                              "DECIMAL(39, 1)",
+                              "DECIMAL(5, 6)",
+                              "VARCHAR(",
+                              "ARRAY<INT",
+                              "MAP<INT>",
+                              "ROW<`a INT>",
+                              "INT garbage",
+                              "TIMESTAMP(10)",
+                              "VARCHAR(99999999999)"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     paimon_error err = {0};
     pm_type *x = NULL;
@@ -93,9 +125,10 @@ static void test_fixed_widths(void **state) {
   struct {
     const char *s;
     int w;
-  } cases[] = {{"BOOLEAN", 0}, {"TINYINT", 1}, {"SMALLINT", 2}, {"INT", 4}, {"BIGINT", 8},
-               {"FLOAT", 4},   {"DOUBLE", 8},  {"DATE", 4},     {"TIME(3)", 4}, {"TIMESTAMP(9)", 8},
-               {"DECIMAL(5, 2)", 16}, {"STRING", 0}, {"ARRAY<INT>", 0}};
+  } cases[] = {{"BOOLEAN", 0},   {"TINYINT", 1},      {"SMALLINT", 2},       {"INT", 4},
+               {"BIGINT", 8},    {"FLOAT", 4},        {"DOUBLE", 8},         {"DATE", 4},
+               {"TIME(3)", 4},   {"TIMESTAMP(9)", 8}, {"DECIMAL(5, 2)", 16}, {"STRING", 0},
+               {"ARRAY<INT>", 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pm_type *t = parse(cases[i].s);
     assert_int_equal(pm_type_fixed_width(t), cases[i].w);
@@ -135,9 +168,9 @@ static void test_schema_export(void **state) {
       "`ltz` TIMESTAMP(6) WITH LOCAL TIME ZONE, `arr` ARRAY<INT>, `m` MAP<STRING, INT>, "
       "`ms` MULTISET<STRING>, `r` ROW<`x` INT, `y` STRING>>");
   for (int32_t i = 0; i < row->nfields; i++) row->fields[i].id = 100 + i;
-  static const char *formats[] = {"b",    "c",    "s",    "i",       "l",    "f",  "g",
-                                  "d:23,5", "u",  "z",    "tdD",     "ttm",  "tsm:", "tsu:",
-                                  "tsn:", "tsu:UTC", "+l", "+m",     "+m",   "+s"};
+  static const char *formats[] = {
+      "b",   "c",   "s",    "i",    "l",    "f",       "g",  "d:23,5", "u",  "z",
+      "tdD", "ttm", "tsm:", "tsu:", "tsn:", "tsu:UTC", "+l", "+m",     "+m", "+s"};
   struct ArrowSchema sc;
   paimon_error err = {0};
   PM_ASSERT_OK(pm_type_to_arrow(row, NULL, &sc, &err), &err);
@@ -335,8 +368,13 @@ static void test_build_primitives(void **state) {
 
 static void test_empty_and_null_arrays(void **state) {
   (void)state;
-  static const char *types[] = {"INT", "STRING", "BOOLEAN", "DECIMAL(30, 2)", "ARRAY<INT>",
-                                "MAP<STRING, BIGINT>", "ROW<`a` INT, `b` STRING>"};
+  static const char *types[] = {"INT",
+                                "STRING",
+                                "BOOLEAN",
+                                "DECIMAL(30, 2)",
+                                "ARRAY<INT>",
+                                "MAP<STRING, BIGINT>",
+                                "ROW<`a` INT, `b` STRING>"};
   for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
     pm_type *t = parse(types[k]);
     /* Empty export: buffers present (consumers may dereference them). */
@@ -373,8 +411,9 @@ static void test_empty_and_null_arrays(void **state) {
 
 static void test_nested(void **state) {
   (void)state;
-  pm_type *t = parse("ROW<`id` INT, `tags` ARRAY<STRING>, `m` MAP<STRING, INT>, "
-                     "`p` ROW<`x` DOUBLE, `y` ARRAY<BIGINT>>, `ms` MULTISET<INT>>");
+  pm_type *t = parse(
+      "ROW<`id` INT, `tags` ARRAY<STRING>, `m` MAP<STRING, INT>, "
+      "`p` ROW<`x` DOUBLE, `y` ARRAY<BIGINT>>, `ms` MULTISET<INT>>");
   pm_col c;
   assert_int_equal(pm_col_init(&c, t), 0);
   assert_int_equal(c.nchildren, 5);
@@ -611,8 +650,8 @@ static void *pool_worker(void *arg) {
     for (int r = 0; r < n; r++) {
       char b[32];
       int len = snprintf(b, sizeof b, "%d-%d", seed, r);
-      if (pm_col_append_bytes(&c.children[0], b, (size_t)len) || pm_col_append_i32(&c.children[1], r) ||
-          pm_col_append_struct(&c, true))
+      if (pm_col_append_bytes(&c.children[0], b, (size_t)len) ||
+          pm_col_append_i32(&c.children[1], r) || pm_col_append_struct(&c, true))
         bad = 1;
     }
     struct ArrowArray a;
@@ -625,7 +664,8 @@ static void *pool_worker(void *arg) {
       int len = snprintf(b, sizeof b, "%d-%d", seed, r);
       int32_t got;
       const uint8_t *p = pm_arr_bytes(a.children[0], r, &got);
-      if (got != len || memcmp(p, b, (size_t)len) != 0 || PM_ARR_FIXED(a.children[1], int32_t, r) != r)
+      if (got != len || memcmp(p, b, (size_t)len) != 0 ||
+          PM_ARR_FIXED(a.children[1], int32_t, r) != r)
         bad = 1;
     }
     a.release(&a);
@@ -639,7 +679,8 @@ static void test_pool_threads(void **state) {
   (void)state;
   pthread_t th[3];
   int seeds[3] = {1, 2, 3};
-  for (int i = 0; i < 3; i++) assert_int_equal(pthread_create(&th[i], NULL, pool_worker, &seeds[i]), 0);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, pool_worker, &seeds[i]), 0);
   for (int i = 0; i < 3; i++) {
     void *r = NULL;
     pthread_join(th[i], &r);

@@ -64,7 +64,10 @@ static void oracle_rows(const char *path, rows *out) {
   }
   free(line);
   int st = pclose(f);
-  if (st != 0) fail_msg("oracle failed on %s (status %d); install python3-avro python3-zstandard python3-snappy", path, st);
+  if (st != 0)
+    fail_msg(
+        "oracle failed on %s (status %d); install python3-avro python3-zstandard python3-snappy",
+        path, st);
 }
 
 /* ---- generic comparer: oracle JSON vs Arrow values -------------------------------- */
@@ -136,115 +139,125 @@ static bool cmp_val(json_t *e, const struct ArrowArray *a, const pm_type *t, int
   }
   char buf[256];
   switch (t->id) {
-  case PM_BOOLEAN:
-    if (!json_is_boolean(e) || json_is_true(e) != pm_arr_bool(a, i)) return why(path, "boolean differs", NULL);
-    return true;
-  case PM_TINYINT:
-  case PM_SMALLINT:
-  case PM_INT:
-  case PM_BIGINT:
-  case PM_TIME:
-    if (!json_is_integer(e) || json_integer_value(e) != pm_arr_int(a, t, i)) {
-      snprintf(buf, sizeof buf, "oracle %lld ours %lld", (long long)json_integer_value(e),
-               (long long)pm_arr_int(a, t, i));
-      return why(path, "integer differs:", buf);
-    }
-    return true;
-  case PM_FLOAT:
-  case PM_DOUBLE: {
-    double ours = t->id == PM_FLOAT ? (double)PM_ARR_FIXED(a, float, i) : PM_ARR_FIXED(a, double, i);
-    if (!json_is_number(e) || json_number_value(e) != ours) {
-      snprintf(buf, sizeof buf, "oracle %.17g ours %.17g", json_number_value(e), ours);
-      return why(path, "float differs:", buf);
-    }
-    return true;
-  }
-  case PM_DECIMAL: {
-    dec_str((const uint8_t *)a->buffers[1] + (a->offset + i) * 16, t->scale, buf);
-    if (!json_is_string(e) || strcmp(json_string_value(e), buf)) return why(path, "decimal differs, ours", buf);
-    return true;
-  }
-  case PM_CHAR:
-  case PM_VARCHAR: {
-    int32_t n;
-    const uint8_t *s = pm_arr_bytes(a, i, &n);
-    if (!json_is_string(e) || json_string_length(e) != (size_t)n || memcmp(json_string_value(e), s, (size_t)n))
-      return why(path, "string differs", NULL);
-    return true;
-  }
-  case PM_BINARY:
-  case PM_VARBINARY:
-  case PM_BLOB:
-  case PM_VARIANT: {
-    int32_t n;
-    const uint8_t *s = pm_arr_bytes(a, i, &n);
-    json_t *hx = json_object_get(e, "hex");
-    char hex[2 * 256 + 1];
-    if (n > 256) return why(path, "binary too long for the comparer", NULL);
-    for (int32_t k = 0; k < n; k++) snprintf(hex + 2 * k, 3, "%02x", s[k]);
-    hex[2 * n] = 0;
-    if (!json_is_string(hx) || strcmp(json_string_value(hx), hex)) return why(path, "binary differs, ours", hex);
-    return true;
-  }
-  case PM_DATE: {
-    json_t *d = json_object_get(e, "days");
-    if (!json_is_integer(d) || json_integer_value(d) != pm_arr_int(a, t, i)) return why(path, "date differs", NULL);
-    return true;
-  }
-  case PM_TIMESTAMP:
-  case PM_TIMESTAMP_LTZ: {
-    json_t *d = json_object_get(e, "ts_ns");
-    int u = pm_ts_unit(t->precision);
-    long long mul = u == 0 ? 1000000 : u == 1 ? 1000 : 1;
-    long long ours = (long long)pm_arr_int(a, t, i) * mul;
-    if (!json_is_string(d) || strtoll(json_string_value(d), NULL, 10) != ours) {
-      snprintf(buf, sizeof buf, "ours %lld", ours);
-      return why(path, "timestamp differs:", buf);
-    }
-    return true;
-  }
-  case PM_ARRAY: {
-    int64_t b, en;
-    pm_arr_list_range(a, i, &b, &en);
-    if (!json_is_array(e) || json_array_size(e) != (size_t)(en - b)) return why(path, "array length differs", NULL);
-    for (int64_t k = b; k < en; k++) {
-      char sub[512];
-      snprintf(sub, sizeof sub, "%s[%lld]", path, (long long)(k - b));
-      if (!cmp_val(json_array_get(e, (size_t)(k - b)), a->children[0], t->elem, k, sub)) return false;
-    }
-    return true;
-  }
-  case PM_MAP:
-  case PM_MULTISET: {
-    int64_t b, en;
-    pm_arr_list_range(a, i, &b, &en);
-    const struct ArrowArray *ent = a->children[0];
-    const struct ArrowArray *kc = ent->children[0], *vc = ent->children[1];
-    static const pm_type count = {.id = PM_INT};
-    const pm_type *vt = t->id == PM_MAP ? t->value : &count;
-    size_t n = json_is_object(e) ? json_object_size(e) : json_is_array(e) ? json_array_size(e) : (size_t)-1;
-    if (n != (size_t)(en - b)) return why(path, "map size differs", NULL);
-    for (int64_t k = b; k < en; k++) {
-      char sub[512];
-      int64_t ek = ent->offset + k;
-      snprintf(sub, sizeof sub, "%s{%lld}", path, (long long)(k - b));
-      if (json_is_object(e)) { /* avro map: string keys */
-        int32_t kn;
-        const uint8_t *ks = pm_arr_bytes(kc, ek, &kn);
-        char key[512];
-        snprintf(key, sizeof key, "%.*s", (int)kn, (const char *)ks);
-        json_t *v = json_object_get(e, key);
-        if (!v) return why(path, "map key missing in oracle:", key);
-        if (!cmp_val(v, vc, vt, ek, sub)) return false;
-      } else { /* array of {key, value} records */
-        json_t *kv = json_array_get(e, (size_t)(k - b));
-        if (!cmp_val(json_object_get(kv, "key"), kc, t->elem, ek, sub)) return false;
-        if (!cmp_val(json_object_get(kv, "value"), vc, vt, ek, sub)) return false;
+    case PM_BOOLEAN:
+      if (!json_is_boolean(e) || json_is_true(e) != pm_arr_bool(a, i))
+        return why(path, "boolean differs", NULL);
+      return true;
+    case PM_TINYINT:
+    case PM_SMALLINT:
+    case PM_INT:
+    case PM_BIGINT:
+    case PM_TIME:
+      if (!json_is_integer(e) || json_integer_value(e) != pm_arr_int(a, t, i)) {
+        snprintf(buf, sizeof buf, "oracle %lld ours %lld", (long long)json_integer_value(e),
+                 (long long)pm_arr_int(a, t, i));
+        return why(path, "integer differs:", buf);
       }
+      return true;
+    case PM_FLOAT:
+    case PM_DOUBLE: {
+      double ours =
+          t->id == PM_FLOAT ? (double)PM_ARR_FIXED(a, float, i) : PM_ARR_FIXED(a, double, i);
+      if (!json_is_number(e) || json_number_value(e) != ours) {
+        snprintf(buf, sizeof buf, "oracle %.17g ours %.17g", json_number_value(e), ours);
+        return why(path, "float differs:", buf);
+      }
+      return true;
     }
-    return true;
-  }
-  case PM_ROW: return cmp_row_fields(e, a, t, a->offset + i, path);
+    case PM_DECIMAL: {
+      dec_str((const uint8_t *)a->buffers[1] + (a->offset + i) * 16, t->scale, buf);
+      if (!json_is_string(e) || strcmp(json_string_value(e), buf))
+        return why(path, "decimal differs, ours", buf);
+      return true;
+    }
+    case PM_CHAR:
+    case PM_VARCHAR: {
+      int32_t n;
+      const uint8_t *s = pm_arr_bytes(a, i, &n);
+      if (!json_is_string(e) || json_string_length(e) != (size_t)n ||
+          memcmp(json_string_value(e), s, (size_t)n))
+        return why(path, "string differs", NULL);
+      return true;
+    }
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_BLOB:
+    case PM_VARIANT: {
+      int32_t n;
+      const uint8_t *s = pm_arr_bytes(a, i, &n);
+      json_t *hx = json_object_get(e, "hex");
+      char hex[2 * 256 + 1];
+      if (n > 256) return why(path, "binary too long for the comparer", NULL);
+      for (int32_t k = 0; k < n; k++) snprintf(hex + 2 * k, 3, "%02x", s[k]);
+      hex[2 * n] = 0;
+      if (!json_is_string(hx) || strcmp(json_string_value(hx), hex))
+        return why(path, "binary differs, ours", hex);
+      return true;
+    }
+    case PM_DATE: {
+      json_t *d = json_object_get(e, "days");
+      if (!json_is_integer(d) || json_integer_value(d) != pm_arr_int(a, t, i))
+        return why(path, "date differs", NULL);
+      return true;
+    }
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ: {
+      json_t *d = json_object_get(e, "ts_ns");
+      int u = pm_ts_unit(t->precision);
+      long long mul = u == 0 ? 1000000 : u == 1 ? 1000 : 1;
+      long long ours = (long long)pm_arr_int(a, t, i) * mul;
+      if (!json_is_string(d) || strtoll(json_string_value(d), NULL, 10) != ours) {
+        snprintf(buf, sizeof buf, "ours %lld", ours);
+        return why(path, "timestamp differs:", buf);
+      }
+      return true;
+    }
+    case PM_ARRAY: {
+      int64_t b, en;
+      pm_arr_list_range(a, i, &b, &en);
+      if (!json_is_array(e) || json_array_size(e) != (size_t)(en - b))
+        return why(path, "array length differs", NULL);
+      for (int64_t k = b; k < en; k++) {
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s[%lld]", path, (long long)(k - b));
+        if (!cmp_val(json_array_get(e, (size_t)(k - b)), a->children[0], t->elem, k, sub))
+          return false;
+      }
+      return true;
+    }
+    case PM_MAP:
+    case PM_MULTISET: {
+      int64_t b, en;
+      pm_arr_list_range(a, i, &b, &en);
+      const struct ArrowArray *ent = a->children[0];
+      const struct ArrowArray *kc = ent->children[0], *vc = ent->children[1];
+      static const pm_type count = {.id = PM_INT};
+      const pm_type *vt = t->id == PM_MAP ? t->value : &count;
+      size_t n = json_is_object(e)  ? json_object_size(e)
+                 : json_is_array(e) ? json_array_size(e)
+                                    : (size_t)-1;
+      if (n != (size_t)(en - b)) return why(path, "map size differs", NULL);
+      for (int64_t k = b; k < en; k++) {
+        char sub[512];
+        int64_t ek = ent->offset + k;
+        snprintf(sub, sizeof sub, "%s{%lld}", path, (long long)(k - b));
+        if (json_is_object(e)) { /* avro map: string keys */
+          int32_t kn;
+          const uint8_t *ks = pm_arr_bytes(kc, ek, &kn);
+          char key[512];
+          snprintf(key, sizeof key, "%.*s", (int)kn, (const char *)ks);
+          json_t *v = json_object_get(e, key);
+          if (!v) return why(path, "map key missing in oracle:", key);
+          if (!cmp_val(v, vc, vt, ek, sub)) return false;
+        } else { /* array of {key, value} records */
+          json_t *kv = json_array_get(e, (size_t)(k - b));
+          if (!cmp_val(json_object_get(kv, "key"), kc, t->elem, ek, sub)) return false;
+          if (!cmp_val(json_object_get(kv, "value"), vc, vt, ek, sub)) return false;
+        }
+      }
+      return true;
+    }
+    case PM_ROW: return cmp_row_fields(e, a, t, a->offset + i, path);
   }
   return why(path, "type not handled by the comparer", NULL);
 }
@@ -264,7 +277,8 @@ static int64_t check_reader_vs_oracle(pm_format_reader *r, const pm_type *t, con
     assert_int_equal(first, seen);
     assert_int_equal(batch.n_children, t->nfields);
     for (int64_t i = 0; i < batch.length; i++) {
-      if ((size_t)(seen + i) >= o.n) fail_msg("%s: we read more rows than the oracle (%zu)", path, o.n);
+      if ((size_t)(seen + i) >= o.n)
+        fail_msg("%s: we read more rows than the oracle (%zu)", path, o.n);
       char rowpath[600];
       snprintf(rowpath, sizeof rowpath, "%s row %lld", path, (long long)(seen + i));
       if (!cmp_row_fields(o.v[seen + i], &batch, t, i, rowpath)) fail_msg("%s", g_why);
@@ -272,7 +286,8 @@ static int64_t check_reader_vs_oracle(pm_format_reader *r, const pm_type *t, con
     seen += batch.length;
     pm_array_release(&batch);
   }
-  if ((size_t)seen != o.n) fail_msg("%s: we read %lld rows, oracle %zu", path, (long long)seen, o.n);
+  if ((size_t)seen != o.n)
+    fail_msg("%s: we read %lld rows, oracle %zu", path, (long long)seen, o.n);
   rows_free(&o);
   return seen;
 }
@@ -375,13 +390,17 @@ static void test_comparer_not_vacuous(void **state) {
 
 /* ---- (2) manifests of corpus tables with the Paimon metadata read types ----------- */
 
-#define STATS_T "ROW<`_MIN_VALUES` BYTES NOT NULL, `_MAX_VALUES` BYTES NOT NULL, `_NULL_COUNTS` ARRAY<BIGINT>> NOT NULL"
+#define STATS_T                                                                                    \
+  "ROW<`_MIN_VALUES` BYTES NOT NULL, `_MAX_VALUES` BYTES NOT NULL, `_NULL_COUNTS` ARRAY<BIGINT>> " \
+  "NOT NULL"
 static const char *MANIFEST_ENTRY_T =
     "ROW<`_VERSION` INT NOT NULL, `_KIND` INT NOT NULL, `_PARTITION` BYTES NOT NULL, "
     "`_BUCKET` INT NOT NULL, `_TOTAL_BUCKETS` INT NOT NULL, `_FILE` ROW<"
     "`_FILE_NAME` STRING NOT NULL, `_FILE_SIZE` BIGINT NOT NULL, `_ROW_COUNT` BIGINT NOT NULL, "
-    "`_MIN_KEY` BYTES NOT NULL, `_MAX_KEY` BYTES NOT NULL, `_KEY_STATS` " STATS_T ", "
-    "`_VALUE_STATS` " STATS_T ", `_MIN_SEQUENCE_NUMBER` BIGINT NOT NULL, "
+    "`_MIN_KEY` BYTES NOT NULL, `_MAX_KEY` BYTES NOT NULL, `_KEY_STATS` " STATS_T
+    ", "
+    "`_VALUE_STATS` " STATS_T
+    ", `_MIN_SEQUENCE_NUMBER` BIGINT NOT NULL, "
     "`_MAX_SEQUENCE_NUMBER` BIGINT NOT NULL, `_SCHEMA_ID` BIGINT NOT NULL, `_LEVEL` INT NOT NULL, "
     "`_EXTRA_FILES` ARRAY<STRING NOT NULL> NOT NULL, `_CREATION_TIME` TIMESTAMP(3), "
     "`_DELETE_ROW_COUNT` BIGINT, `_EMBEDDED_FILE_INDEX` BYTES, `_FILE_SOURCE` INT, "
@@ -390,13 +409,16 @@ static const char *MANIFEST_ENTRY_T =
 static const char *MANIFEST_FILE_META_T =
     "ROW<`_VERSION` INT NOT NULL, `_FILE_NAME` STRING NOT NULL, `_FILE_SIZE` BIGINT NOT NULL, "
     "`_NUM_ADDED_FILES` BIGINT NOT NULL, `_NUM_DELETED_FILES` BIGINT NOT NULL, "
-    "`_PARTITION_STATS` " STATS_T ", `_SCHEMA_ID` BIGINT NOT NULL, `_MIN_BUCKET` INT, "
-    "`_MAX_BUCKET` INT, `_MIN_LEVEL` INT, `_MAX_LEVEL` INT, `_MIN_ROW_ID` BIGINT, `_MAX_ROW_ID` BIGINT>";
+    "`_PARTITION_STATS` " STATS_T
+    ", `_SCHEMA_ID` BIGINT NOT NULL, `_MIN_BUCKET` INT, "
+    "`_MAX_BUCKET` INT, `_MIN_LEVEL` INT, `_MAX_LEVEL` INT, `_MIN_ROW_ID` BIGINT, `_MAX_ROW_ID` "
+    "BIGINT>";
 static const char *INDEX_ENTRY_T =
     "ROW<`_VERSION` INT NOT NULL, `_KIND` INT NOT NULL, `_PARTITION` BYTES NOT NULL, "
     "`_BUCKET` INT NOT NULL, `_INDEX_TYPE` STRING NOT NULL, `_FILE_NAME` STRING NOT NULL, "
     "`_FILE_SIZE` BIGINT NOT NULL, `_ROW_COUNT` BIGINT NOT NULL, `_DELETIONS_VECTORS_RANGES` "
-    "ARRAY<ROW<`f0` STRING NOT NULL, `f1` INT NOT NULL, `f2` INT NOT NULL, `_CARDINALITY` BIGINT>>, "
+    "ARRAY<ROW<`f0` STRING NOT NULL, `f1` INT NOT NULL, `f2` INT NOT NULL, `_CARDINALITY` "
+    "BIGINT>>, "
     "`_EXTERNAL_PATH` STRING, `_GLOBAL_INDEX` ROW<`_ROW_RANGE_START` BIGINT NOT NULL, "
     "`_ROW_RANGE_END` BIGINT NOT NULL, `_INDEX_FIELD_ID` INT NOT NULL, `_EXTRA_FIELD_IDS` "
     "ARRAY<INT NOT NULL>, `_INDEX_META` BYTES>>";
@@ -408,7 +430,8 @@ static void check_manifest_file(const char *path, const char *name, int *counts)
   else if (!strncmp(name, "index-manifest-", 15)) ts = INDEX_ENTRY_T, kind = 2;
   else if (!strncmp(name, "manifest-", 9) || !strcmp(name, "manifest") ||
            strstr(name, "avro_manifest_list") == name)
-    ts = strstr(name, "list") ? MANIFEST_FILE_META_T : MANIFEST_ENTRY_T, kind = strstr(name, "list") ? 1 : 0;
+    ts = strstr(name, "list") ? MANIFEST_FILE_META_T : MANIFEST_ENTRY_T,
+    kind = strstr(name, "list") ? 1 : 0;
   else if (strstr(name, "avro_manifest") == name) ts = MANIFEST_ENTRY_T, kind = 0;
   else return;
   pm_type *t = parse_type(ts);
@@ -428,7 +451,8 @@ static void test_manifests(void **state) {
       "compat/tables/parquet/append_complex_data.db/append_complex_data/manifest",
       "compat/tables/parquet/append_with_global_index.db/append_with_global_index/manifest",
       "compat/tables/parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality/manifest",
-      "compat/tables/parquet/data_evolution_with_dense_stats.db/data_evolution_with_dense_stats/manifest",
+      "compat/tables/parquet/data_evolution_with_dense_stats.db/data_evolution_with_dense_stats/"
+      "manifest",
       "compat/tables/avro/manifest"};
   int counts[3] = {0, 0, 0};
   for (size_t d = 0; d < sizeof tables / sizeof tables[0]; d++) {
@@ -456,10 +480,11 @@ static void test_projection(void **state) {
   const char *path = pm_test_shared("compat/tables/avro/manifest/avro_manifest_09");
   /* also Avro promotions (int -> long/double, long -> float) and timestamp-millis in
    * other units */
-  pm_type *t = parse_type("ROW<`_FILE` ROW<`_LEVEL` BIGINT NOT NULL, `_FILE_NAME` STRING NOT NULL, "
-                          "`_NOPE` STRING, `_FILE_SIZE` DOUBLE, `_ROW_COUNT` FLOAT, "
-                          "`_CREATION_TIME` TIMESTAMP_LTZ(9), `_DELETE_ROW_COUNT` DOUBLE> NOT NULL, "
-                          "`_MISSING` BIGINT, `_KIND` INT NOT NULL, `_BUCKET` DOUBLE>");
+  pm_type *t = parse_type(
+      "ROW<`_FILE` ROW<`_LEVEL` BIGINT NOT NULL, `_FILE_NAME` STRING NOT NULL, "
+      "`_NOPE` STRING, `_FILE_SIZE` DOUBLE, `_ROW_COUNT` FLOAT, "
+      "`_CREATION_TIME` TIMESTAMP_LTZ(9), `_DELETE_ROW_COUNT` DOUBLE> NOT NULL, "
+      "`_MISSING` BIGINT, `_KIND` INT NOT NULL, `_BUCKET` DOUBLE>");
   pm_format_reader *r = NULL;
   paimon_error err = {0};
   PM_ASSERT_OK(pm_avro_open(&r, pm_fs_local_shared(), path, t, NULL, &err), &err);
@@ -467,7 +492,8 @@ static void test_projection(void **state) {
   pm_format_close(r);
   /* an incompatible request is refused at open */
   pm_type *bad = parse_type("ROW<`_KIND` STRING>");
-  assert_int_equal(pm_avro_open(&r, pm_fs_local_shared(), path, bad, NULL, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_avro_open(&r, pm_fs_local_shared(), path, bad, NULL, &err),
+                   PAIMON_EUNSUPPORTED);
   assert_null(r);
   pm_type_free(bad);
   pm_type_free(t);
@@ -476,13 +502,15 @@ static void test_projection(void **state) {
 /* Our generated schema JSON equals the one Java Paimon wrote, byte for byte. */
 static void test_schema_json_matches_java(void **state) {
   (void)state;
-  const char *files[] = {"compat/tables/avro/data/avro_all_types", "compat/tables/avro/data/avro_with_null",
+  const char *files[] = {"compat/tables/avro/data/avro_all_types",
+                         "compat/tables/avro/data/avro_with_null",
                          "compat/tables/avro/manifest/avro_manifest_11",
                          "compat/tables/avro/manifest/avro_manifest_list_11"};
   for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
     pm_buf raw = PM_BUF_INIT;
     paimon_error err = {0};
-    PM_ASSERT_OK(pm_fs_read_all(pm_fs_local_shared(), pm_test_shared(files[k]), 1 << 20, &raw, &err), &err);
+    PM_ASSERT_OK(
+        pm_fs_read_all(pm_fs_local_shared(), pm_test_shared(files[k]), 1 << 20, &raw, &err), &err);
     /* "avro.schema" key then its zigzag length and the JSON */
     const uint8_t *p = find_bytes(raw.data, raw.len, "avro.schema", 11);
     assert_non_null(p);
@@ -497,7 +525,8 @@ static void test_schema_json_matches_java(void **state) {
     pm_buf js = PM_BUF_INIT;
     PM_ASSERT_OK(pm_avro_schema_json_for_type(t, &js, &err), &err);
     if (js.len != jl || memcmp(js.data, p, jl))
-      fail_msg("%s: schema differs\nours: %.*s\njava: %.*s", files[k], (int)js.len, js.data, (int)jl, p);
+      fail_msg("%s: schema differs\nours: %.*s\njava: %.*s", files[k], (int)js.len, js.data,
+               (int)jl, p);
     pm_buf_free(&js);
     pm_type_free(t);
     pm_avro_schema_free(s);
@@ -539,68 +568,70 @@ static void gen_value(pm_col *c, const pm_type *t, int r, int depth) {
   char s[64];
   int rc = 0;
   switch (t->id) {
-  case PM_BOOLEAN: rc = pm_col_append_bool(c, r % 2); break;
-  case PM_TINYINT: rc = pm_col_append_int(c, (r * 37) % 256 - 128); break;
-  case PM_SMALLINT: rc = pm_col_append_int(c, (r * 3001) % 65536 - 32768); break;
-  case PM_INT: rc = pm_col_append_int(c, (int64_t)r * 100003 - 5000000); break;
-  case PM_BIGINT: rc = pm_col_append_int(c, (int64_t)r * 1234567890123LL - 99999999999LL); break;
-  case PM_FLOAT: rc = pm_col_append_f32(c, (float)r * 0.25f - 3.5f); break;
-  case PM_DOUBLE: rc = pm_col_append_f64(c, r * 1.1 - 7.25e10); break;
-  case PM_DECIMAL: {
-    uint8_t d[16];
-    int64_t lo = ((int64_t)r * 7919 - 20000) % 99999; /* fits DECIMAL(5,2) */
-    uint64_t hi = lo < 0 ? UINT64_MAX : 0;
-    if (t->precision >= 18) lo = (int64_t)r * 98765432109LL - 4000000000000LL;
-    if (t->precision == 38) hi = (uint64_t)(int64_t)(r % 3 == 0 ? -(r + 1) : r * 1000003);
-    pm_store_le64(d, (uint64_t)lo);
-    pm_store_le64(d + 8, t->precision == 38 ? hi : (lo < 0 ? UINT64_MAX : 0));
-    rc = pm_col_append_dec128(c, d);
-    break;
-  }
-  case PM_CHAR:
-  case PM_VARCHAR:
-    if (r % 7 == 0) s[0] = 0;
-    else if (t->id == PM_CHAR) snprintf(s, sizeof s, "c%d", r % 1000);
-    else snprintf(s, sizeof s, "v%d-\xc3\xa9\xe6\x97\xa5", r * 31);
-    rc = pm_col_append_bytes(c, s, strlen(s));
-    break;
-  case PM_BINARY:
-  case PM_VARBINARY:
-  case PM_BLOB: {
-    uint8_t b[8];
-    int n = t->id == PM_BINARY ? 4 : r % 6;
-    for (int k = 0; k < n; k++) b[k] = (uint8_t)(r * 13 + k * 101);
-    rc = pm_col_append_bytes(c, b, (size_t)n);
-    break;
-  }
-  case PM_DATE: rc = pm_col_append_int(c, r * 97 - 3000); break;
-  case PM_TIME: rc = pm_col_append_int(c, ((int64_t)r * 1234567) % 86400000); break;
-  case PM_TIMESTAMP:
-  case PM_TIMESTAMP_LTZ:
-    rc = pm_col_append_int(c, pm_ts_unit(t->precision) == 0 ? (int64_t)r * 86400123LL - 1000000000LL
-                                                            : (int64_t)r * 123456789123LL - 999999999999LL);
-    break;
-  case PM_ARRAY:
-    for (int k = 0; k < r % 4; k++) gen_value(&c->children[0], t->elem, r * 3 + k, depth + 1);
-    rc = pm_col_append_list_end(c);
-    break;
-  case PM_MAP:
-  case PM_MULTISET: {
-    pm_col *ent = &c->children[0];
-    for (int k = 0; k < r % 3; k++) {
-      gen_key(&ent->children[0], t->elem, r * 10 + k);
-      if (t->id == PM_MAP) gen_value(&ent->children[1], t->value, r + k, depth + 1);
-      else assert_int_equal(pm_col_append_int(&ent->children[1], k + 1), 0);
-      assert_int_equal(pm_col_append_struct(ent, true), 0);
+    case PM_BOOLEAN: rc = pm_col_append_bool(c, r % 2); break;
+    case PM_TINYINT: rc = pm_col_append_int(c, (r * 37) % 256 - 128); break;
+    case PM_SMALLINT: rc = pm_col_append_int(c, (r * 3001) % 65536 - 32768); break;
+    case PM_INT: rc = pm_col_append_int(c, (int64_t)r * 100003 - 5000000); break;
+    case PM_BIGINT: rc = pm_col_append_int(c, (int64_t)r * 1234567890123LL - 99999999999LL); break;
+    case PM_FLOAT: rc = pm_col_append_f32(c, (float)r * 0.25f - 3.5f); break;
+    case PM_DOUBLE: rc = pm_col_append_f64(c, r * 1.1 - 7.25e10); break;
+    case PM_DECIMAL: {
+      uint8_t d[16];
+      int64_t lo = ((int64_t)r * 7919 - 20000) % 99999; /* fits DECIMAL(5,2) */
+      uint64_t hi = lo < 0 ? UINT64_MAX : 0;
+      if (t->precision >= 18) lo = (int64_t)r * 98765432109LL - 4000000000000LL;
+      if (t->precision == 38) hi = (uint64_t)(int64_t)(r % 3 == 0 ? -(r + 1) : r * 1000003);
+      pm_store_le64(d, (uint64_t)lo);
+      pm_store_le64(d + 8, t->precision == 38 ? hi : (lo < 0 ? UINT64_MAX : 0));
+      rc = pm_col_append_dec128(c, d);
+      break;
     }
-    rc = pm_col_append_list_end(c);
-    break;
-  }
-  case PM_ROW:
-    for (int32_t f = 0; f < t->nfields; f++) gen_value(&c->children[f], t->fields[f].type, r + f, depth + 1);
-    rc = pm_col_append_struct(c, true);
-    break;
-  default: fail_msg("type %d not generated", (int)t->id);
+    case PM_CHAR:
+    case PM_VARCHAR:
+      if (r % 7 == 0) s[0] = 0;
+      else if (t->id == PM_CHAR) snprintf(s, sizeof s, "c%d", r % 1000);
+      else snprintf(s, sizeof s, "v%d-\xc3\xa9\xe6\x97\xa5", r * 31);
+      rc = pm_col_append_bytes(c, s, strlen(s));
+      break;
+    case PM_BINARY:
+    case PM_VARBINARY:
+    case PM_BLOB: {
+      uint8_t b[8];
+      int n = t->id == PM_BINARY ? 4 : r % 6;
+      for (int k = 0; k < n; k++) b[k] = (uint8_t)(r * 13 + k * 101);
+      rc = pm_col_append_bytes(c, b, (size_t)n);
+      break;
+    }
+    case PM_DATE: rc = pm_col_append_int(c, r * 97 - 3000); break;
+    case PM_TIME: rc = pm_col_append_int(c, ((int64_t)r * 1234567) % 86400000); break;
+    case PM_TIMESTAMP:
+    case PM_TIMESTAMP_LTZ:
+      rc = pm_col_append_int(c, pm_ts_unit(t->precision) == 0
+                                    ? (int64_t)r * 86400123LL - 1000000000LL
+                                    : (int64_t)r * 123456789123LL - 999999999999LL);
+      break;
+    case PM_ARRAY:
+      for (int k = 0; k < r % 4; k++) gen_value(&c->children[0], t->elem, r * 3 + k, depth + 1);
+      rc = pm_col_append_list_end(c);
+      break;
+    case PM_MAP:
+    case PM_MULTISET: {
+      pm_col *ent = &c->children[0];
+      for (int k = 0; k < r % 3; k++) {
+        gen_key(&ent->children[0], t->elem, r * 10 + k);
+        if (t->id == PM_MAP) gen_value(&ent->children[1], t->value, r + k, depth + 1);
+        else assert_int_equal(pm_col_append_int(&ent->children[1], k + 1), 0);
+        assert_int_equal(pm_col_append_struct(ent, true), 0);
+      }
+      rc = pm_col_append_list_end(c);
+      break;
+    }
+    case PM_ROW:
+      for (int32_t f = 0; f < t->nfields; f++)
+        gen_value(&c->children[f], t->fields[f].type, r + f, depth + 1);
+      rc = pm_col_append_struct(c, true);
+      break;
+    default: fail_msg("type %d not generated", (int)t->id);
   }
   assert_int_equal(rc, 0);
 }
@@ -633,13 +664,17 @@ static void check_source_vs_oracle(const char *path, const pm_type *t, struct Ar
   rows_free(&o);
 }
 
-static void roundtrip(const char *type_str, pm_codec codec, const char *schema_json, int64_t block_rows) {
+static void roundtrip(const char *type_str, pm_codec codec, const char *schema_json,
+                      int64_t block_rows) {
   pm_type *t = parse_type(type_str);
   char path[1024];
   snprintf(path, sizeof path, "%s/rt-%s.avro", pm_test_tmpdir(), pm_codec_name(codec));
   paimon_fs *fs = pm_fs_local_shared();
-  pm_avro_write_opts wo = {.codec = codec, .level = 3, .schema_json = schema_json,
-                           .block_rows = block_rows, .block_bytes = 2048};
+  pm_avro_write_opts wo = {.codec = codec,
+                           .level = 3,
+                           .schema_json = schema_json,
+                           .block_rows = block_rows,
+                           .block_bytes = 2048};
   pm_avro_writer *w = NULL;
   paimon_error err = {0};
   PM_ASSERT_OK(pm_avro_writer_open(&w, fs, path, t, &wo, &err), &err);
@@ -690,15 +725,21 @@ static void test_roundtrip_snappy(void **state) {
 static void test_roundtrip_explicit_schema(void **state) {
   (void)state;
   const char *js =
-      "[\"null\",{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\","
-      "\"fields\":[{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_FILE_NAME\",\"type\":\"string\"},"
-      "{\"name\":\"_STATS\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"record__STATS\",\"fields\":["
-      "{\"name\":\"_MIN\",\"type\":\"bytes\"},{\"name\":\"_COUNTS\",\"type\":[\"null\",{\"type\":\"array\","
+      "[\"null\",{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro."
+      "generated\","
+      "\"fields\":[{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_FILE_NAME\",\"type\":"
+      "\"string\"},"
+      "{\"name\":\"_STATS\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"record__STATS\","
+      "\"fields\":["
+      "{\"name\":\"_MIN\",\"type\":\"bytes\"},{\"name\":\"_COUNTS\",\"type\":[\"null\",{\"type\":"
+      "\"array\","
       "\"items\":[\"null\",\"long\"]}],\"default\":null}]}],\"default\":null},"
       "{\"name\":\"_EXTRA\",\"type\":[\"null\",\"long\"],\"default\":null}]}]";
-  roundtrip("ROW<`_VERSION` INT NOT NULL, `_FILE_NAME` STRING NOT NULL, `_STATS` ROW<`_MIN` BYTES NOT NULL, "
-            "`_COUNTS` ARRAY<BIGINT>>>",
-            PM_CODEC_ZSTD, js, 0);
+  roundtrip(
+      "ROW<`_VERSION` INT NOT NULL, `_FILE_NAME` STRING NOT NULL, `_STATS` ROW<`_MIN` BYTES NOT "
+      "NULL, "
+      "`_COUNTS` ARRAY<BIGINT>>>",
+      PM_CODEC_ZSTD, js, 0);
 }
 
 /* Avro shapes Paimon does not write but other writers do: enum, fixed, fixed decimal,
@@ -707,19 +748,24 @@ static void test_exotic_schema(void **state) {
   (void)state;
   const char *js =
       "{\"type\":\"record\",\"name\":\"X\",\"namespace\":\"a.b\",\"fields\":["
-      "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"RED\",\"GREEN\",\"BLUE\"]}},"
+      "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"RED\",\"GREEN\","
+      "\"BLUE\"]}},"
       "{\"name\":\"fx\",\"type\":[{\"type\":\"fixed\",\"name\":\"F3\",\"size\":3},\"null\"]},"
       "{\"name\":\"fd\",\"type\":[\"null\",{\"type\":\"fixed\",\"name\":\"D\",\"size\":9,"
       "\"logicalType\":\"decimal\",\"precision\":20,\"scale\":4}]},"
       "{\"name\":\"tn\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\"}},"
-      "{\"name\":\"lm\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"local-timestamp-micros\"}]},"
+      "{\"name\":\"lm\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"local-timestamp-"
+      "micros\"}]},"
       "{\"name\":\"u\",\"type\":[\"null\",\"int\",\"string\"]},"
-      "{\"name\":\"skipme\",\"type\":[\"null\",{\"type\":\"map\",\"values\":{\"type\":\"array\",\"items\":\"a.b.F3\"}}]},"
+      "{\"name\":\"skipme\",\"type\":[\"null\",{\"type\":\"map\",\"values\":{\"type\":\"array\","
+      "\"items\":\"a.b.F3\"}}]},"
       "{\"name\":\"mr\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"record\",\"name\":\"V\","
-      "\"fields\":[{\"name\":\"q\",\"type\":\"int\"},{\"name\":\"again\",\"type\":[\"null\",\"E\"]}]}}}]}";
-  pm_type *t = parse_type("ROW<`e` STRING NOT NULL, `fx` BINARY(3), `fd` DECIMAL(20, 4), `tn` TIMESTAMP(9) NOT NULL, "
-                          "`lm` TIMESTAMP_LTZ(6), `u` STRING, `skipme` MAP<STRING, ARRAY<BINARY(3)>>, "
-                          "`mr` MAP<STRING NOT NULL, ROW<`q` INT NOT NULL, `again` STRING> NOT NULL> NOT NULL>");
+      "\"fields\":[{\"name\":\"q\",\"type\":\"int\"},{\"name\":\"again\",\"type\":[\"null\",\"E\"]}"
+      "]}}}]}";
+  pm_type *t = parse_type(
+      "ROW<`e` STRING NOT NULL, `fx` BINARY(3), `fd` DECIMAL(20, 4), `tn` TIMESTAMP(9) NOT NULL, "
+      "`lm` TIMESTAMP_LTZ(6), `u` STRING, `skipme` MAP<STRING, ARRAY<BINARY(3)>>, "
+      "`mr` MAP<STRING NOT NULL, ROW<`q` INT NOT NULL, `again` STRING> NOT NULL> NOT NULL>");
   pm_col root;
   assert_int_equal(pm_col_init(&root, t), 0);
   const char *sym[] = {"RED", "GREEN", "BLUE"};
@@ -735,10 +781,13 @@ static void test_exotic_schema(void **state) {
     pm_store_le64(d + 8, v < 0 ? UINT64_MAX : 0);
     assert_int_equal(r % 5 == 2 ? pm_col_append_null(&c[2]) : pm_col_append_dec128(&c[2], d), 0);
     assert_int_equal(pm_col_append_int(&c[3], (int64_t)(r - 10) * 1000000007LL), 0);
-    assert_int_equal(r % 3 == 0 ? pm_col_append_null(&c[4]) : pm_col_append_int(&c[4], (int64_t)r * -86400000001LL), 0);
+    assert_int_equal(r % 3 == 0 ? pm_col_append_null(&c[4])
+                                : pm_col_append_int(&c[4], (int64_t)r * -86400000001LL),
+                     0);
     char s[16];
     snprintf(s, sizeof s, "u%d", r);
-    assert_int_equal(r % 6 == 0 ? pm_col_append_null(&c[5]) : pm_col_append_bytes(&c[5], s, strlen(s)), 0);
+    assert_int_equal(
+        r % 6 == 0 ? pm_col_append_null(&c[5]) : pm_col_append_bytes(&c[5], s, strlen(s)), 0);
     assert_int_equal(pm_col_append_null(&c[6]), 0);
     pm_col *ent = &c[7].children[0];
     for (int k = 0; k < r % 3; k++) {
@@ -747,7 +796,8 @@ static void test_exotic_schema(void **state) {
       pm_col *row = &ent->children[1];
       assert_int_equal(pm_col_append_int(&row->children[0], r * 10 + k), 0);
       assert_int_equal(k ? pm_col_append_bytes(&row->children[1], sym[k], strlen(sym[k]))
-                         : pm_col_append_null(&row->children[1]), 0);
+                         : pm_col_append_null(&row->children[1]),
+                       0);
       assert_int_equal(pm_col_append_struct(row, true), 0);
       assert_int_equal(pm_col_append_struct(ent, true), 0);
     }
@@ -771,7 +821,8 @@ static void test_exotic_schema(void **state) {
   assert_int_equal(check_reader_vs_oracle(r, t, path), n);
   pm_format_close(r);
   /* no Paimon type holds a union of int and string */
-  assert_int_equal(pm_avro_open(&r, pm_fs_local_shared(), path, NULL, NULL, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_avro_open(&r, pm_fs_local_shared(), path, NULL, NULL, &err),
+                   PAIMON_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "union"));
   /* the "int" branch of u cannot be read as STRING: only fails if a value takes it */
   pm_type *tu = parse_type("ROW<`u` INT>");
@@ -859,7 +910,8 @@ static void test_hostile(void **state) {
   const char *codecs[] = {"bzip2", "xz"};
   for (int k = 0; k < 2; k++) {
     pm_buf f = PM_BUF_INIT;
-    const char *js = "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"}]}";
+    const char *js =
+        "{\"type\":\"record\",\"name\":\"r\",\"fields\":[{\"name\":\"a\",\"type\":\"int\"}]}";
     pm_buf_append(&f, "Obj\x01", 4);
     put_varlong(&f, 2);
     put_varlong(&f, 11);
@@ -918,11 +970,15 @@ static void test_hostile_schemas(void **state) {
   paimon_error err = {0};
   /* T_i = {a: T_{i-1}, b: T_{i-1}}: 2^i leaves if expanded */
   pm_buf js = PM_BUF_INIT;
-  pm_buf_append_str(&js, "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"t0\",\"type\":"
-                         "{\"type\":\"record\",\"name\":\"T0\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}}");
+  pm_buf_append_str(
+      &js,
+      "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"t0\",\"type\":"
+      "{\"type\":\"record\",\"name\":\"T0\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}}");
   for (int i = 1; i <= 60; i++)
-    pm_buf_printf(&js, ",{\"name\":\"t%d\",\"type\":{\"type\":\"record\",\"name\":\"T%d\",\"fields\":["
-                  "{\"name\":\"a\",\"type\":\"T%d\"},{\"name\":\"b\",\"type\":\"T%d\"}]}}", i, i, i - 1, i - 1);
+    pm_buf_printf(&js,
+                  ",{\"name\":\"t%d\",\"type\":{\"type\":\"record\",\"name\":\"T%d\",\"fields\":["
+                  "{\"name\":\"a\",\"type\":\"T%d\"},{\"name\":\"b\",\"type\":\"T%d\"}]}}",
+                  i, i, i - 1, i - 1);
   pm_buf_append_str(&js, "]}");
   uint8_t zeros[64] = {0};
   pm_buf f = PM_BUF_INIT;
@@ -965,7 +1021,8 @@ static void test_hostile_schemas(void **state) {
   pm_buf_append_str(&rt, "`x` INT>");
   pm_buf_append(&rt, "", 1);
   pm_type *wide = parse_type((const char *)rt.data);
-  assert_int_equal(pm_avro_open_mem(&r, f.data, f.len, "nulls.avro", wide, NULL, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_avro_open_mem(&r, f.data, f.len, "nulls.avro", wide, NULL, &err),
+                   PAIMON_EUNSUPPORTED);
   pm_type_free(wide);
   pm_buf_free(&rt);
   free(data);

@@ -56,10 +56,11 @@ static void test_corpus_blobs(void **state) {
   (void)state;
   /* README of the table: f0 = "Lily", "Alice" */
   static const char *const lily_alice[] = {"Lily", "Alice"};
-  decode_file("compat/tables/parquet/blob_data_evolution_with_dense_stats.db/"
-              "blob_data_evolution_with_dense_stats/bucket-0/"
-              "data-d007a81e-4682-42da-b458-eb0423a64511-1.blob",
-              lily_alice, 2);
+  decode_file(
+      "compat/tables/parquet/blob_data_evolution_with_dense_stats.db/"
+      "blob_data_evolution_with_dense_stats/bucket-0/"
+      "data-d007a81e-4682-42da-b458-eb0423a64511-1.blob",
+      lily_alice, 2);
 }
 
 int main(void) {

@@ -97,7 +97,9 @@ static void sl_free(strlist *l) {
   free(l->v);
   memset(l, 0, sizeof *l);
 }
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static bool ends_with(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
@@ -153,11 +155,13 @@ static pm_type *type_from_orc(const pm_orc_tail *t, uint32_t col) {
     case PM_ORC_DECIMAL: return pm_type_new_decimal((int32_t)f->precision, (int32_t)f->scale, true);
     case PM_ORC_DATE: return pm_type_new(PM_DATE, true);
     case PM_ORC_LIST: return pm_type_new_array(type_from_orc(t, f->sub[0]), true);
-    case PM_ORC_MAP: return pm_type_new_map(type_from_orc(t, f->sub[0]), type_from_orc(t, f->sub[1]), true);
+    case PM_ORC_MAP:
+      return pm_type_new_map(type_from_orc(t, f->sub[0]), type_from_orc(t, f->sub[1]), true);
     case PM_ORC_STRUCT: {
       pm_type *r = pm_type_new_row(col != 0);
       for (uint32_t i = 0; i < f->nsub; i++)
-        pm_type_row_add(r, (int32_t)t->types[f->sub[i]].paimon_id, f->names[i], type_from_orc(t, f->sub[i]));
+        pm_type_row_add(r, (int32_t)t->types[f->sub[i]].paimon_id, f->names[i],
+                        type_from_orc(t, f->sub[i]));
       return r;
     }
     default: fail_msg("unexpected ORC kind %d", f->kind); return NULL;
@@ -172,7 +176,8 @@ static void load_tail(const uint8_t *b, size_t n, pm_orc_tail *t) {
   pm_buf scratch = PM_BUF_INIT;
   const uint8_t *fp = b + n - 1 - ps - t->footer_len;
   PM_ASSERT_OK(pm_orc_decompress(t->compression, t->block_size, fp, t->footer_len, &t->footer,
-                                 &scratch, "x", &err), &err);
+                                 &scratch, "x", &err),
+               &err);
   PM_ASSERT_OK(pm_orc_parse_footer(t, n, "x", &err), &err);
   pm_buf_free(&scratch);
 }
@@ -279,7 +284,8 @@ static json_t *to_json(const struct ArrowArray *a, const pm_type *t, int64_t i) 
 
 static bool json_match(const json_t *e, const json_t *a) {
   if (json_is_number(e) && json_is_number(a)) {
-    if (json_is_integer(e) && json_is_integer(a)) return json_integer_value(e) == json_integer_value(a);
+    if (json_is_integer(e) && json_is_integer(a))
+      return json_integer_value(e) == json_integer_value(a);
     double x = json_number_value(e), y = json_number_value(a);
     return x == y || fabs(x - y) <= 1e-6 * fmax(fabs(x), fabs(y));
   }
@@ -354,13 +360,16 @@ static pm_type *type_from_json(const json_t *j) {
     json_t *f;
     json_array_foreach(json_object_get(j, "fields"), i, f) {
       pm_type_row_add(r, (int32_t)json_integer_value(json_object_get(f, "id")),
-                      json_string_value(json_object_get(f, "name")), type_from_json(json_object_get(f, "type")));
+                      json_string_value(json_object_get(f, "name")),
+                      type_from_json(json_object_get(f, "type")));
     }
     return r;
   }
-  if (strncmp(k, "ARRAY", 5) == 0) return pm_type_new_array(type_from_json(json_object_get(j, "element")), nullable);
+  if (strncmp(k, "ARRAY", 5) == 0)
+    return pm_type_new_array(type_from_json(json_object_get(j, "element")), nullable);
   if (strncmp(k, "MAP", 3) == 0)
-    return pm_type_new_map(type_from_json(json_object_get(j, "key")), type_from_json(json_object_get(j, "value")), nullable);
+    return pm_type_new_map(type_from_json(json_object_get(j, "key")),
+                           type_from_json(json_object_get(j, "value")), nullable);
   fail_msg("unsupported schema type %s", k);
   return NULL;
 }
@@ -397,7 +406,8 @@ static json_t *load_jsonl(const char *rel) {
 static void live_files(const char *table_rel, strlist *out);
 
 /* Rows of the live .orc data files of a table (per its ORC manifests). */
-static json_t *table_rows(const char *table_rel, const pm_type *rt, const pm_format_read_opts *opts) {
+static json_t *table_rows(const char *table_rel, const pm_type *rt,
+                          const pm_format_read_opts *opts) {
   strlist files = {0};
   live_files(table_rel, &files);
   assert_true(files.n > 0);
@@ -452,8 +462,9 @@ static void test_rle_v2_spec_examples(void **state) {
   static const uint8_t patched[] = {0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70,
                                     0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82,
                                     0x8c, 0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8};
-  static const int64_t patched_v[] = {2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090,
-                                      2100, 2110, 2120, 2130, 2140, 2150, 2160, 2170, 2180, 2190};
+  static const int64_t patched_v[] = {2030, 2000, 2020, 1000000, 2040, 2050, 2060,
+                                      2070, 2080, 2090, 2100,    2110, 2120, 2130,
+                                      2140, 2150, 2160, 2170,    2180, 2190};
   pm_orc_irle_init(&d, patched, sizeof patched, true, false);
   assert_int_equal(pm_orc_irle_next(&d, out, 20), 0);
   for (int i = 0; i < 20; i++) assert_int_equal(out[i], patched_v[i]);
@@ -515,7 +526,10 @@ static void test_rle_v1_and_bytes(void **state) {
 static void test_compression_framing(void **state) {
   (void)state;
   /* ORC compression kinds 1 ZLIB (raw deflate), 2 SNAPPY, 4 LZ4 (block), 5 ZSTD, and 0 */
-  static const struct { int orc; pm_codec codec; } codecs[] = {
+  static const struct {
+    int orc;
+    pm_codec codec;
+  } codecs[] = {
       {1, PM_CODEC_DEFLATE_RAW}, {2, PM_CODEC_SNAPPY}, {4, PM_CODEC_LZ4_RAW}, {5, PM_CODEC_ZSTD}};
   uint8_t plain[3000];
   for (size_t i = 0; i < sizeof plain; i++) plain[i] = (uint8_t)((i * 7) % 13 + (i / 500));
@@ -536,14 +550,18 @@ static void test_compression_framing(void **state) {
       pm_buf_append(&framed, hdr, 3);
       pm_buf_append(&framed, tmp.data, tmp.len);
     }
-    PM_ASSERT_OK(pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len, &out, &scratch, "f", &err), &err);
+    PM_ASSERT_OK(
+        pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len, &out, &scratch, "f", &err),
+        &err);
     assert_int_equal(out.len, sizeof plain);
     assert_memory_equal(out.data, plain, sizeof plain);
     /* a block size smaller than a chunk's output is corruption */
-    assert_int_equal(pm_orc_decompress(codecs[c].orc, 1000, framed.data, framed.len, &out, &scratch, "f", &err),
-                     PAIMON_ECORRUPT);
+    assert_int_equal(
+        pm_orc_decompress(codecs[c].orc, 1000, framed.data, framed.len, &out, &scratch, "f", &err),
+        PAIMON_ECORRUPT);
     /* truncated framing */
-    assert_int_equal(pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len - 1, &out, &scratch, "f", &err),
+    assert_int_equal(pm_orc_decompress(codecs[c].orc, 1024, framed.data, framed.len - 1, &out,
+                                       &scratch, "f", &err),
                      PAIMON_ECORRUPT);
     pm_buf_free(&framed);
     pm_buf_free(&tmp);
@@ -553,7 +571,8 @@ static void test_compression_framing(void **state) {
   pm_buf out = PM_BUF_INIT, scratch = PM_BUF_INIT;
   PM_ASSERT_OK(pm_orc_decompress(0, 0, plain, 10, &out, &scratch, "f", &err), &err);
   assert_int_equal(out.len, 10);
-  assert_int_equal(pm_orc_decompress(3 /* LZO */, 1024, plain, 10, &out, &scratch, "f", &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_orc_decompress(3 /* LZO */, 1024, plain, 10, &out, &scratch, "f", &err),
+                   PAIMON_EUNSUPPORTED);
   pm_buf_free(&out);
   pm_buf_free(&scratch);
 }
@@ -562,17 +581,20 @@ static void test_compression_framing(void **state) {
 
 static int64_t days_civil(int64_t y, int m, int d) { /* independent: count days naively */
   int64_t days = 0;
-  for (int64_t yy = 1970; yy < y; yy++) days += ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0) ? 366 : 365;
-  for (int64_t yy = y; yy < 1970; yy++) days -= ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0) ? 366 : 365;
+  for (int64_t yy = 1970; yy < y; yy++)
+    days += ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0) ? 366 : 365;
+  for (int64_t yy = y; yy < 1970; yy++)
+    days -= ((yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0) ? 366 : 365;
   static const int md[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  for (int mm = 1; mm < m; mm++) days += md[mm - 1] + (mm == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+  for (int mm = 1; mm < m; mm++)
+    days += md[mm - 1] + (mm == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
   return days + d - 1;
 }
 
 static void test_time_zones_match_glibc(void **state) {
   (void)state;
-  static const char *zones[] = {"Asia/Shanghai", "America/New_York", "Europe/London",
-                                "Australia/Sydney", "Asia/Kolkata", "America/Sao_Paulo"};
+  static const char *zones[] = {"Asia/Shanghai",    "America/New_York", "Europe/London",
+                                "Australia/Sydney", "Asia/Kolkata",     "America/Sao_Paulo"};
   for (size_t z = 0; z < sizeof zones / sizeof zones[0]; z++) {
     paimon_error err = {0};
     pm_orc_tz *tz = NULL;
@@ -587,7 +609,9 @@ static void test_time_zones_match_glibc(void **state) {
       int64_t local = days_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 +
                       tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
       int32_t off = pm_orc_tz_offset(tz, t);
-      if (local - t != off) fail_msg("%s at %lld: glibc %lld, ours %d", zones[z], (long long)t, (long long)(local - t), off);
+      if (local - t != off)
+        fail_msg("%s at %lld: glibc %lld, ours %d", zones[z], (long long)t, (long long)(local - t),
+                 off);
     }
     pm_orc_tz_free(tz);
   }
@@ -656,7 +680,8 @@ static void test_every_corpus_file(void **state) {
         for (int32_t c = 0; c < rt->nfields; c++) {
           uint32_t col = t.types[0].sub[c];
           int k = t.types[col].kind;
-          if (k != PM_ORC_INT && k != PM_ORC_LONG && k != PM_ORC_DATE && k != PM_ORC_SHORT) continue;
+          if (k != PM_ORC_INT && k != PM_ORC_LONG && k != PM_ORC_DATE && k != PM_ORC_SHORT)
+            continue;
           int64_t vals[4096];
           int64_t pn = python_ints(files.v[f], col, vals, 4096);
           if (pn < 0) continue;
@@ -667,7 +692,9 @@ static void test_every_corpus_file(void **state) {
             int64_t x = json_is_integer(v) ? json_integer_value(v)
                                            : json_integer_value(json_object_get(v, "days"));
             assert_true(j < pn);
-            if (x != vals[j]) fail_msg("%s column %u row %zu: %lld vs python %lld", files.v[f], col, r, (long long)x, (long long)vals[j]);
+            if (x != vals[j])
+              fail_msg("%s column %u row %zu: %lld vs python %lld", files.v[f], col, r,
+                       (long long)x, (long long)vals[j]);
             j++;
           }
           assert_int_equal(j, pn);
@@ -709,8 +736,11 @@ static void test_expected_multiple_ts_precision(void **state) {
   (void)state;
   /* TIMESTAMP(0/3/6/9) and TIMESTAMP_INSTANT columns; the table sets legacy=false */
   check_table_exact(
-      "compat/tables/orc/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone",
-      "compat/expected/orc__append_with_multiple_ts_precision_and_timezone.db__append_with_multiple_ts_precision_and_timezone/latest.jsonl",
+      "compat/tables/orc/append_with_multiple_ts_precision_and_timezone.db/"
+      "append_with_multiple_ts_precision_and_timezone",
+      "compat/expected/"
+      "orc__append_with_multiple_ts_precision_and_timezone.db__append_with_multiple_ts_precision_"
+      "and_timezone/latest.jsonl",
       false);
 }
 
@@ -719,7 +749,8 @@ static void test_expected_complex_data(void **state) {
   /* 4 snapshots with a compaction (live files from the manifests). Covers DATE,
    * TIMESTAMP(9) incl. 1899, DECIMAL(23,5), BINARY with nulls. */
   check_table_exact("compat/tables/orc/append_complex_data.db/append_complex_data",
-                    "compat/expected/orc__append_complex_data.db__append_complex_data/latest.jsonl", true);
+                    "compat/expected/orc__append_complex_data.db__append_complex_data/latest.jsonl",
+                    true);
 }
 
 static void test_expected_pk_nested(void **state) {
@@ -729,7 +760,8 @@ static void test_expected_pk_nested(void **state) {
   const char *tbl = "compat/tables/orc/pk_table_nested_type.db/pk_table_nested_type";
   pm_type *rt = schema_type(tbl, 0);
   json_t *rows = table_rows(tbl, rt, NULL);
-  json_t *exp = load_jsonl("compat/expected/orc__pk_table_nested_type.db__pk_table_nested_type/latest.jsonl");
+  json_t *exp =
+      load_jsonl("compat/expected/orc__pk_table_nested_type.db__pk_table_nested_type/latest.jsonl");
   assert_true(json_array_size(exp) > 0);
   assert_rows_in(exp, rows, false, "pk nested latest rows in files");
   json_decref(rows);
@@ -895,7 +927,10 @@ static bool is_orc_magic(const char *p) {
   return n == 3 && memcmp(m, "ORC", 3) == 0;
 }
 
-static bool is_any_file(const char *p) { (void)p; return true; }
+static bool is_any_file(const char *p) {
+  (void)p;
+  return true;
+}
 
 /* Size and ORC row count of the table file named `name` anywhere under `table`. */
 static bool find_data_file(const strlist *all, const char *name, int64_t *size, int64_t *rows) {
@@ -929,7 +964,8 @@ static void test_orc_manifests(void **state) {
   while ((e = readdir(d))) {
     if (!ends_with(e->d_name, ".db")) continue;
     char p[4096];
-    snprintf(p, sizeof p, "%s/%.*s", pm_test_shared("compat/tables/orc"), (int)strlen(e->d_name), e->d_name);
+    snprintf(p, sizeof p, "%s/%.*s", pm_test_shared("compat/tables/orc"), (int)strlen(e->d_name),
+             e->d_name);
     char q[4200];
     snprintf(q, sizeof q, "%s/%.*s", p, (int)strlen(e->d_name) - 3, e->d_name);
     sl_add(&tables, q);
@@ -954,7 +990,8 @@ static void test_orc_manifests(void **state) {
           assert_int_equal(json_integer_value(json_object_get(r, "_VERSION")), 2);
           int64_t size, nrows;
           const char *name = json_string_value(json_object_get(r, "_FILE_NAME"));
-          if (!find_data_file(&all, name, &size, &nrows)) fail_msg("%s: manifest %s missing", mf.v[i], name);
+          if (!find_data_file(&all, name, &size, &nrows))
+            fail_msg("%s: manifest %s missing", mf.v[i], name);
           assert_int_equal(size, json_integer_value(json_object_get(r, "_FILE_SIZE")));
         }
         lists++;
@@ -974,11 +1011,13 @@ static void test_orc_manifests(void **state) {
           assert_true(json_is_object(ct));
           entries++;
           int64_t size, nrows;
-          if (json_object_get(f, "_EXTERNAL_PATH") && !json_is_null(json_object_get(f, "_EXTERNAL_PATH")))
+          if (json_object_get(f, "_EXTERNAL_PATH") &&
+              !json_is_null(json_object_get(f, "_EXTERNAL_PATH")))
             continue;
           if (!find_data_file(&all, name, &size, &nrows)) continue; /* removed by expiry */
           assert_int_equal(size, json_integer_value(json_object_get(f, "_FILE_SIZE")));
-          if (nrows >= 0) assert_int_equal(nrows, json_integer_value(json_object_get(f, "_ROW_COUNT")));
+          if (nrows >= 0)
+            assert_int_equal(nrows, json_integer_value(json_object_get(f, "_ROW_COUNT")));
           files_checked++;
         }
         manifests++;
@@ -1014,7 +1053,8 @@ static void live_files(const char *table_rel, strlist *out) {
     read_rows(pm_fs_local_shared(), mf.v[i], mt, NULL, rows);
     for (size_t k = 0; k < json_array_size(rows); k++) {
       json_t *r = json_array_get(rows, k);
-      const char *name = json_string_value(json_object_get(json_object_get(r, "_FILE"), "_FILE_NAME"));
+      const char *name =
+          json_string_value(json_object_get(json_object_get(r, "_FILE"), "_FILE_NAME"));
       size_t j = 0;
       while (j < names.n && strcmp(names.v[j], name) != 0) j++;
       if (j == names.n) sl_add(&names, name);
@@ -1059,11 +1099,13 @@ static void test_manifest_creation_time_zone(void **state) {
     json_t *rows = json_array();
     read_rows(pm_fs_local_shared(), mf.v[i], mt, NULL, rows);
     for (size_t k = 0; k < json_array_size(rows); k++) {
-      json_t *ct = json_object_get(json_object_get(json_array_get(rows, k), "_FILE"), "_CREATION_TIME");
+      json_t *ct =
+          json_object_get(json_object_get(json_array_get(rows, k), "_FILE"), "_CREATION_TIME");
       int64_t ms = strtoll(json_string_value(json_object_get(ct, "ts_ns")), NULL, 10) / 1000000;
       /* files are created shortly before the commit; wall clock = UTC + 8 h */
       int64_t diff = ms - (commit_ms + 8 * 3600 * 1000LL);
-      if (diff > 0 || diff < -600 * 1000) fail_msg("creation time %lld vs commit %lld (+8h)", (long long)ms, (long long)commit_ms);
+      if (diff > 0 || diff < -600 * 1000)
+        fail_msg("creation time %lld vs commit %lld (+8h)", (long long)ms, (long long)commit_ms);
       seen++;
     }
     json_decref(rows);
@@ -1121,7 +1163,8 @@ static void test_forged_files(void **state) {
       if (c[k] == pats[p]) continue;
       c[k] = pats[p];
       int rc = try_read(c, n, rt, &err);
-      assert_true(rc == 0 || rc == PAIMON_ECORRUPT || rc == PAIMON_EUNSUPPORTED || rc == PAIMON_ENOMEM);
+      assert_true(rc == 0 || rc == PAIMON_ECORRUPT || rc == PAIMON_EUNSUPPORTED ||
+                  rc == PAIMON_ENOMEM);
     }
   }
   /* specific forgeries */

@@ -35,7 +35,9 @@ static uint64_t mix(uint64_t x) { /* splitmix64 */
 }
 
 /* Debian's python3 (with python3-zstandard when the oracles are installed) or PATH's. */
-static const char *python(void) { return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+static const char *python(void) {
+  return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
 
 static char *run_cmd(const char *cmd) {
   FILE *p = popen(cmd, "r");
@@ -72,14 +74,15 @@ static int64_t file_size(const char *path) {
 
 /* ---- Arrow comparison ------------------------------------------------------------------- */
 
-static void cmp_value(const pm_type *t, const struct ArrowArray *e, int64_t ie, const struct ArrowArray *g,
-                      int64_t ig, const char *what) {
+static void cmp_value(const pm_type *t, const struct ArrowArray *e, int64_t ie,
+                      const struct ArrowArray *g, int64_t ig, const char *what) {
   bool ve = pm_arr_is_valid(e, ie), vg = pm_arr_is_valid(g, ig);
   if (ve != vg) fail_msg("%s: row %lld validity %d, read back %d", what, (long long)ie, ve, vg);
   if (!ve) return;
   switch (t->id) {
     case PM_BOOLEAN:
-      if (pm_arr_bool(e, ie) != pm_arr_bool(g, ig)) fail_msg("%s: row %lld boolean differs", what, (long long)ie);
+      if (pm_arr_bool(e, ie) != pm_arr_bool(g, ig))
+        fail_msg("%s: row %lld boolean differs", what, (long long)ie);
       return;
     case PM_CHAR:
     case PM_VARCHAR:
@@ -97,22 +100,26 @@ static void cmp_value(const pm_type *t, const struct ArrowArray *e, int64_t ie, 
       int64_t be, ee, bg, eg;
       pm_arr_list_range(e, ie, &be, &ee);
       pm_arr_list_range(g, ig, &bg, &eg);
-      if (ee - be != eg - bg) fail_msg("%s: row %lld list length %lld vs %lld", what, (long long)ie,
-                                       (long long)(ee - be), (long long)(eg - bg));
+      if (ee - be != eg - bg)
+        fail_msg("%s: row %lld list length %lld vs %lld", what, (long long)ie, (long long)(ee - be),
+                 (long long)(eg - bg));
       const struct ArrowArray *ce = e->children[0], *cg = g->children[0];
       for (int64_t k = 0; k < ee - be; k++) {
         if (t->id == PM_ARRAY) {
           cmp_value(t->elem, ce, be + k, cg, bg + k, what);
         } else {
-          cmp_value(t->elem, ce->children[0], ce->offset + be + k, cg->children[0], cg->offset + bg + k, what);
-          cmp_value(t->value, ce->children[1], ce->offset + be + k, cg->children[1], cg->offset + bg + k, what);
+          cmp_value(t->elem, ce->children[0], ce->offset + be + k, cg->children[0],
+                    cg->offset + bg + k, what);
+          cmp_value(t->value, ce->children[1], ce->offset + be + k, cg->children[1],
+                    cg->offset + bg + k, what);
         }
       }
       return;
     }
     case PM_ROW:
       for (int32_t k = 0; k < t->nfields; k++)
-        cmp_value(t->fields[k].type, e->children[k], e->offset + ie, g->children[k], g->offset + ig, what);
+        cmp_value(t->fields[k].type, e->children[k], e->offset + ie, g->children[k], g->offset + ig,
+                  what);
       return;
     default: {
       int w = pm_type_fixed_width(t);
@@ -124,14 +131,16 @@ static void cmp_value(const pm_type *t, const struct ArrowArray *e, int64_t ie, 
           a = pm_arr_int(e, t, ie);
           b = pm_arr_int(g, t, ig);
         }
-        fail_msg("%s: row %lld value differs (%lld vs %lld)", what, (long long)ie, (long long)a, (long long)b);
+        fail_msg("%s: row %lld value differs (%lld vs %lld)", what, (long long)ie, (long long)a,
+                 (long long)b);
       }
     }
   }
 }
 
 /* Reads `path` with the project's reader and compares every row with `exp`. */
-static void check_read_back(const char *path, const pm_type *t, const struct ArrowArray *exp, int64_t batch) {
+static void check_read_back(const char *path, const pm_type *t, const struct ArrowArray *exp,
+                            int64_t batch) {
   paimon_error err;
   memset(&err, 0, sizeof err);
   pm_format_reader *r = NULL;
@@ -152,8 +161,8 @@ static void check_read_back(const char *path, const pm_type *t, const struct Arr
     assert_int_equal(b.n_children, t->nfields);
     for (int64_t i = 0; i < b.length; i++)
       for (int32_t k = 0; k < t->nfields; k++)
-        cmp_value(t->fields[k].type, exp->children[k], exp->offset + seen + i, b.children[k], b.offset + i,
-                  t->fields[k].name);
+        cmp_value(t->fields[k].type, exp->children[k], exp->offset + seen + i, b.children[k],
+                  b.offset + i, t->fields[k].name);
     seen += b.length;
     b.release(&b);
   }
@@ -163,10 +172,24 @@ static void check_read_back(const char *path, const pm_type *t, const struct Arr
 
 /* ---- value generators --------------------------------------------------------------------- */
 
-static const int64_t k_pow10[19] = {1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL,
-                                    100000000LL, 1000000000LL, 10000000000LL, 100000000000LL,
-                                    1000000000000LL, 10000000000000LL, 100000000000000LL,
-                                    1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
+static const int64_t k_pow10[19] = {1LL,
+                                    10LL,
+                                    100LL,
+                                    1000LL,
+                                    10000LL,
+                                    100000LL,
+                                    1000000LL,
+                                    10000000LL,
+                                    100000000LL,
+                                    1000000000LL,
+                                    10000000000LL,
+                                    100000000000LL,
+                                    1000000000000LL,
+                                    10000000000000LL,
+                                    100000000000000LL,
+                                    1000000000000000LL,
+                                    10000000000000000LL,
+                                    100000000000000000LL,
                                     1000000000000000000LL};
 
 /* Integer patterns by block of 600 rows: repeats, ramps, random, outliers, extremes; so
@@ -175,18 +198,20 @@ static int64_t int_value(uint64_t seed, int64_t i, int64_t lo, int64_t hi) {
   uint64_t r = mix(seed * 1000003u + (uint64_t)i);
   int64_t v;
   switch ((i / 600) % 6) {
-    case 0: v = (int64_t)((i / 50) % 7) - 3; break;      /* runs of equal values */
-    case 1: v = i * 3 - 1000; break;                     /* ramp (DELTA) */
-    case 2: v = (int64_t)(r % 2000) - 1000; break;        /* random (DIRECT) */
+    case 0: v = (int64_t)((i / 50) % 7) - 3; break; /* runs of equal values */
+    case 1: v = i * 3 - 1000; break;                /* ramp (DELTA) */
+    case 2: v = (int64_t)(r % 2000) - 1000; break;  /* random (DIRECT) */
     case 3: v = (r % 40 == 0) ? (int64_t)(r >> 8) : (int64_t)(r % 100); break; /* outliers */
-    case 4: v = (i & 1) ? hi : lo; break;                /* extremes */
+    case 4: v = (i & 1) ? hi : lo; break;                                      /* extremes */
     default: v = (int64_t)r; break;
   }
   if (v < lo || v > hi) v = (int64_t)((uint64_t)v % ((uint64_t)(hi / 2) + 1));
   return v;
 }
 
-static bool gen_null(uint64_t seed, int64_t i, int every) { return every > 0 && mix(seed ^ (uint64_t)i) % (uint64_t)every == 0; }
+static bool gen_null(uint64_t seed, int64_t i, int every) {
+  return every > 0 && mix(seed ^ (uint64_t)i) % (uint64_t)every == 0;
+}
 
 static void i128_from(int64_t hi_part, uint64_t lo_part, uint8_t out[16]) {
   pm_store_le64(out, lo_part);
@@ -224,8 +249,10 @@ static int64_t ts_value(int p, uint64_t seed, int64_t i) {
   uint64_t r = mix(seed * 31u + (uint64_t)i);
   int64_t ns;
   switch (i % 6) {
-    case 0: ns = -2208988800LL * 1000000000LL + (int64_t)(r % 1000000000000000ull); break; /* ~1900 */
-    case 1: ns = (int64_t)(r % 4000000000000000000ull); break; /* 1970..2096 */
+    case 0:
+      ns = -2208988800LL * 1000000000LL + (int64_t)(r % 1000000000000000ull);
+      break;                                                                   /* ~1900 */
+    case 1: ns = (int64_t)(r % 4000000000000000000ull); break;                 /* 1970..2096 */
     case 2: ns = -(int64_t)(r % 2000000000000000000ull) - 1000000000LL; break; /* before 1970 */
     case 3: ns = 1420070400LL * 1000000000LL + (int64_t)(r % 1000000000ull); break; /* 2015 */
     case 4: ns = -1000000000LL - (int64_t)(r % 1000000ull); break; /* just before -1 s */
@@ -259,8 +286,13 @@ static void gen_string(pm_col *c, const pm_type *t, uint64_t seed, int64_t i) {
   } else {
     switch (i % 5) {
       case 0: n = 0; break; /* empty string */
-      case 1: n = (size_t)snprintf(buf, sizeof buf, "key-%d", (int)(r % 7)); break; /* low cardinality */
-      case 2: n = (size_t)snprintf(buf, sizeof buf, "\xe6\x97\xa5\xe6\x9c\xac-%llu", (unsigned long long)(r % 1000)); break;
+      case 1:
+        n = (size_t)snprintf(buf, sizeof buf, "key-%d", (int)(r % 7));
+        break; /* low cardinality */
+      case 2:
+        n = (size_t)snprintf(buf, sizeof buf, "\xe6\x97\xa5\xe6\x9c\xac-%llu",
+                             (unsigned long long)(r % 1000));
+        break;
       case 3: n = (size_t)snprintf(buf, sizeof buf, "u%016llx", (unsigned long long)r); break;
       default:
         n = i % 97 == 4 ? 1500 : (size_t)(r % 64); /* occasionally longer than the stats limit */
@@ -278,12 +310,24 @@ static void gen(pm_col *c, const pm_type *t, uint64_t seed, int64_t i, int depth
   }
   uint64_t r = mix(seed * 17u + (uint64_t)i);
   switch (t->id) {
-    case PM_BOOLEAN: assert_int_equal(pm_col_append_bool(c, (i % 3 == 0) != ((i / 1000) % 2 == 0)), 0); return;
-    case PM_TINYINT: assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT8_MIN, INT8_MAX)), 0); return;
-    case PM_SMALLINT: assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT16_MIN, INT16_MAX)), 0); return;
-    case PM_INT: assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT32_MIN, INT32_MAX)), 0); return;
-    case PM_BIGINT: assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT64_MIN, INT64_MAX)), 0); return;
-    case PM_DATE: assert_int_equal(pm_col_append_int(c, int_value(seed, i, -800000, 800000)), 0); return;
+    case PM_BOOLEAN:
+      assert_int_equal(pm_col_append_bool(c, (i % 3 == 0) != ((i / 1000) % 2 == 0)), 0);
+      return;
+    case PM_TINYINT:
+      assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT8_MIN, INT8_MAX)), 0);
+      return;
+    case PM_SMALLINT:
+      assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT16_MIN, INT16_MAX)), 0);
+      return;
+    case PM_INT:
+      assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT32_MIN, INT32_MAX)), 0);
+      return;
+    case PM_BIGINT:
+      assert_int_equal(pm_col_append_int(c, int_value(seed, i, INT64_MIN, INT64_MAX)), 0);
+      return;
+    case PM_DATE:
+      assert_int_equal(pm_col_append_int(c, int_value(seed, i, -800000, 800000)), 0);
+      return;
     case PM_TIME: assert_int_equal(pm_col_append_int(c, (int64_t)(r % 86400000u)), 0); return;
     case PM_FLOAT: {
       static const float sp[] = {0.0f, -0.0f, 1.5f, -2.25f, 3.4028235e38f, -1e-45f, 0.0f, 0.0f};
@@ -315,7 +359,9 @@ static void gen(pm_col *c, const pm_type *t, uint64_t seed, int64_t i, int depth
     case PM_VARBINARY:
     case PM_BLOB: gen_string(c, t, seed, i); return;
     case PM_TIMESTAMP:
-    case PM_TIMESTAMP_LTZ: assert_int_equal(pm_col_append_int(c, ts_value(t->precision, seed, i)), 0); return;
+    case PM_TIMESTAMP_LTZ:
+      assert_int_equal(pm_col_append_int(c, ts_value(t->precision, seed, i)), 0);
+      return;
     case PM_ARRAY: {
       int n = (int)(r % 4);
       for (int k = 0; k < n; k++) gen(&c->children[0], t->elem, seed + 1, i * 4 + k, depth + 1);
@@ -344,7 +390,8 @@ static void gen(pm_col *c, const pm_type *t, uint64_t seed, int64_t i, int depth
       return;
     }
     case PM_ROW:
-      for (int32_t k = 0; k < t->nfields; k++) gen(&c->children[k], t->fields[k].type, seed + 10 + (uint64_t)k, i, depth + 1);
+      for (int32_t k = 0; k < t->nfields; k++)
+        gen(&c->children[k], t->fields[k].type, seed + 10 + (uint64_t)k, i, depth + 1);
       assert_int_equal(pm_col_append_struct(c, true), 0);
       return;
     default: fail_msg("no generator for type %d", (int)t->id);
@@ -352,11 +399,13 @@ static void gen(pm_col *c, const pm_type *t, uint64_t seed, int64_t i, int depth
 }
 
 /* Builds a struct batch of rows [from, from + n) of `t`. */
-static void make_batch(const pm_type *t, uint64_t seed, int64_t from, int64_t n, struct ArrowArray *out) {
+static void make_batch(const pm_type *t, uint64_t seed, int64_t from, int64_t n,
+                       struct ArrowArray *out) {
   pm_col *cols = calloc((size_t)t->nfields, sizeof(pm_col));
   for (int32_t k = 0; k < t->nfields; k++) {
     assert_int_equal(pm_col_init(&cols[k], t->fields[k].type), 0);
-    for (int64_t i = from; i < from + n; i++) gen(&cols[k], t->fields[k].type, seed + (uint64_t)k * 1000u, i, 0);
+    for (int64_t i = from; i < from + n; i++)
+      gen(&cols[k], t->fields[k].type, seed + (uint64_t)k * 1000u, i, 0);
   }
   paimon_error err;
   memset(&err, 0, sizeof err);
@@ -383,8 +432,9 @@ static pm_type *parse_type(const char *s) {
 }
 
 /* Writes `batches` of `rows` rows each to path; returns the expected data as one batch. */
-static void write_file(const char *path, const pm_type *t, const pm_format_write_opts *o, int64_t stride,
-                       uint64_t seed, int64_t rows, int nbatches, struct ArrowArray *all) {
+static void write_file(const char *path, const pm_type *t, const pm_format_write_opts *o,
+                       int64_t stride, uint64_t seed, int64_t rows, int nbatches,
+                       struct ArrowArray *all) {
   paimon_error err;
   memset(&err, 0, sizeof err);
   pm_format_writer *w = NULL;
@@ -407,10 +457,13 @@ static void write_file(const char *path, const pm_type *t, const pm_format_write
 }
 
 static const char *ALL_TYPES =
-    "ROW<`b` BOOLEAN, `ti` TINYINT, `si` SMALLINT, `i` INT NOT NULL, `bi` BIGINT, `f` FLOAT, `d` DOUBLE, "
-    "`dc5` DECIMAL(5, 2), `dc18` DECIMAL(18, 4), `dc38` DECIMAL(38, 10), `ch` CHAR(5), `vc` VARCHAR(7), "
+    "ROW<`b` BOOLEAN, `ti` TINYINT, `si` SMALLINT, `i` INT NOT NULL, `bi` BIGINT, `f` FLOAT, `d` "
+    "DOUBLE, "
+    "`dc5` DECIMAL(5, 2), `dc18` DECIMAL(18, 4), `dc38` DECIMAL(38, 10), `ch` CHAR(5), `vc` "
+    "VARCHAR(7), "
     "`s` STRING, `bin` BYTES, `vb` VARBINARY(12), `dt` DATE, `tm` TIME(3), `ts0` TIMESTAMP(0), "
-    "`ts3` TIMESTAMP(3), `ts6` TIMESTAMP(6), `ts9` TIMESTAMP(9), `ltz3` TIMESTAMP(3) WITH LOCAL TIME ZONE, "
+    "`ts3` TIMESTAMP(3), `ts6` TIMESTAMP(6), `ts9` TIMESTAMP(9), `ltz3` TIMESTAMP(3) WITH LOCAL "
+    "TIME ZONE, "
     "`ltz9` TIMESTAMP(9) WITH LOCAL TIME ZONE, `arr` ARRAY<INT>, `aas` ARRAY<ARRAY<STRING>>, "
     "`m` MAP<STRING, ROW<`x` INT, `y` STRING>>, `mi` MAP<INT, DOUBLE>, "
     "`r` ROW<`a` BIGINT, `b` ARRAY<DECIMAL(20, 3)>, `c` ROW<`d` DATE, `e` BOOLEAN>>>";
@@ -474,7 +527,8 @@ static void test_decimals_every_precision(void **state) {
   size_t k = (size_t)snprintf(buf, sizeof buf, "ROW<");
   for (int p = 1; p <= 38; p++) {
     int s = p == 1 ? 0 : (p * 7) % (p + 1);
-    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s`d%d` DECIMAL(%d, %d)", p > 1 ? ", " : "", p, p, s);
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s`d%d` DECIMAL(%d, %d)", p > 1 ? ", " : "", p,
+                          p, s);
   }
   snprintf(buf + k, sizeof buf - k, ">");
   pm_type *t = parse_type(buf);
@@ -491,7 +545,8 @@ static void test_timestamps_every_precision(void **state) {
   char buf[8192];
   size_t k = (size_t)snprintf(buf, sizeof buf, "ROW<");
   for (int p = 0; p <= 9; p++)
-    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s`t%d` TIMESTAMP(%d), `l%d` TIMESTAMP(%d) WITH LOCAL TIME ZONE",
+    k += (size_t)snprintf(buf + k, sizeof buf - k,
+                          "%s`t%d` TIMESTAMP(%d), `l%d` TIMESTAMP(%d) WITH LOCAL TIME ZONE",
                           p ? ", " : "", p, p, p, p);
   snprintf(buf + k, sizeof buf - k, ">");
   pm_type *t = parse_type(buf);
@@ -512,8 +567,9 @@ static int count_substr(const char *s, const char *needle) {
 
 static void test_multi_stripe_and_strides(void **state) {
   (void)state;
-  pm_type *t = parse_type("ROW<`k` BIGINT NOT NULL, `s` STRING, `d` DOUBLE, `a` ARRAY<STRING>, "
-                          "`r` ROW<`x` INT, `y` STRING>, `ts` TIMESTAMP(6), `dc` DECIMAL(10, 2)>");
+  pm_type *t = parse_type(
+      "ROW<`k` BIGINT NOT NULL, `s` STRING, `d` DOUBLE, `a` ARRAY<STRING>, "
+      "`r` ROW<`x` INT, `y` STRING>, `ts` TIMESTAMP(6), `dc` DECIMAL(10, 2)>");
   static const int64_t strides[] = {1000, 3333, 10000};
   for (size_t si = 0; si < 3; si++) {
     pm_format_write_opts o;
@@ -527,7 +583,8 @@ static void test_multi_stripe_and_strides(void **state) {
     check_read_back(path, t, &all, 5000);
     all.release(&all);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(), pm_test_shared("tools/inspect/orc_inspect.py"), path);
+    snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(),
+             pm_test_shared("tools/inspect/orc_inspect.py"), path);
     char *out = run_cmd(cmd);
     assert_non_null(out);
     int stripes = count_substr(out, " stripe ");
@@ -563,10 +620,12 @@ static void test_timestamp_encoding(void **state) {
   PM_ASSERT_OK(w->ops->finish(w, NULL, &err), &err);
   a.release(&a);
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s '%s' '%s' 1", python(), pm_test_shared("tools/inspect/orc_rlev2.py"), path);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' 1", python(),
+           pm_test_shared("tools/inspect/orc_rlev2.py"), path);
   char *out = run_cmd(cmd);
   assert_non_null(out);
-  assert_non_null(strstr(out, "DATA [-1420070400, -1420070400, -1420070399, -1420070401, -1420070400, -1420070400]"));
+  assert_non_null(strstr(
+      out, "DATA [-1420070400, -1420070400, -1420070399, -1420070401, -1420070400, -1420070400]"));
   assert_non_null(strstr(out, "SECONDARY [8, 24, 0, 47, 47, 0]"));
   free(out);
   /* read back: exact except -0.5 s, which ORC stores like +0.5 s */
@@ -585,9 +644,12 @@ static void test_char_varchar_rules(void **state) {
   /* CHAR pads with spaces and truncates, VARCHAR truncates, counting UTF-8 characters
    * (ORC Java's CharTreeWriter / VarcharTreeWriter). */
   pm_type *t = parse_type("ROW<`c` CHAR(4), `v` VARCHAR(3)>");
-  static const char *in[] = {"ab", "abcdef", "\xc3\xa9t\xc3\xa9", "", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe5\xad\x97\xe5\x88\x97"};
-  static const char *exp_c[] = {"ab  ", "abcd", "\xc3\xa9t\xc3\xa9 ", "    ", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe5\xad\x97"};
-  static const char *exp_v[] = {"ab", "abc", "\xc3\xa9t\xc3\xa9", "", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"};
+  static const char *in[] = {"ab", "abcdef", "\xc3\xa9t\xc3\xa9", "",
+                             "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe5\xad\x97\xe5\x88\x97"};
+  static const char *exp_c[] = {"ab  ", "abcd", "\xc3\xa9t\xc3\xa9 ", "    ",
+                                "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe5\xad\x97"};
+  static const char *exp_v[] = {"ab", "abc", "\xc3\xa9t\xc3\xa9", "",
+                                "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"};
   pm_col c[2], e[2];
   for (int k = 0; k < 2; k++) {
     assert_int_equal(pm_col_init(&c[k], t->fields[k].type), 0);
@@ -635,7 +697,8 @@ static void test_empty_file(void **state) {
   check_read_back(path, t, &all, 10);
   all.release(&all);
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(), pm_test_shared("tools/inspect/orc_inspect.py"), path);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(),
+           pm_test_shared("tools/inspect/orc_inspect.py"), path);
   char *out = run_cmd(cmd);
   assert_non_null(out);
   assert_non_null(strstr(out, "rows=0 "));
@@ -646,8 +709,9 @@ static void test_empty_file(void **state) {
 
 static void test_all_nulls_and_empty(void **state) {
   (void)state;
-  pm_type *t = parse_type("ROW<`a` INT, `s` STRING, `e` STRING, `l` ARRAY<INT>, `r` ROW<`x` INT>, "
-                          "`d` DECIMAL(10, 2), `ts` TIMESTAMP(3), `b` BOOLEAN>");
+  pm_type *t = parse_type(
+      "ROW<`a` INT, `s` STRING, `e` STRING, `l` ARRAY<INT>, `r` ROW<`x` INT>, "
+      "`d` DECIMAL(10, 2), `ts` TIMESTAMP(3), `b` BOOLEAN>");
   int64_t rows = 12345;
   pm_col c[8];
   for (int k = 0; k < 8; k++) assert_int_equal(pm_col_init(&c[k], t->fields[k].type), 0);
@@ -685,14 +749,16 @@ static void test_errors(void **state) {
   memset(&err, 0, sizeof err);
   pm_format_writer *w = NULL;
   pm_type *t = parse_type("ROW<`m` MULTISET<INT>>");
-  assert_int_equal(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad.orc"), t, NULL, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad.orc"), t, NULL, &err),
+                   PAIMON_EUNSUPPORTED);
   assert_null(w);
   pm_type_free(t);
   t = parse_type("ROW<`a` INT>");
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);
   o.compression = "lzo";
-  assert_int_equal(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad2.orc"), t, &o, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad2.orc"), t, &o, &err),
+                   PAIMON_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "lzo"));
   /* a batch whose children do not match the type */
   PM_ASSERT_OK(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad3.orc"), t, NULL, &err), &err);
@@ -732,7 +798,8 @@ static const char *DUMP_PY =
     "        while p < len(buf):\n"
     "            h = buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16); p += 3\n"
     "            ln = h >> 1\n"
-    "            out += buf[p:p + ln] if h & 1 else _dctx.decompressobj().decompress(buf[p:p + ln])\n"
+    "            out += buf[p:p + ln] if h & 1 else _dctx.decompressobj().decompress(buf[p:p + "
+    "ln])\n"
     "            p += ln\n"
     "        return bytes(out)\n"
     "    o.decompress = _dec\n"
@@ -748,7 +815,8 @@ static const char *DUMP_PY =
     "        if e == 0:\n"
     "            p += 1 + ((h >> 3) & 7) + 1; continue\n"
     "        n = (((h & 1) << 8) | buf[p+1]) + 1\n"
-    "        W = [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,26,28,30,32,40,48,56,64]\n"
+    "        W = "
+    "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,26,28,30,32,40,48,56,64]\n"
     "        if e == 1:\n"
     "            w = W[(h >> 1) & 31]; p += 2 + (n * w + 7) // 8\n"
     "        elif e == 3:\n"
@@ -757,7 +825,8 @@ static const char *DUMP_PY =
     "            if w: p += ((n - 2) * w + 7) // 8\n"
     "        else:\n"
     "            b3 = buf[p+2]; b4 = buf[p+3]; w = W[(h >> 1) & 31]\n"
-    "            bw = ((b3 >> 5) & 7) + 1; pw = W[b3 & 31]; pgw = ((b4 >> 5) & 7) + 1; pl = b4 & 31\n"
+    "            bw = ((b3 >> 5) & 7) + 1; pw = W[b3 & 31]; pgw = ((b4 >> 5) & 7) + 1; pl = b4 & "
+    "31\n"
     "            cw = [x for x in W if x >= pw + pgw][0]\n"
     "            p += 4 + bw + (n * w + 7) // 8 + (pl * cw + 7) // 8\n"
     "    return ' '.join(sorted(seen))\n"
@@ -770,7 +839,8 @@ static const char *DUMP_PY =
     "    ms = len(d) - 1 - ps - flen - ml\n"
     "    meta = o.pb(o.decompress(info['comp'], d[ms:ms + ml]))\n"
     "    for si, ss in enumerate(meta.get(1, [])):\n"
-    "        for i, s in enumerate(o.pb(ss).get(1, [])): print('sstat', si, i, canon(s, (11, 12)))\n"
+    "        for i, s in enumerate(o.pb(ss).get(1, [])): print('sstat', si, i, canon(s, (11, "
+    "12)))\n"
     "    types = [o.pb(t) for t in f.get(4, [])]\n"
     "    for si, st in enumerate(o.stripes(info)):\n"
     "        print('tz', si, st['tz'])\n"
@@ -781,13 +851,16 @@ static const char *DUMP_PY =
     "            if kind == 'ROW_INDEX':\n"
     "                for k, e in enumerate(o.pb(raw).get(1, [])):\n"
     "                    em = o.pb(e)\n"
-    "                    print('rix', si, col, k, o.packed(em.get(1, [])), canon(o.one(em, 2, b''), (12,)))\n"
+    "                    print('rix', si, col, k, o.packed(em.get(1, [])), canon(o.one(em, 2, "
+    "b''), (12,)))\n"
     "            else:\n"
     "                print('stream', si, kind, col, len(raw), hashlib.sha1(raw).hexdigest())\n"
     "                tk = o.KIND[o.one(types[col], 1, 0)]\n"
     "                v2 = st['encodings'][col][0] in ('DIRECT_V2', 'DICTIONARY_V2')\n"
-    "                if v2 and raw and ((kind == 'DATA' and tk in ('SHORT','INT','LONG','DATE','TIMESTAMP','TIMESTAMP_INSTANT'))\n"
-    "                        or kind == 'LENGTH' or (kind == 'DATA' and st['encodings'][col][0] == 'DICTIONARY_V2')\n"
+    "                if v2 and raw and ((kind == 'DATA' and tk in "
+    "('SHORT','INT','LONG','DATE','TIMESTAMP','TIMESTAMP_INSTANT'))\n"
+    "                        or kind == 'LENGTH' or (kind == 'DATA' and st['encodings'][col][0] == "
+    "'DICTIONARY_V2')\n"
     "                        or (kind == 'SECONDARY')):\n"
     "                    print('runs', si, col, kind, runs(raw))\n"
     "            p += ln\n"
@@ -885,9 +958,10 @@ static size_t int_stats_pb(int64_t mn, int64_t mx, int64_t sum, uint8_t *b) {
 
 static void test_structure(void **state) {
   (void)state;
-  pm_type *t = parse_type("ROW<`id` BIGINT NOT NULL, `low` STRING, `uniq` STRING, `bin` BYTES, `n` INT, "
-                          "`ts` TIMESTAMP(6), `dc` DECIMAL(12, 3), `f` FLOAT, `b` BOOLEAN, `tiny` TINYINT, "
-                          "`arr` ARRAY<INT>, `r` ROW<`x` INT>>");
+  pm_type *t = parse_type(
+      "ROW<`id` BIGINT NOT NULL, `low` STRING, `uniq` STRING, `bin` BYTES, `n` INT, "
+      "`ts` TIMESTAMP(6), `dc` DECIMAL(12, 3), `f` FLOAT, `b` BOOLEAN, `tiny` TINYINT, "
+      "`arr` ARRAY<INT>, `r` ROW<`x` INT>>");
   const char *path = tmp_path("structure.orc");
   paimon_error err;
   memset(&err, 0, sizeof err);
@@ -911,7 +985,9 @@ static void test_structure(void **state) {
       assert_int_equal(pm_col_append_null(&c[4]), 0);
     } else {
       /* runs of equal values (SHORT_REPEAT), ramps (DELTA), noise (DIRECT) */
-      int64_t v = (i / 1000) % 3 == 0 ? (i / 5) % 4 : (i / 1000) % 3 == 1 ? i : (int64_t)(mix((uint64_t)i) % 1000);
+      int64_t v = (i / 1000) % 3 == 0   ? (i / 5) % 4
+                  : (i / 1000) % 3 == 1 ? i
+                                        : (int64_t)(mix((uint64_t)i) % 1000);
       assert_int_equal(pm_col_append_int(&c[4], v), 0);
       if (v < min_n) min_n = v;
       if (v > max_n) max_n = v;
@@ -944,21 +1020,28 @@ static void test_structure(void **state) {
 
   /* orc_inspect.py's own report */
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(), pm_test_shared("tools/inspect/orc_inspect.py"), path);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s'", python(),
+           pm_test_shared("tools/inspect/orc_inspect.py"), path);
   char *out = run_cmd(cmd);
   assert_non_null(out);
-  assert_non_null(strstr(out, "compression=ZSTD blockSize=262144 version=[0, 12] writerVersion=9 magic=b'ORC'"));
-  assert_non_null(strstr(out, "rowIndexStride=10000 writer=ORC_JAVA softwareVersion='1.9.2' calendar=1 stats_entries=15"));
+  assert_non_null(strstr(
+      out, "compression=ZSTD blockSize=262144 version=[0, 12] writerVersion=9 magic=b'ORC'"));
+  assert_non_null(strstr(
+      out,
+      "rowIndexStride=10000 writer=ORC_JAVA softwareVersion='1.9.2' calendar=1 stats_entries=15"));
   assert_non_null(strstr(out, "[1] id: LONG attr paimon.id=0"));
   assert_non_null(strstr(out, "[2] low: STRING attr paimon.id=1"));
   assert_non_null(strstr(out, "[11] arr: LIST attr paimon.id=10"));
-  assert_non_null(strstr(out, "[12] item: INT attr paimon.id=536881152")); /* 536870911 + 10*1024 + 1 */
+  assert_non_null(
+      strstr(out, "[12] item: INT attr paimon.id=536881152")); /* 536870911 + 10*1024 + 1 */
   assert_non_null(strstr(out, "[13] r: STRUCT attr paimon.id=11"));
   assert_non_null(strstr(out, "[14] x: INT attr paimon.id=100"));
   assert_non_null(strstr(out, "tz=UTC"));
-  assert_non_null(strstr(out, "encodings: ['DIRECT', 'DIRECT_V2', 'DICTIONARY_V2(dict=10)', 'DIRECT_V2', 'DIRECT_V2', "
-                              "'DIRECT_V2', 'DIRECT_V2', 'DIRECT_V2', 'DIRECT', 'DIRECT', 'DIRECT', 'DIRECT_V2', "
-                              "'DIRECT_V2', 'DIRECT', 'DIRECT_V2']"));
+  assert_non_null(strstr(
+      out,
+      "encodings: ['DIRECT', 'DIRECT_V2', 'DICTIONARY_V2(dict=10)', 'DIRECT_V2', 'DIRECT_V2', "
+      "'DIRECT_V2', 'DIRECT_V2', 'DIRECT_V2', 'DIRECT', 'DIRECT', 'DIRECT', 'DIRECT_V2', "
+      "'DIRECT_V2', 'DIRECT', 'DIRECT_V2']"));
   /* streams: PRESENT only where nulls exist (n, r, and r.x under null rows is not null) */
   const char *streams = strstr(out, "streams: [");
   assert_non_null(streams);
@@ -967,14 +1050,16 @@ static void test_structure(void **state) {
     snprintf(s, sizeof s, "'ROW_INDEX:c%d:", col);
     assert_non_null(strstr(streams, s));
   }
-  static const char *want[] = {"'DATA:c1:", "'DATA:c2:", "'LENGTH:c2:", "'DICTIONARY_DATA:c2:", "'DATA:c3:",
-                               "'LENGTH:c3:", "'DATA:c4:", "'LENGTH:c4:", "'PRESENT:c5:", "'DATA:c5:",
-                               "'DATA:c6:", "'SECONDARY:c6:", "'DATA:c7:", "'SECONDARY:c7:", "'DATA:c8:",
-                               "'DATA:c9:", "'DATA:c10:", "'LENGTH:c11:", "'DATA:c12:", "'PRESENT:c13:",
-                               "'DATA:c14:"};
+  static const char *want[] = {
+      "'DATA:c1:",   "'DATA:c2:",      "'LENGTH:c2:",  "'DICTIONARY_DATA:c2:", "'DATA:c3:",
+      "'LENGTH:c3:", "'DATA:c4:",      "'LENGTH:c4:",  "'PRESENT:c5:",         "'DATA:c5:",
+      "'DATA:c6:",   "'SECONDARY:c6:", "'DATA:c7:",    "'SECONDARY:c7:",       "'DATA:c8:",
+      "'DATA:c9:",   "'DATA:c10:",     "'LENGTH:c11:", "'DATA:c12:",           "'PRESENT:c13:",
+      "'DATA:c14:"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(streams, want[i])) fail_msg("missing stream %s in %s", want[i], streams);
-  static const char *absent[] = {"'PRESENT:c1:", "'PRESENT:c2:", "'DICTIONARY_DATA:c3:", "'PRESENT:c12:", "'PRESENT:c14:"};
+  static const char *absent[] = {
+      "'PRESENT:c1:", "'PRESENT:c2:", "'DICTIONARY_DATA:c3:", "'PRESENT:c12:", "'PRESENT:c14:"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
     if (strstr(streams, absent[i])) fail_msg("unexpected stream %s in %s", absent[i], streams);
   free(out);
@@ -993,8 +1078,10 @@ static void test_structure(void **state) {
   /* string stats of `low` (min v0, max v9, sum 2 * rows) and decimal stats of `dc` (values
    * i / 100: min 0, max 249.99, sum 3124875 as HiveDecimal text) */
   char *fs = lines_with(out, "fstat ");
-  assert_non_null(strstr(fs, "fstat 2 [(1, [25000]), (4, [b'\\n\\x02v0\\x12\\x02v9\\x18\\xa0\\x8d\\x06'])"));
-  assert_non_null(strstr(fs, "fstat 7 [(1, [25000]), (6, [b'\\n\\x010\\x12\\x06249.99\\x1a\\x073124875'])"));
+  assert_non_null(
+      strstr(fs, "fstat 2 [(1, [25000]), (4, [b'\\n\\x02v0\\x12\\x02v9\\x18\\xa0\\x8d\\x06'])"));
+  assert_non_null(
+      strstr(fs, "fstat 7 [(1, [25000]), (6, [b'\\n\\x010\\x12\\x06249.99\\x1a\\x073124875'])"));
   free(fs);
   assert_true(has_line(out, "enc 0 2 DICTIONARY_V2 10"));
   assert_true(has_line(out, "enc 0 3 DIRECT_V2 None"));
@@ -1010,7 +1097,8 @@ static void test_structure(void **state) {
   free(out);
 
   /* orc_rlev2.py decodes the INT column's DATA stream to the non-null input values */
-  snprintf(cmd, sizeof cmd, "%s '%s' '%s' 5", python(), pm_test_shared("tools/inspect/orc_rlev2.py"), path);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' 5", python(),
+           pm_test_shared("tools/inspect/orc_rlev2.py"), path);
   out = run_cmd(cmd);
   assert_non_null(out);
   assert_true(strncmp(out, "DATA [", 6) == 0);
@@ -1018,10 +1106,13 @@ static void test_structure(void **state) {
   int64_t cnt = 0;
   for (int64_t i = 0; i < rows; i++) {
     if (i % 10 == 3) continue;
-    int64_t v = (i / 1000) % 3 == 0 ? (i / 5) % 4 : (i / 1000) % 3 == 1 ? i : (int64_t)(mix((uint64_t)i) % 1000);
+    int64_t v = (i / 1000) % 3 == 0   ? (i / 5) % 4
+                : (i / 1000) % 3 == 1 ? i
+                                      : (int64_t)(mix((uint64_t)i) % 1000);
     char *end;
     long long x = strtoll(p, &end, 10);
-    if (end == p || x != v) fail_msg("orc_rlev2.py value %lld at %lld, expected %lld", x, (long long)cnt, (long long)v);
+    if (end == p || x != v)
+      fail_msg("orc_rlev2.py value %lld at %lld, expected %lld", x, (long long)cnt, (long long)v);
     p = end;
     while (*p == ',' || *p == ' ') p++;
     cnt++;
@@ -1059,7 +1150,9 @@ static void walk(const char *dir, char ***out, size_t *n) {
   closedir(d);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* Drops the lines about the columns flagged in `skip` (column token position depends on
  * the line kind). */
@@ -1070,8 +1163,12 @@ static char *drop_cols(const char *text, const bool *skip, size_t nskip) {
   while (*p) {
     const char *e = strchr(p, '\n');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    int tok = strncmp(p, "fstat ", 6) == 0 ? 1 : strncmp(p, "stream ", 7) == 0 ? 3
-              : (strncmp(p, "sstat ", 6) == 0 || strncmp(p, "rix ", 4) == 0 || strncmp(p, "runs ", 5) == 0) ? 2 : -1;
+    int tok = strncmp(p, "fstat ", 6) == 0    ? 1
+              : strncmp(p, "stream ", 7) == 0 ? 3
+              : (strncmp(p, "sstat ", 6) == 0 || strncmp(p, "rix ", 4) == 0 ||
+                 strncmp(p, "runs ", 5) == 0)
+                  ? 2
+                  : -1;
     bool drop = false;
     if (tok > 0) {
       const char *q = p;
@@ -1111,7 +1208,9 @@ static void test_java_fidelity(void **state) {
     zoned[fi] = false;
     for (const char *z = strstr(jd, "\ntz "); z; z = strstr(z + 1, "\ntz ")) {
       const char *v = strchr(z + 4, ' ') + 1;
-      if (strncmp(v, "None\n", 5) != 0 && strncmp(v, "GMT\n", 4) != 0 && strncmp(v, "UTC\n", 4) != 0) zoned[fi] = true;
+      if (strncmp(v, "None\n", 5) != 0 && strncmp(v, "GMT\n", 4) != 0 &&
+          strncmp(v, "UTC\n", 4) != 0)
+        zoned[fi] = true;
     }
     char *tl = lines_with(jd, "type ");
     ts[fi] = strstr(tl, "[(1, [9])") != NULL;
@@ -1123,14 +1222,16 @@ static void test_java_fidelity(void **state) {
     pm_format_reader *r = NULL;
     pm_type *any = parse_type("ROW<`__no_such_column__` INT>");
     any->fields[0].id = -1;
-    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_ORC, pm_fs_local_shared(), src, any, NULL, &err), &err);
+    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_ORC, pm_fs_local_shared(), src, any, NULL, &err),
+                 &err);
     pm_type *ft = NULL;
     int rc = pm_orc_file_type(r, &ft, &err);
     pm_format_close(r);
     pm_type_free(any);
     if (rc != 0) continue;
     /* the file's rows, read as its own schema and written again */
-    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_ORC, pm_fs_local_shared(), src, ft, NULL, &err), &err);
+    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_ORC, pm_fs_local_shared(), src, ft, NULL, &err),
+                 &err);
     char name[64];
     snprintf(name, sizeof name, "rewrite_%zu.orc", fi);
     ours[fi] = strdup(tmp_path(name));
@@ -1186,7 +1287,8 @@ static void test_java_fidelity(void **state) {
         while (*pa && *pa == *pb) pa++, pb++;
         while (pa > a && pa[-1] != '\n') pa--;
         while (pb > b && pb[-1] != '\n') pb--;
-        fail_msg("%s: '%s' lines differ from Java's\n java: %.300s\n ours: %.300s", files[fi], kinds[j], pa, pb);
+        fail_msg("%s: '%s' lines differ from Java's\n java: %.300s\n ours: %.300s", files[fi],
+                 kinds[j], pa, pb);
       }
       free(a);
       free(b);
@@ -1195,7 +1297,9 @@ static void test_java_fidelity(void **state) {
     free(jd);
     free(od);
   }
-  fprintf(stderr, "java fidelity: %zu of %zu corpus files rewritten identically (%zu with TIMESTAMP columns in a non-UTC zone left out)\n",
+  fprintf(stderr,
+          "java fidelity: %zu of %zu corpus files rewritten identically (%zu with TIMESTAMP "
+          "columns in a non-UTC zone left out)\n",
           nours, nfiles, nzoned);
   assert_true(nours >= 90);
   for (size_t i = 0; i < nfiles; i++) {

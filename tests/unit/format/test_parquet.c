@@ -46,7 +46,9 @@ static void sl_free(strlist *l) {
   free(l->v);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void walk(const char *dir, const char *suffix, strlist *out) {
   DIR *d = opendir(dir);
@@ -124,7 +126,8 @@ static json_t *to_json(const struct ArrowArray *a, const pm_type *t, int64_t i) 
       int64_t b, e;
       pm_arr_list_range(a, i, &b, &e);
       json_t *arr = json_array();
-      for (int64_t k = b; k < e; k++) json_array_append_new(arr, to_json(a->children[0], t->elem, k));
+      for (int64_t k = b; k < e; k++)
+        json_array_append_new(arr, to_json(a->children[0], t->elem, k));
       return arr;
     }
     case PM_MAP:
@@ -158,7 +161,8 @@ static json_t *to_json(const struct ArrowArray *a, const pm_type *t, int64_t i) 
 
 static bool json_close(const json_t *a, const json_t *b) {
   if (json_is_number(a) && json_is_number(b)) {
-    if (json_is_integer(a) && json_is_integer(b)) return json_integer_value(a) == json_integer_value(b);
+    if (json_is_integer(a) && json_is_integer(b))
+      return json_integer_value(a) == json_integer_value(b);
     double x = json_number_value(a), y = json_number_value(b);
     return fabs(x - y) <= 1e-6 * fmax(1.0, fabs(x));
   }
@@ -183,8 +187,8 @@ static bool json_close(const json_t *a, const json_t *b) {
 }
 
 /* All rows of a file as JSON (an array per row, or an object per row when `objects`). */
-static json_t *read_rows(const char *path, const pm_type *t, int64_t batch, bool objects, int *rc_out,
-                         paimon_error *err) {
+static json_t *read_rows(const char *path, const pm_type *t, int64_t batch, bool objects,
+                         int *rc_out, paimon_error *err) {
   pm_format_reader *r = NULL;
   pm_format_read_opts o;
   memset(&o, 0, sizeof o);
@@ -277,8 +281,10 @@ static void test_fixtures(void **state) {
   json_t *dba = load_jsonl(DATA_DIR "/dba.jsonl");
   for (size_t i = 0; i < files.n; i++) {
     const char *base = strrchr(files.v[i], '/') + 1;
-    json_t *want = strncmp(base, "flat", 4) == 0 ? flat : strncmp(base, "nested", 6) == 0 ? nested
-                   : strncmp(base, "dba", 3) == 0 ? dba : NULL;
+    json_t *want = strncmp(base, "flat", 4) == 0     ? flat
+                   : strncmp(base, "nested", 6) == 0 ? nested
+                   : strncmp(base, "dba", 3) == 0    ? dba
+                                                     : NULL;
     if (!want) continue;
     pm_type *t = file_type(files.v[i]);
     int64_t batches[] = {0, 1, 7, 64, 1000};
@@ -315,7 +321,8 @@ static int64_t int96_nanos(const char *hex) {
 }
 
 /* Compares one value with a token printed by parquet_rows.py. */
-static bool token_matches(const char *tok, const struct ArrowArray *a, const pm_type *t, int64_t i) {
+static bool token_matches(const char *tok, const struct ArrowArray *a, const pm_type *t,
+                          int64_t i) {
   if (!pm_arr_is_valid(a, i)) return strcmp(tok, "None") == 0;
   switch (t->id) {
     case PM_BOOLEAN: return strcmp(tok, pm_arr_bool(a, i) ? "True" : "False") == 0;
@@ -360,13 +367,15 @@ static bool token_matches(const char *tok, const struct ArrowArray *a, const pm_
 
 static void compare_with_python(const char *path) {
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", pm_test_shared("tools/inspect/parquet_rows.py"), path);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", pm_test_shared("tools/inspect/parquet_rows.py"),
+           path);
   FILE *p = popen(cmd, "r");
   assert_non_null(p);
   pm_type *t = file_type(path);
   pm_format_reader *r = NULL;
   paimon_error err;
-  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, NULL, &err), &err);
+  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, NULL, &err),
+               &err);
   char *line = NULL;
   size_t cap = 0;
   ssize_t n = getline(&line, &cap, p); /* header */
@@ -382,17 +391,20 @@ static void compare_with_python(const char *path) {
       char *tok = line;
       for (int32_t f = 0; f < t->nfields; f++) {
         char *sep = f + 1 < t->nfields ? strstr(tok, " | ") : NULL;
-        if (f + 1 < t->nfields && !sep) fail_msg("%s: row %lld has too few columns", path, (long long)rows);
+        if (f + 1 < t->nfields && !sep)
+          fail_msg("%s: row %lld has too few columns", path, (long long)rows);
         if (sep) *sep = 0;
         if (!token_matches(tok, b.children[f], t->fields[f].type, i))
-          fail_msg("%s: row %lld column %s: oracle '%s'", path, (long long)rows, t->fields[f].name, tok);
+          fail_msg("%s: row %lld column %s: oracle '%s'", path, (long long)rows, t->fields[f].name,
+                   tok);
         tok = sep ? sep + 3 : tok;
       }
     }
     b.release(&b);
   }
   if (rc != PAIMON_ITEROVER) fail_msg("%s: %s", path, err.message);
-  if (getline(&line, &cap, p) > 0) fail_msg("%s: oracle has more rows than %lld", path, (long long)rows);
+  if (getline(&line, &cap, p) > 0)
+    fail_msg("%s: oracle has more rows than %lld", path, (long long)rows);
   free(line);
   assert_int_equal(pclose(p), 0);
   pm_format_close(r);
@@ -496,7 +508,8 @@ static void test_nested_projection(void **state) {
   json_t *want = load_jsonl(DATA_DIR "/nested.jsonl");
   assert_int_equal(json_array_size(got), json_array_size(want));
   for (size_t i = 0; i < json_array_size(want); i++) {
-    json_t *g = json_array_get(json_array_get(got, i), 0), *w = json_array_get(json_array_get(want, i), 1);
+    json_t *g = json_array_get(json_array_get(got, i), 0),
+           *w = json_array_get(json_array_get(want, i), 1);
     if (json_is_null(w)) {
       assert_true(json_is_null(g));
       continue;
@@ -514,7 +527,8 @@ static void test_nested_projection(void **state) {
 static void test_field_ids(void **state) {
   (void)state;
   strlist files = {0};
-  walk(pm_test_shared("compat/tables/parquet/append_table_with_alter_table.db"), ".parquet", &files);
+  walk(pm_test_shared("compat/tables/parquet/append_table_with_alter_table.db"), ".parquet",
+       &files);
   assert_true(files.n > 0);
   const char *path = files.v[0];
   pm_type *ft = file_type(path);
@@ -532,7 +546,8 @@ static void test_field_ids(void **state) {
   if (rc) fail_msg("%s", err.message);
   assert_int_equal(json_array_size(got), json_array_size(all));
   for (size_t i = 0; i < json_array_size(all); i++) {
-    assert_true(json_close(json_array_get(json_array_get(got, i), 0), json_array_get(json_array_get(all, i), 0)));
+    assert_true(json_close(json_array_get(json_array_get(got, i), 0),
+                           json_array_get(json_array_get(all, i), 0)));
     assert_true(json_is_null(json_array_get(json_array_get(got, i), 1)));
   }
   json_decref(got);
@@ -597,7 +612,8 @@ static void test_multi_row_groups(void **state) {
     o.batch_size = batches[k];
     pm_format_reader *r;
     paimon_error err;
-    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &o, &err), &err);
+    PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &o, &err),
+                 &err);
     assert_int_equal(r->ops->row_count(r), 5000);
     struct ArrowArray b;
     int64_t first, row = 0;
@@ -628,7 +644,8 @@ static void test_stats_and_skip(void **state) {
   o.batch_size = 500;
   pm_format_reader *r;
   paimon_error err;
-  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &o, &err), &err);
+  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &o, &err),
+               &err);
   struct ArrowArray b;
   int64_t first, got_rows = 0;
   int rc;
@@ -670,7 +687,8 @@ static void test_ts_units(void **state) {
   json_t *want = load_jsonl(DATA_DIR "/flat.jsonl");
   for (size_t i = 0; i < json_array_size(want); i++) {
     json_t *w = json_array_get(want, i), *g = json_array_get(got, i);
-    int64_t us = json_integer_value(json_array_get(w, 14)), ms = json_integer_value(json_array_get(w, 15));
+    int64_t us = json_integer_value(json_array_get(w, 14)),
+            ms = json_integer_value(json_array_get(w, 15));
     int64_t floor_ms = us / 1000 - (us % 1000 < 0);
     assert_int_equal(json_integer_value(json_array_get(g, 0)), floor_ms);
     assert_int_equal(json_integer_value(json_array_get(g, 1)), ms * 1000000);
@@ -743,7 +761,8 @@ static void test_forged_footer(void **state) {
     b[off] ^= 0xff;
     spit(path, b, n);
     int rc = read_all(path, t, &err);
-    assert_true(rc == 0 || rc == PAIMON_ECORRUPT || rc == PAIMON_EUNSUPPORTED || rc == PAIMON_ENOMEM);
+    assert_true(rc == 0 || rc == PAIMON_ECORRUPT || rc == PAIMON_EUNSUPPORTED ||
+                rc == PAIMON_ENOMEM);
   }
   /* a footer whose schema list claims 2^31 elements */
   static const uint8_t huge[] = {0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00};
@@ -804,11 +823,17 @@ static void test_format_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_format_names),  cmocka_unit_test(test_fixtures),
-      cmocka_unit_test(test_corpus),        cmocka_unit_test(test_projection),
-      cmocka_unit_test(test_nested_projection), cmocka_unit_test(test_field_ids),
-      cmocka_unit_test(test_stats_and_skip), cmocka_unit_test(test_multi_row_groups), cmocka_unit_test(test_ts_units),
-      cmocka_unit_test(test_forged_footer), cmocka_unit_test(test_truncated),
+      cmocka_unit_test(test_format_names),
+      cmocka_unit_test(test_fixtures),
+      cmocka_unit_test(test_corpus),
+      cmocka_unit_test(test_projection),
+      cmocka_unit_test(test_nested_projection),
+      cmocka_unit_test(test_field_ids),
+      cmocka_unit_test(test_stats_and_skip),
+      cmocka_unit_test(test_multi_row_groups),
+      cmocka_unit_test(test_ts_units),
+      cmocka_unit_test(test_forged_footer),
+      cmocka_unit_test(test_truncated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,8 @@ static void assert_same(const pm_type *t, const struct ArrowArray *a, int64_t i,
   if (!va) return;
   switch (t->id) {
     case PM_BOOLEAN:
-      if (pm_arr_bool(a, i) != pm_arr_bool(b, j)) fail_msg("%s row %lld: bool differs", what, (long long)row);
+      if (pm_arr_bool(a, i) != pm_arr_bool(b, j))
+        fail_msg("%s row %lld: bool differs", what, (long long)row);
       return;
     case PM_ARRAY:
     case PM_MAP:
@@ -56,7 +57,9 @@ static void assert_same(const pm_type *t, const struct ArrowArray *a, int64_t i,
       int64_t ab, ae, bb, be;
       pm_arr_list_range(a, i, &ab, &ae);
       pm_arr_list_range(b, j, &bb, &be);
-      if (ae - ab != be - bb) fail_msg("%s row %lld: %lld vs %lld elements", what, (long long)row, (long long)(ae - ab), (long long)(be - bb));
+      if (ae - ab != be - bb)
+        fail_msg("%s row %lld: %lld vs %lld elements", what, (long long)row, (long long)(ae - ab),
+                 (long long)(be - bb));
       const struct ArrowArray *ca = a->children[0], *cb = b->children[0];
       for (int64_t k = 0; k < ae - ab; k++) {
         if (t->id == PM_ARRAY) {
@@ -64,8 +67,10 @@ static void assert_same(const pm_type *t, const struct ArrowArray *a, int64_t i,
         } else {
           int64_t x = ca->offset + ab + k, y = cb->offset + bb + k;
           assert_same(t->elem, ca->children[0], x, cb->children[0], y, what, row);
-          if (t->id == PM_MAP) assert_same(t->value, ca->children[1], x, cb->children[1], y, what, row);
-          else if (PM_ARR_FIXED(ca->children[1], int32_t, x) != PM_ARR_FIXED(cb->children[1], int32_t, y))
+          if (t->id == PM_MAP)
+            assert_same(t->value, ca->children[1], x, cb->children[1], y, what, row);
+          else if (PM_ARR_FIXED(ca->children[1], int32_t, x) !=
+                   PM_ARR_FIXED(cb->children[1], int32_t, y))
             fail_msg("%s row %lld: multiset count differs", what, (long long)row);
         }
       }
@@ -76,8 +81,7 @@ static void assert_same(const pm_type *t, const struct ArrowArray *a, int64_t i,
         assert_same(t->fields[f].type, a->children[f], a->offset + i, b->children[f], b->offset + j,
                     t->fields[f].name, row);
       return;
-    default:
-      break;
+    default: break;
   }
   if (pm_type_is_var(t)) {
     int32_t la, lb;
@@ -103,7 +107,8 @@ static int64_t read_all(const char *path, const pm_type *t, pm_col *out) {
   pm_format_reader *r = NULL;
   pm_format_read_opts ro = {0};
   ro.batch_size = 777;
-  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &ro, &err), &err);
+  PM_ASSERT_OK(pm_format_open(&r, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, &ro, &err),
+               &err);
   int64_t n = 0;
   for (;;) {
     struct ArrowArray b;
@@ -125,11 +130,12 @@ static int64_t read_all(const char *path, const pm_type *t, pm_col *out) {
 /* Writes the batch to path, reads it back and compares every value. */
 /* Writes `batch` nbatches times (with slice > 0: once, in slices of that many rows), then
  * reads the file back and compares. */
-static void roundtrip_sliced(const char *path, const pm_type *t, const struct ArrowArray *batch, int nbatches,
-                             int64_t slice, const pm_format_write_opts *o) {
+static void roundtrip_sliced(const char *path, const pm_type *t, const struct ArrowArray *batch,
+                             int nbatches, int64_t slice, const pm_format_write_opts *o) {
   paimon_error err;
   pm_format_writer *w = NULL;
-  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, o, &err), &err);
+  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), path, t, o, &err),
+               &err);
   if (slice > 0) {
     nbatches = 1;
     for (int64_t at = 0; at < batch->length; at += slice) {
@@ -139,7 +145,8 @@ static void roundtrip_sliced(const char *path, const pm_type *t, const struct Ar
       PM_ASSERT_OK(w->ops->write(w, &part, &err), &err);
     }
   }
-  for (int k = 0; k < nbatches && slice <= 0; k++) PM_ASSERT_OK(w->ops->write(w, batch, &err), &err);
+  for (int k = 0; k < nbatches && slice <= 0; k++)
+    PM_ASSERT_OK(w->ops->write(w, batch, &err), &err);
   assert_true(w->ops->estimated_size(w) > 0);
   int64_t size = 0;
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
@@ -148,7 +155,8 @@ static void roundtrip_sliced(const char *path, const pm_type *t, const struct Ar
   assert_int_equal(size, real);
 
   pm_col *cols = calloc((size_t)t->nfields, sizeof *cols);
-  for (int32_t f = 0; f < t->nfields; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+  for (int32_t f = 0; f < t->nfields; f++)
+    PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
   int64_t n = read_all(path, t, cols);
   assert_int_equal(n, batch->length * nbatches);
   for (int32_t f = 0; f < t->nfields; f++) {
@@ -163,8 +171,8 @@ static void roundtrip_sliced(const char *path, const pm_type *t, const struct Ar
   free(cols);
 }
 
-static void roundtrip(const char *path, const pm_type *t, const struct ArrowArray *batch, int nbatches,
-                      const pm_format_write_opts *o) {
+static void roundtrip(const char *path, const pm_type *t, const struct ArrowArray *batch,
+                      int nbatches, const pm_format_write_opts *o) {
   roundtrip_sliced(path, t, batch, nbatches, 0, o);
 }
 
@@ -177,14 +185,32 @@ static void gen(pm_col *c, const pm_type *t, int64_t row) {
   int pick = (int)(rnd() % 8);
   switch (t->id) {
     case PM_BOOLEAN: pm_col_append_bool(c, rnd() & 1); return;
-    case PM_TINYINT: pm_col_append_int(c, pick == 0 ? INT8_MIN : pick == 1 ? INT8_MAX : (int8_t)rnd()); return;
-    case PM_SMALLINT: pm_col_append_int(c, pick == 0 ? INT16_MIN : pick == 1 ? INT16_MAX : (int16_t)rnd()); return;
+    case PM_TINYINT:
+      pm_col_append_int(c, pick == 0 ? INT8_MIN : pick == 1 ? INT8_MAX : (int8_t)rnd());
+      return;
+    case PM_SMALLINT:
+      pm_col_append_int(c, pick == 0 ? INT16_MIN : pick == 1 ? INT16_MAX : (int16_t)rnd());
+      return;
     case PM_INT:
-    case PM_DATE: pm_col_append_int(c, pick == 0 ? INT32_MIN : pick == 1 ? INT32_MAX : pick == 2 ? (int32_t)(row % 3) : (int32_t)rnd()); return;
+    case PM_DATE:
+      pm_col_append_int(c, pick == 0   ? INT32_MIN
+                           : pick == 1 ? INT32_MAX
+                           : pick == 2 ? (int32_t)(row % 3)
+                                       : (int32_t)rnd());
+      return;
     case PM_TIME: pm_col_append_int(c, (int64_t)(rnd() % 86400000)); return;
-    case PM_BIGINT: pm_col_append_int(c, pick == 0 ? INT64_MIN : pick == 1 ? INT64_MAX : pick == 2 ? row % 4 : (int64_t)rnd()); return;
-    case PM_FLOAT: pm_col_append_f32(c, pick == 0 ? -0.0f : pick == 1 ? 3.4e38f : (float)(int32_t)rnd() / 7.0f); return;
-    case PM_DOUBLE: pm_col_append_f64(c, pick == 0 ? 0.0 : pick == 1 ? -1.7e308 : (double)(int64_t)rnd() / 3.0); return;
+    case PM_BIGINT:
+      pm_col_append_int(c, pick == 0   ? INT64_MIN
+                           : pick == 1 ? INT64_MAX
+                           : pick == 2 ? row % 4
+                                       : (int64_t)rnd());
+      return;
+    case PM_FLOAT:
+      pm_col_append_f32(c, pick == 0 ? -0.0f : pick == 1 ? 3.4e38f : (float)(int32_t)rnd() / 7.0f);
+      return;
+    case PM_DOUBLE:
+      pm_col_append_f64(c, pick == 0 ? 0.0 : pick == 1 ? -1.7e308 : (double)(int64_t)rnd() / 3.0);
+      return;
     case PM_DECIMAL: {
       /* unscaled value of up to `precision` digits, sign-extended to 128 bits */
       uint64_t lo = 0, hi = 0;
@@ -224,7 +250,9 @@ static void gen(pm_col *c, const pm_type *t, int64_t row) {
       for (int k = t->precision; k < 9; k++) q *= 10;
       frac = frac / q * q;
       if (pick == 0) secs = -1; /* just before 1970 */
-      int64_t v = unit == 0 ? secs * 1000 + frac / 1000000 : unit == 1 ? secs * 1000000 + frac / 1000 : secs * 1000000000 + frac;
+      int64_t v = unit == 0   ? secs * 1000 + frac / 1000000
+                  : unit == 1 ? secs * 1000000 + frac / 1000
+                              : secs * 1000000000 + frac;
       pm_col_append_int(c, v);
       return;
     }
@@ -261,7 +289,8 @@ static void gen(pm_col *c, const pm_type *t, int64_t row) {
 static void make_batch(const pm_type *t, int64_t rows, struct ArrowArray *out) {
   paimon_error err;
   pm_col *cols = calloc((size_t)t->nfields, sizeof *cols);
-  for (int32_t f = 0; f < t->nfields; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+  for (int32_t f = 0; f < t->nfields; f++)
+    PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
   for (int64_t r = 0; r < rows; r++)
     for (int32_t f = 0; f < t->nfields; f++) gen(&cols[f], t->fields[f].type, r);
   PM_ASSERT_OK(pm_cols_export_struct(cols, t->nfields, rows, out, &err), &err);
@@ -269,9 +298,7 @@ static void make_batch(const pm_type *t, int64_t rows, struct ArrowArray *out) {
   free(cols);
 }
 
-static char *tmp_path(const char *name) {
-  return pm_path_join(pm_test_tmpdir(), name);
-}
+static char *tmp_path(const char *name) { return pm_path_join(pm_test_tmpdir(), name); }
 
 /* Footer of a parquet file (buffer kept in *raw). */
 static void load_footer(const char *path, pm_buf *raw, pq_footer *ft) {
@@ -284,7 +311,8 @@ static void load_footer(const char *path, pm_buf *raw, pq_footer *ft) {
   assert_true(flen + 12 <= raw->len);
   const char *why = NULL;
   memset(ft, 0, sizeof *ft);
-  if (pq_footer_parse(ft, raw->data + raw->len - 8 - flen, flen, &why) != 0) fail_msg("footer: %s", why);
+  if (pq_footer_parse(ft, raw->data + raw->len - 8 - flen, flen, &why) != 0)
+    fail_msg("footer: %s", why);
 }
 
 static const char *FLAT =
@@ -416,7 +444,8 @@ static void test_row_groups_pages_and_dictionary_fallback(void **state) {
     assert_int_equal(k->stats.null_count, 0);
     lc_nulls += lc->stats.null_count;
     assert_int_equal(k->stats.min_value.len, 8);
-    assert_true((int64_t)pm_load_le64(k->stats.min_value.p) <= (int64_t)pm_load_le64(k->stats.max_value.p));
+    assert_true((int64_t)pm_load_le64(k->stats.min_value.p) <=
+                (int64_t)pm_load_le64(k->stats.max_value.p));
   }
   assert_int_equal(rows, n);
   assert_int_equal(lc_nulls, (n + 10) / 11);
@@ -473,7 +502,8 @@ static void set_ids(pm_type *t, const int32_t *ids) {
   for (int32_t i = 0; i < t->nfields; i++) {
     t->fields[i].id = ids[k++];
     if (t->fields[i].type->id == PM_ROW)
-      for (int32_t j = 0; j < t->fields[i].type->nfields; j++) t->fields[i].type->fields[j].id = ids[k++];
+      for (int32_t j = 0; j < t->fields[i].type->nfields; j++)
+        t->fields[i].type->fields[j].id = ids[k++];
   }
 }
 
@@ -494,7 +524,8 @@ static void check_corpus(const corpus_case *cc) {
   PM_ASSERT_OK(pm_type_parse(&t, cc->type, &err), &err);
   set_ids(t, cc->ids);
   pm_col *cols = calloc((size_t)t->nfields, sizeof *cols);
-  for (int32_t f = 0; f < t->nfields; f++) PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+  for (int32_t f = 0; f < t->nfields; f++)
+    PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
   int64_t n = read_all(srcpath, t, cols);
   assert_true(n > 0);
   struct ArrowArray batch;
@@ -517,8 +548,9 @@ static void check_corpus(const corpus_case *cc) {
         x->repetition != y->repetition || x->num_children != y->num_children ||
         x->converted != y->converted || x->has_field_id != y->has_field_id ||
         (x->has_field_id && x->field_id != y->field_id) || x->logical != y->logical ||
-        x->lt_unit != y->lt_unit || x->lt_bits != y->lt_bits || x->lt_precision != y->lt_precision ||
-        x->lt_scale != y->lt_scale || x->scale != y->scale || x->precision != y->precision)
+        x->lt_unit != y->lt_unit || x->lt_bits != y->lt_bits ||
+        x->lt_precision != y->lt_precision || x->lt_scale != y->lt_scale || x->scale != y->scale ||
+        x->precision != y->precision)
       fail_msg("%s: schema element %d (%s) differs from Java's", cc->file, (int)i, x->name);
   }
   assert_int_equal(fa.nrgs, 1);
@@ -530,8 +562,9 @@ static void check_corpus(const corpus_case *cc) {
     assert_int_equal(x->codec, y->codec);
     assert_int_equal(x->num_values, y->num_values);
     assert_int_equal(x->stats.null_count, y->stats.null_count);
-    if (!bin_eq(x->stats.min_value, y->stats.min_value) || !bin_eq(x->stats.max_value, y->stats.max_value) ||
-        !bin_eq(x->stats.min, y->stats.min) || !bin_eq(x->stats.max, y->stats.max))
+    if (!bin_eq(x->stats.min_value, y->stats.min_value) ||
+        !bin_eq(x->stats.max_value, y->stats.max_value) || !bin_eq(x->stats.min, y->stats.min) ||
+        !bin_eq(x->stats.max, y->stats.max))
       fail_msg("%s: statistics of column %d differ from Java's", cc->file, (int)c);
   }
   pq_footer_free(&fa);
@@ -575,8 +608,10 @@ static void test_corpus_timestamps(void **state) {
   pclose(f);
   file[strcspn(file, "\n")] = 0;
   char rel[4096];
-  snprintf(rel, sizeof rel, "append_with_multiple_ts_precision_and_timezone.db/"
-           "append_with_multiple_ts_precision_and_timezone/bucket-0/%s", file);
+  snprintf(rel, sizeof rel,
+           "append_with_multiple_ts_precision_and_timezone.db/"
+           "append_with_multiple_ts_precision_and_timezone/bucket-0/%s",
+           file);
   corpus_case cc = {rel,
                     "ROW<`ts_sec` TIMESTAMP(0), `ts_milli` TIMESTAMP(3), `ts_micro` TIMESTAMP(6), "
                     "`ts_nano` TIMESTAMP(9), `ts_tz_sec` TIMESTAMP(0) WITH LOCAL TIME ZONE, "
@@ -589,8 +624,9 @@ static void test_corpus_timestamps(void **state) {
 
 /* Pages are compressed by helper threads, but when they count at their compressed size
  * is fixed by the data: the file's bytes must not depend on the number of helpers. */
-static void same_bytes_any_threads(const char *name, const pm_type *t, const struct ArrowArray *batch,
-                                   int nbatches, int64_t slice, pm_format_write_opts o, int32_t min_rgs) {
+static void same_bytes_any_threads(const char *name, const pm_type *t,
+                                   const struct ArrowArray *batch, int nbatches, int64_t slice,
+                                   pm_format_write_opts o, int32_t min_rgs) {
   pm_buf first = PM_BUF_INIT;
   const int threads[] = {0, 1, 3, -1};
   for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
@@ -602,7 +638,8 @@ static void same_bytes_any_threads(const char *name, const pm_type *t, const str
     pm_buf raw = PM_BUF_INIT;
     pq_footer ft;
     load_footer(p, &raw, &ft);
-    if (ft.nrgs < min_rgs) fail_msg("%s: %d row groups, expected at least %d", fname, (int)ft.nrgs, (int)min_rgs);
+    if (ft.nrgs < min_rgs)
+      fail_msg("%s: %d row groups, expected at least %d", fname, (int)ft.nrgs, (int)min_rgs);
     pq_footer_free(&ft);
     if (k == 0) {
       first = raw;
@@ -666,7 +703,8 @@ static void test_errors(void **state) {
   assert_int_equal(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), p, t, &o, &err),
                    PAIMON_EUNSUPPORTED);
   /* a null in a NOT NULL column is rejected, not written */
-  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), p, t, NULL, &err), &err);
+  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), p, t, NULL, &err),
+               &err);
   pm_col c;
   PM_ASSERT_OK(pm_col_init(&c, t->fields[0].type), &err);
   pm_col_append_int(&c, 1);
@@ -679,7 +717,8 @@ static void test_errors(void **state) {
   w->ops->abort(w);
   batch.release(&batch);
   /* an empty file is valid and has zero rows */
-  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), p, t, NULL, &err), &err);
+  PM_ASSERT_OK(pm_format_create(&w, PM_FORMAT_PARQUET, pm_fs_local_shared(), p, t, NULL, &err),
+               &err);
   int64_t size;
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
   pm_col out;
@@ -698,7 +737,8 @@ static void test_errors(void **state) {
  * too). */
 static void note_alloc(size_t *largest, size_t n) {
   size_t cur = __atomic_load_n(largest, __ATOMIC_RELAXED);
-  while (n > cur && !__atomic_compare_exchange_n(largest, &cur, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (n > cur && !__atomic_compare_exchange_n(largest, &cur, n, false, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED)) {
   }
 }
 static void *count_malloc(void *ctx, size_t n) {
@@ -735,7 +775,8 @@ static void test_large_chunks(void **state) {
   for (int f = 0; f < 3; f++) pm_col_free(&cols[f]);
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);
-  char *a = tmp_path("large_a.parquet"), *b = tmp_path("large_b.parquet"), *c = tmp_path("large_c.parquet");
+  char *a = tmp_path("large_a.parquet"), *b = tmp_path("large_b.parquet"),
+       *c = tmp_path("large_c.parquet");
   roundtrip(a, t, &batch, 1, &o);
   /* row groups of 12 MiB: the big chunks pass 4 MiB in each, then are cleared */
   pm_format_write_opts small = o;

@@ -15,7 +15,7 @@
 #include "table/read_internal.h"
 #include "table/write_internal.h"
 
-#define ABI_TABLE_JSON                                                                     \
+#define ABI_TABLE_JSON                                                                   \
   "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
   "{\"name\":\"p\",\"type\":\"INT\"}],\"partitionKeys\":[\"p\"],\"options\":{}}"
 
@@ -91,7 +91,8 @@ static inline paimon_wfile *abi_wrap_wfile(paimon_wfile *in, uint32_t version) {
 /* ---- the workload ------------------------------------------------------------------- */
 
 /* Rows (k, v, p) with k = base + i, v = k * 10, p = k % 2. */
-static inline void abi_make_batch(int base, int n, struct ArrowArray *arr, struct ArrowSchema *sch) {
+static inline void abi_make_batch(int base, int n, struct ArrowArray *arr,
+                                  struct ArrowSchema *sch) {
   paimon_error err = {0};
   pm_type *row = pm_type_new_row(false);
   pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));

@@ -51,9 +51,7 @@ _Static_assert(sizeof(v1_wfile) == offsetof(paimon_wfile, version), "v1 wfile la
 /* ---- the plugin: the local file system behind the v1 layout ------------------------- */
 
 static paimon_fs *g_local;
-static struct {
-  int open_read, open_write, stat, list, mkdirs, remove, rename, release;
-} g_calls;
+static struct { int open_read, open_write, stat, list, mkdirs, remove, rename, release; } g_calls;
 
 static int r_read_at(v1_rfile *f, void *buf, size_t n, int64_t off, size_t *got, paimon_error *e) {
   paimon_rfile *in = f->private_data;
@@ -230,7 +228,8 @@ static void test_v1_table_workload(void **state) {
   assert_non_null(strstr(err.message, "version 1"));
   assert_int_equal(removed, 0);
   assert_int_equal(pm_fs_exists(fs, junk, &err), 1);
-  assert_int_equal(paimon_table_remove_orphan_files(&removed, t, 3600000, 1, &err), PAIMON_EUNSUPPORTED);
+  assert_int_equal(paimon_table_remove_orphan_files(&removed, t, 3600000, 1, &err),
+                   PAIMON_EUNSUPPORTED);
   assert_int_equal(pm_fs_exists(fs, junk, &err), 1);
   /* threshold 0 (no writer active): removed through the remove_many emulation */
   int removes = g_calls.remove;

@@ -79,8 +79,7 @@ static void doctor(const char *name, paimon_fs_stat_info *info) {
   if (strstr(name, "-short")) info->struct_size = offsetof(paimon_fs_stat_info, mtime_millis);
 }
 
-static int f_stat_info(paimon_fs *fs, const char *path, paimon_fs_stat_info *out,
-                       paimon_error *e) {
+static int f_stat_info(paimon_fs *fs, const char *path, paimon_fs_stat_info *out, paimon_error *e) {
   (void)fs;
   g_calls.stat_info++;
   PM_TRY(g_local->stat_info(g_local, path, out, e));
@@ -321,7 +320,8 @@ static void check_native(paimon_fs *fs, const char *root) {
   PM_ASSERT_OK(fs->list_info(fs, deep, ages_cb, &g, &err), &err);
   assert_int_equal(g.n, 2);
   assert_int_equal(g.size[0] + g.size[1], 8);
-  for (int i = 0; i < 2; i++) assert_true(g.mtime[i] >= t0 - 2000 && g.mtime[i] != PAIMON_FS_MTIME_UNKNOWN);
+  for (int i = 0; i < 2; i++)
+    assert_true(g.mtime[i] >= t0 - 2000 && g.mtime[i] != PAIMON_FS_MTIME_UNKNOWN);
   PM_ASSERT_OK(fs->sync_dir(fs, deep, &err), &err);
   char *none = pm_asprintf("%s/native/none", root);
   assert_int_equal(fs->sync_dir(fs, none, &err), PAIMON_ENOTFOUND);

@@ -165,7 +165,8 @@ static void check_bad_file_version(uint32_t fv) {
   assert_int_equal(abi_rcloses, 1);
   /* writing: the emulated exclusive create of a new table's schema */
   char *other = pm_asprintf("%s/u", pm_test_tmpdir());
-  assert_int_equal(paimon_table_create_json_fs(&t, &fs, other, ABI_TABLE_JSON, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_create_json_fs(&t, &fs, other, ABI_TABLE_JSON, &err),
+                   PAIMON_EINVAL);
   snprintf(want, sizeof want, "paimon_wfile with version %u", fv);
   assert_non_null(strstr(err.message, want));
   assert_int_equal(abi_wcloses, 1);

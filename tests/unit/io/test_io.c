@@ -170,7 +170,8 @@ static void test_local_fs(void **state) {
 static void test_local_large_writes(void **state) {
   (void)state;
   paimon_error err = {0};
-  const size_t sizes[] = {3, 5000, (2u << 20) + 17, 1, (4u << 20) - 5, 7, 9u << 20, 0, 100, 3u << 20, 4096, 11};
+  const size_t sizes[] = {
+      3, 5000, (2u << 20) + 17, 1, (4u << 20) - 5, 7, 9u << 20, 0, 100, 3u << 20, 4096, 11};
   size_t total = 0;
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) total += sizes[i];
   uint8_t *want = malloc(total);
@@ -250,8 +251,10 @@ static void test_fault_injection(void **state) {
   struct {
     int op;
     int code;
-  } cases[] = {{PAIMON_FS_OP_OPEN, PAIMON_EIO},   {PAIMON_FS_OP_READ, PAIMON_EIO},
-               {PAIMON_FS_OP_SYNC, PAIMON_EIO},   {PAIMON_FS_OP_RENAME, PAIMON_ECONFLICT},
+  } cases[] = {{PAIMON_FS_OP_OPEN, PAIMON_EIO},
+               {PAIMON_FS_OP_READ, PAIMON_EIO},
+               {PAIMON_FS_OP_SYNC, PAIMON_EIO},
+               {PAIMON_FS_OP_RENAME, PAIMON_ECONFLICT},
                {PAIMON_FS_OP_REMOVE, PAIMON_EIO}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     assert_int_equal(paimon_fs_memory_inject(fs, cases[i].op, 1, cases[i].code), 0);
@@ -374,10 +377,9 @@ static void test_paths(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_local_fs),   cmocka_unit_test(test_local_large_writes),
-      cmocka_unit_test(test_memory_fs),
-      cmocka_unit_test(test_fault_injection), cmocka_unit_test(test_crash),
-      cmocka_unit_test(test_paths),
+      cmocka_unit_test(test_local_fs),  cmocka_unit_test(test_local_large_writes),
+      cmocka_unit_test(test_memory_fs), cmocka_unit_test(test_fault_injection),
+      cmocka_unit_test(test_crash),     cmocka_unit_test(test_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

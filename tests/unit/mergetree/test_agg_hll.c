@@ -190,8 +190,9 @@ static void expect_sum(const char *what, const pm_buf *got, const golden_sum *wa
   if (strcmp(g, want->head) != 0) fail_msg("%s preamble:\n got  %s\n want %s", what, g, want->head);
   free(g);
   uint64_t f = fnv1a64(got->data, got->len);
-  if (f != want->fnv) fail_msg("%s: checksum %016llx, want %016llx", what,
-                               (unsigned long long)f, (unsigned long long)want->fnv);
+  if (f != want->fnv)
+    fail_msg("%s: checksum %016llx, want %016llx", what, (unsigned long long)f,
+             (unsigned long long)want->fnv);
 }
 
 /* sketchOf(lo .. hi-1) as Java's HllSketchUtil.sketchOf builds it. */
@@ -256,9 +257,13 @@ static void test_sketch_of(void **state) {
   expect_full("sketchOf()", &out, G_EMPTY12);
   free(b.p);
   /* SET mode, HLL_4 mode, and HLL_4 with an exception (aux) entry */
-  static const struct { int64_t lo, hi; const golden_sum *s; } cases[] = {
-      {0, 100, &S_OF_0_100}, {0, 1000, &S_OF_0_1000}, {0, 100000, &S_OF_0_100000},
-      {50000, 150000, &S_OF_50000_150000}};
+  static const struct {
+    int64_t lo, hi;
+    const golden_sum *s;
+  } cases[] = {{0, 100, &S_OF_0_100},
+               {0, 1000, &S_OF_0_1000},
+               {0, 100000, &S_OF_0_100000},
+               {50000, 150000, &S_OF_50000_150000}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     b = of_range(cases[i].lo, cases[i].hi), out = (pm_buf){b.p, b.n, b.n};
     char what[64];
@@ -387,9 +392,8 @@ static void test_out_reuse(void **state) {
 static void test_truncations(void **state) {
   (void)state;
   bytes good = of_range(7, 9);
-  bytes in[] = {of_range(1, 4),       of_range(0, 100),  of_range(0, 100000),
-                unhex(G_K5H8),        unhex(G_K7H6),     unhex(G_K6H4U),
-                unhex(G_K8SET),       unhex(G_EMPTY12)};
+  bytes in[] = {of_range(1, 4), of_range(0, 100), of_range(0, 100000), unhex(G_K5H8),
+                unhex(G_K7H6),  unhex(G_K6H4U),   unhex(G_K8SET),      unhex(G_EMPTY12)};
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
     size_t need = i == 5 ? 72 : in[i].n;
     for (size_t n = 0; n < need; n++) {
@@ -417,7 +421,12 @@ static void test_corrupt_fields(void **state) {
   bytes good = of_range(7, 9), list = of_range(1, 4), set = of_range(0, 100);
   bytes hll = of_range(0, 100000), h8 = unhex(G_K5H8), setu = unhex(G_K8SET);
   bytes t;
-  struct { bytes *src; size_t off; uint8_t val; const char *msg; } cases[] = {
+  struct {
+    bytes *src;
+    size_t off;
+    uint8_t val;
+    const char *msg;
+  } cases[] = {
       {&list, 2, 3, "family"},
       {&list, 1, 2, "serial version"},
       {&list, 3, 3, "lgK"},
@@ -426,11 +435,11 @@ static void test_corrupt_fields(void **state) {
       {&list, 0, 3, "preamble"},
       {&hll, 0, 2, "preamble"},
       {&list, 6, 8, "LIST count"},
-      {&list, 11, 0, "value 0"},         /* first coupon's value bits cleared */
-      {&set, 8, 101, "SET coupons"},     /* count above the stored coupons */
+      {&list, 11, 0, "value 0"},     /* first coupon's value bits cleared */
+      {&set, 8, 101, "SET coupons"}, /* count above the stored coupons */
       {&set, 3, 7, "SET mode needs"},
-      {&hll, 7, 14, "mode"},             /* HLL with type 3 */
-      {&hll, 36, 0, "exception count"},  /* aux count dropped */
+      {&hll, 7, 14, "mode"},            /* HLL with type 3 */
+      {&hll, 36, 0, "exception count"}, /* aux count dropped */
       {&h8, 40, 64, "above 63"},
       /* updatable SET table entry 3 rewritten: off its probe path */
       {&setu, 12 + 4 * 3, 0x55, "inconsistent"},

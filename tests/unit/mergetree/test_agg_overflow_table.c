@@ -192,10 +192,22 @@ static void run_width(const width *wd) {
   pm_free(path);
 }
 
-static void test_overflow_wraps_tinyint(void **state) { (void)state; run_width(&WIDTHS[0]); }
-static void test_overflow_wraps_smallint(void **state) { (void)state; run_width(&WIDTHS[1]); }
-static void test_overflow_wraps_int(void **state) { (void)state; run_width(&WIDTHS[2]); }
-static void test_overflow_wraps_bigint(void **state) { (void)state; run_width(&WIDTHS[3]); }
+static void test_overflow_wraps_tinyint(void **state) {
+  (void)state;
+  run_width(&WIDTHS[0]);
+}
+static void test_overflow_wraps_smallint(void **state) {
+  (void)state;
+  run_width(&WIDTHS[1]);
+}
+static void test_overflow_wraps_int(void **state) {
+  (void)state;
+  run_width(&WIDTHS[2]);
+}
+static void test_overflow_wraps_bigint(void **state) {
+  (void)state;
+  run_width(&WIDTHS[3]);
+}
 
 int main(void) {
   const struct CMUnitTest tests[] = {

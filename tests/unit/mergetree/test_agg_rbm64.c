@@ -34,12 +34,12 @@
   "02010000000000010201000000070004000000000000000000000003000000"
 /* bitmapOf(5, -1) and bitmapOf(-1, 5): same ART order (-1 is unsigned-largest), container
  * slots in insertion order */
-#define G_OF_5_M1                                                                          \
-  "010200000000000000000200000000ff000400000000000000000000000000000000000400000" \
+#define G_OF_5_M1                                                                           \
+  "010200000000000000000200000000ff000400000000000000000000000000000000000400000"           \
   "0ffffffffffff010000000000000001000000fe020000000102010000000500010201000000ffff02000000" \
   "000000000000000001000000"
-#define G_OF_M1_5                                                                          \
-  "010200000000000000000200000000ff000400000000000000000001000000000000000400000" \
+#define G_OF_M1_5                                                                           \
+  "010200000000000000000200000000ff000400000000000000000001000000000000000400000"           \
   "0ffffffffffff000000000000000001000000fe02000000010201000000ffff010201000000050002000000" \
   "000000000000000001000000"
 #define G_OF_0123                                                                          \
@@ -75,15 +75,15 @@
   "000000090001000000000000000000000000000000"
 /* add 65536, 131072, 2^33, remove 131072: a leaf carrying a prefix after its Node4
  * shrank, and a null container slot */
-#define G_REMOVED                                                                          \
+#define G_REMOVED                                                                            \
   "0102000000000000000002000300000000000200040000020001000000000001000000000000000004000000" \
-  "000000020000020000000000000001000000fe0300000001020100000000000001020100000000000200000" \
+  "000000020000020000000000000001000000fe0300000001020100000000000001020100000000000200000"  \
   "0000000000000000002000000"
 /* or(G_REMOVED, bitmapOf(131072)): the prefixed leaf is split, the slot array grows */
-#define G_U_REMOVED_2                                                                      \
+#define G_U_REMOVED_2                                                                        \
   "0103000000000000000002000300000000000200000200010000000201040000000000000000010000000000" \
   "00000004000000000000000002030000000000000004000000000000020000020000000000000001000000fe" \
-  "040000000102010000000000000102010000000000010201000000000003000000000000000000000003000" \
+  "040000000102010000000000000102010000000000010201000000000003000000000000000000000003000"  \
   "000"
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -208,11 +208,11 @@ static void test_of_golden(void **state) {
   (void)state;
   pm_buf out = PM_BUF_INIT;
   paimon_error err = {0};
-#define OF(hex, ...)                                                                       \
-  do {                                                                                     \
-    int64_t v_[] = {__VA_ARGS__};                                                          \
-    PM_ASSERT_OK(pm_agg_rbm64_of(v_, sizeof v_ / sizeof v_[0], &out, &err), &err);         \
-    assert_bytes(&out, hex);                                                               \
+#define OF(hex, ...)                                                               \
+  do {                                                                             \
+    int64_t v_[] = {__VA_ARGS__};                                                  \
+    PM_ASSERT_OK(pm_agg_rbm64_of(v_, sizeof v_ / sizeof v_[0], &out, &err), &err); \
+    assert_bytes(&out, hex);                                                       \
   } while (0)
   OF(G_OF1, 1);
   OF(G_OF123, 1, 2, 3);
@@ -327,10 +327,10 @@ static void test_container_types(void **state) {
 
 static void test_truncations(void **state) {
   (void)state;
-  static const char *const golden[] = {G_OF1, G_OF23, G_OF123, G_OF_BIG, G_OF_5_M1,
-                                       G_OF_M1_5, G_OF_0123, G_OF_10_20, G_U_RUN_TIE,
-                                       G_OF_TIE, G_OF_RUNS, G_OF_FULL, G_RAW10,
-                                       G_U_RAW10_EMPTY, G_REMOVED, G_U_REMOVED_2, "00"};
+  static const char *const golden[] = {
+      G_OF1,     G_OF23,          G_OF123,     G_OF_BIG,      G_OF_5_M1, G_OF_M1_5,
+      G_OF_0123, G_OF_10_20,      G_U_RUN_TIE, G_OF_TIE,      G_OF_RUNS, G_OF_FULL,
+      G_RAW10,   G_U_RAW10_EMPTY, G_REMOVED,   G_U_REMOVED_2, "00"};
   for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++) {
     bytes b = unhex(golden[i]);
     assert_truncations_fail(b);
@@ -351,38 +351,38 @@ static void test_corrupt(void **state) {
    * 13 key, 19 container index, 27 array count, 31 mark, 32 slots, 36 slot mark,
    * 37 type, 38 cardinality, 42 values, 48 live count, 56 firstLevelIdx,
    * 60 secondLevelIdx */
-  assert_corrupt_hex_mut(G_OF123, 0, 2);    /* bad tag */
-  assert_corrupt_hex_mut(G_OF123, 1, 2);    /* keySize != leaves */
-  assert_corrupt_hex_mut(G_OF123, 9, 5);    /* DUMMY_ROOT node type */
-  assert_corrupt_hex_mut(G_OF123, 9, 0);    /* leaf bytes read as a Node4 */
-  assert_corrupt_hex_mut(G_OF123, 10, 1);   /* leaf with children */
-  assert_corrupt_hex_mut(G_OF123, 12, 1);   /* prefix that is not the key */
+  assert_corrupt_hex_mut(G_OF123, 0, 2);     /* bad tag */
+  assert_corrupt_hex_mut(G_OF123, 1, 2);     /* keySize != leaves */
+  assert_corrupt_hex_mut(G_OF123, 9, 5);     /* DUMMY_ROOT node type */
+  assert_corrupt_hex_mut(G_OF123, 9, 0);     /* leaf bytes read as a Node4 */
+  assert_corrupt_hex_mut(G_OF123, 10, 1);    /* leaf with children */
+  assert_corrupt_hex_mut(G_OF123, 12, 1);    /* prefix that is not the key */
   assert_corrupt_hex_mut(G_OF123, 12, 0x80); /* negative prefix length */
-  assert_corrupt_hex_mut(G_OF123, 19, 1);   /* leaf -> missing slot */
-  assert_corrupt_hex_mut(G_OF123, 23, 1);   /* leaf -> second first-level array */
-  assert_corrupt_hex_mut(G_OF123, 27, 2);   /* two first-level arrays */
-  assert_corrupt_hex_mut(G_OF123, 27, 0);   /* none */
+  assert_corrupt_hex_mut(G_OF123, 19, 1);    /* leaf -> missing slot */
+  assert_corrupt_hex_mut(G_OF123, 23, 1);    /* leaf -> second first-level array */
+  assert_corrupt_hex_mut(G_OF123, 27, 2);    /* two first-level arrays */
+  assert_corrupt_hex_mut(G_OF123, 27, 0);    /* none */
   assert_corrupt_hex_mut(G_OF123, 31, 0xFF); /* bad trim mark */
-  assert_corrupt_hex_mut(G_OF123, 32, 0);   /* zero slots */
+  assert_corrupt_hex_mut(G_OF123, 32, 0);    /* zero slots */
   assert_corrupt_hex_mut(G_OF123, 35, 0x7F); /* slot count beyond the input */
-  assert_corrupt_hex_mut(G_OF123, 36, 2);   /* bad null mark */
-  assert_corrupt_hex_mut(G_OF123, 36, 0);   /* leaf -> null slot */
-  assert_corrupt_hex_mut(G_OF123, 37, 3);   /* bad container type */
-  assert_corrupt_hex_mut(G_OF123, 37, 0);   /* array read as runs */
-  assert_corrupt_hex_mut(G_OF123, 38, 2);   /* cardinality shifts the rest */
+  assert_corrupt_hex_mut(G_OF123, 36, 2);    /* bad null mark */
+  assert_corrupt_hex_mut(G_OF123, 36, 0);    /* leaf -> null slot */
+  assert_corrupt_hex_mut(G_OF123, 37, 3);    /* bad container type */
+  assert_corrupt_hex_mut(G_OF123, 37, 0);    /* array read as runs */
+  assert_corrupt_hex_mut(G_OF123, 38, 2);    /* cardinality shifts the rest */
   assert_corrupt_hex_mut(G_OF123, 41, 0x80); /* negative cardinality */
-  assert_corrupt_hex_mut(G_OF123, 44, 1);   /* values 1,1,3: not ascending */
-  assert_corrupt_hex_mut(G_OF123, 48, 2);   /* live count */
-  assert_corrupt_hex_mut(G_OF123, 56, 1);   /* firstLevelIdx */
-  assert_corrupt_hex_mut(G_OF123, 60, 1);   /* secondLevelIdx past the slots */
+  assert_corrupt_hex_mut(G_OF123, 44, 1);    /* values 1,1,3: not ascending */
+  assert_corrupt_hex_mut(G_OF123, 48, 2);    /* live count */
+  assert_corrupt_hex_mut(G_OF123, 56, 1);    /* firstLevelIdx */
+  assert_corrupt_hex_mut(G_OF123, 60, 1);    /* secondLevelIdx past the slots */
   assert_corrupt_hex_mut(G_OF123, 63, 0x80); /* negative secondLevelIdx */
   /* G_OF_RUNS: run (100, +199), (1000, +99) at offset 44 */
   assert_corrupt_hex_mut(G_OF_RUNS, 38, 0x2d); /* cardinality 301 != 300 */
   assert_corrupt_hex_mut(G_OF_RUNS, 49, 0x00); /* second run starts at 232: overlaps */
   assert_corrupt_hex_mut(G_OF_RUNS, 51, 0xff); /* second run ends past 65535 */
   /* G_OF_BIG: root Node4 header at 9, key bytes at 13 (position 3 first) */
-  assert_corrupt_hex_mut(G_OF_BIG, 10, 1);  /* Node4 with one child */
-  assert_corrupt_hex_mut(G_OF_BIG, 10, 5);  /* Node4 with five */
+  assert_corrupt_hex_mut(G_OF_BIG, 10, 1);    /* Node4 with one child */
+  assert_corrupt_hex_mut(G_OF_BIG, 10, 5);    /* Node4 with five */
   assert_corrupt_hex_mut(G_OF_BIG, 15, 0xff); /* keys 00 ff ff: not ascending */
   assert_corrupt_hex_mut(G_OF_BIG, 14, 0xfe); /* the ff.. leaf under key byte fe */
   /* trailing bytes after a value */

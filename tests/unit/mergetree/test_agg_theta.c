@@ -96,8 +96,7 @@ static void expect_corrupt(const uint8_t *a, size_t an, const uint8_t *b, size_t
 #define EMPTY "01030300001e0000"
 #define OF_1 "01030300003acc9315f97dcbbd86a105"
 #define OF_2_3 "02030300001acc93020000000000803fc397fc1281709d1eba40b3c1da06695d"
-#define OF_1_2_3                                                                           \
-  "02030300001acc93030000000000803f15f97dcbbd86a105c397fc1281709d1eba40b3c1da06695d"
+#define OF_1_2_3 "02030300001acc93030000000000803f15f97dcbbd86a105c397fc1281709d1eba40b3c1da06695d"
 #define OF_1_2_3_4                                                                         \
   "02030300001acc93040000000000803f15f97dcbbd86a10540de2ee1c9db3d08c397fc1281709d1eba40b3" \
   "c1da06695d"
@@ -122,8 +121,7 @@ static void expect_corrupt(const uint8_t *a, size_t an, const uint8_t *b, size_t
   "4c16b16e00c7c48185137f7300ff3edb4931fa96005167013eefe2dd004bbf7eee7e40f500e4c758129ac4" \
   "0601"
 /* hand re-encoded older serial versions of sketchOf(1,2,3), sketchOf(1), sketchOf(4) */
-#define V2_1_2_3                                                                           \
-  "020203000000cc93030000000000803f15f97dcbbd86a105c397fc1281709d1eba40b3c1da06695d"
+#define V2_1_2_3 "020203000000cc93030000000000803f15f97dcbbd86a105c397fc1281709d1eba40b3c1da06695d"
 #define V2_1 "020203000000cc93010000000000803f15f97dcbbd86a105"
 #define V1_1_2_3                                                                           \
   "03010300000000000300000000000000ffffffffffffff7f15f97dcbbd86a105c397fc1281709d1eba40b3" \
@@ -132,7 +130,7 @@ static void expect_corrupt(const uint8_t *a, size_t an, const uint8_t *b, size_t
 /* an intersection-style result: no entries, theta = 0.5 */
 #define THETA_HALF "03030300001acc93000000000000803f0000000000000040"
 /* compact(false, null) of sketchOf(1,2,3): unordered */
-#define UNORDERED_1_2_3                                                                    \
+#define UNORDERED_1_2_3 \
   "02030300000acc93030000000000803f15f97dcbbd86a105ba40b3c1da06695dc397fc1281709d1e"
 
 /* UpdateSketch.toByteArray() images (QuickSelect hash table, 2^7 slots), given as the
@@ -193,8 +191,9 @@ static void test_of_forms(void **state) {
   /* hashing of extreme longs */
   int64_t x[] = {-1, INT64_MIN, INT64_MAX, 0, -1};
   bytes s = of(x, 5);
-  bytes ws = hex("02030300001acc93040000000000803f6cb2f30dc6cf7b0e7f5ddab40a14c61be56b61eec8804420"
-                 "ba0c612afdab9779");
+  bytes ws =
+      hex("02030300001acc93040000000000803f6cb2f30dc6cf7b0e7f5ddab40a14c61be56b61eec8804420"
+          "ba0c612afdab9779");
   assert_bytes(s.p, s.n, &ws);
   bytes t = of_range(1, 12), wt = hex(OF_1_TO_12);
   assert_bytes(t.p, t.n, &wt);
@@ -209,16 +208,14 @@ static void test_empty_and_single(void **state) {
   check_union(EMPTY, OF_1_2_3, OF_1_2_3);
   /* theta < 1 with no entries keeps its theta; a single item under it stays listed */
   check_union(THETA_HALF, EMPTY, THETA_HALF);
-  check_union(THETA_HALF, OF_1,
-              "03030300001acc93010000000000803f000000000000004015f97dcbbd86a105");
+  check_union(THETA_HALF, OF_1, "03030300001acc93010000000000803f000000000000004015f97dcbbd86a105");
   check_union(THETA_HALF, OF_1_TO_12,
               "03030300001acc93090000000000803f0000000000000040fb38798913248f0115f97dcbbd86a105"
               "40de2ee1c9db3d08698bb991b8685708fe162113fb98bc10bd3273724691cc14c397fc1281709d1e"
               "23a55b381afd741f1ad1300b998c2f22");
   /* datasketches-cpp writes p = 0 and may leave out the single-item flag */
   check_union("01030300001acc9315f97dcbbd86a105", OF_2_3, OF_1_2_3);
-  check_union("02030300001acc930200000000000000c397fc1281709d1eba40b3c1da06695d", OF_1,
-              OF_1_2_3);
+  check_union("02030300001acc930200000000000000c397fc1281709d1eba40b3c1da06695d", OF_1, OF_1_2_3);
   /* an unordered one-long image is not a single item to Java: it is skipped as empty */
   check_union("01030300000acc9315f97dcbbd86a105", OF_2_3, OF_2_3);
 }
@@ -311,9 +308,8 @@ static void truncations(const bytes *v) {
 
 static void test_truncations(void **state) {
   (void)state;
-  const char *golden[] = {EMPTY,   OF_1,     OF_1_2_3, OF_1_TO_12, V4_1_TO_10, V4_P01,
-                          OF_P01,  V2_1_2_3, V2_1,     V1_1_2_3,   V1_4,       THETA_HALF,
-                          UNORDERED_1_2_3};
+  const char *golden[] = {EMPTY,    OF_1, OF_1_2_3, OF_1_TO_12, V4_1_TO_10, V4_P01,         OF_P01,
+                          V2_1_2_3, V2_1, V1_1_2_3, V1_4,       THETA_HALF, UNORDERED_1_2_3};
   for (size_t i = 0; i < sizeof golden / sizeof *golden; i++) {
     bytes v = hex(golden[i]);
     truncations(&v);
@@ -338,41 +334,41 @@ static void corrupt_case(const char *h, size_t at, uint8_t val) {
 
 static void test_corrupt(void **state) {
   (void)state;
-  corrupt_case(OF_1_2_3, 1, 5);     /* serial version */
+  corrupt_case(OF_1_2_3, 1, 5); /* serial version */
   corrupt_case(OF_1_2_3, 1, 0);
-  corrupt_case(OF_1_2_3, 2, 4);     /* Union family */
-  corrupt_case(OF_1_2_3, 2, 2);     /* compact flag on a QuickSelect image */
-  corrupt_case(OF_1_2_3, 0, 0);     /* preamble longs */
+  corrupt_case(OF_1_2_3, 2, 4); /* Union family */
+  corrupt_case(OF_1_2_3, 2, 2); /* compact flag on a QuickSelect image */
+  corrupt_case(OF_1_2_3, 0, 0); /* preamble longs */
   corrupt_case(OF_1_2_3, 0, 4);
-  corrupt_case(OF_1_2_3, 6, 0xcd);  /* seed hash */
+  corrupt_case(OF_1_2_3, 6, 0xcd); /* seed hash */
   corrupt_case(OF_1, 7, 0x94);
   corrupt_case(V2_1_2_3, 6, 0);
   corrupt_case(V4_1_TO_10, 6, 0);
-  corrupt_case(OF_1_2_3, 5, 0x1b);  /* big-endian */
-  corrupt_case(OF_1_2_3, 5, 0x12);  /* ordered without compact */
-  corrupt_case(OF_1_2_3, 5, 0x1e);  /* empty flag with entries */
-  corrupt_case(OF_1, 5, 0x3e);      /* empty and single-item */
-  corrupt_case(OF_1_2_3, 8, 4);     /* count beyond the data */
-  corrupt_case(OF_1_2_3, 8, 2);     /* trailing hash */
+  corrupt_case(OF_1_2_3, 5, 0x1b); /* big-endian */
+  corrupt_case(OF_1_2_3, 5, 0x12); /* ordered without compact */
+  corrupt_case(OF_1_2_3, 5, 0x1e); /* empty flag with entries */
+  corrupt_case(OF_1, 5, 0x3e);     /* empty and single-item */
+  corrupt_case(OF_1_2_3, 8, 4);    /* count beyond the data */
+  corrupt_case(OF_1_2_3, 8, 2);    /* trailing hash */
   corrupt_case(OF_1_2_3, 8, 0xff);
   corrupt_case(OF_1_2_3, 11, 0x80);
   corrupt_case(OF_1_2_3, 23, 0x1f); /* hashes out of order */
   corrupt_case(OF_1_2_3, 39, 0x80); /* hash with the sign bit */
   corrupt_case(OF_1, 15, 0x80);
   corrupt_case(OF_1, 15, 0xff);
-  corrupt_case(THETA_HALF, 23, 0);  /* theta 0 */
+  corrupt_case(THETA_HALF, 23, 0);    /* theta 0 */
   corrupt_case(THETA_HALF, 23, 0x80); /* theta beyond 1.0 */
-  corrupt_case(OF_P01, 23, 0);      /* hashes at or above theta */
-  corrupt_case(V4_1_TO_10, 3, 0);   /* delta width 0 */
+  corrupt_case(OF_P01, 23, 0);        /* hashes at or above theta */
+  corrupt_case(V4_1_TO_10, 3, 0);     /* delta width 0 */
   corrupt_case(V4_1_TO_10, 3, 64);
   corrupt_case(V4_1_TO_10, 3, 0x3d); /* width vs length */
-  corrupt_case(V4_1_TO_10, 4, 5);   /* entry-count bytes */
-  corrupt_case(V4_1_TO_10, 8, 11);  /* entry count vs length */
+  corrupt_case(V4_1_TO_10, 4, 5);    /* entry-count bytes */
+  corrupt_case(V4_1_TO_10, 8, 11);   /* entry count vs length */
   corrupt_case(V4_1_TO_10, 5, 0x0a); /* not ordered */
   corrupt_case(V4_1_TO_10, 0, 3);
-  corrupt_case(V4_P01, 15, 0xff);   /* theta beyond 1.0 */
-  corrupt_case(V4_P01, 15, 0);      /* theta below the hashes */
-  corrupt_case(V1_1_2_3, 0, 2);     /* v1 needs 3 preamble longs */
+  corrupt_case(V4_P01, 15, 0xff); /* theta beyond 1.0 */
+  corrupt_case(V4_P01, 15, 0);    /* theta below the hashes */
+  corrupt_case(V1_1_2_3, 0, 2);   /* v1 needs 3 preamble longs */
   corrupt_case(V1_1_2_3, 2, 7);
   corrupt_case(V2_1_2_3, 0, 4);
 
@@ -384,7 +380,9 @@ static void test_corrupt(void **state) {
   free(z.p);
 
   /* a zero delta (duplicate hash) in a compressed sketch: first delta's bits cleared */
-  bytes v4 = hex("0104033e011acc9302" "00000000000000000000000000000000");
+  bytes v4 =
+      hex("0104033e011acc9302"
+          "00000000000000000000000000000000");
   v4.p[9] = 0x10; /* first delta = 2^58, second 0 */
   expect_corrupt(v4.p, v4.n, ok.p, ok.n);
   free(v4.p);
@@ -420,8 +418,8 @@ static void test_corrupt(void **state) {
 /* random bit flips never crash; accepted inputs give a canonical result */
 static void test_mutations(void **state) {
   (void)state;
-  const char *golden[] = {OF_1, OF_1_2_3, OF_1_TO_12, V4_1_TO_10, V4_P01, OF_P01,
-                          V2_1_2_3, V1_1_2_3, THETA_HALF, UNORDERED_1_2_3};
+  const char *golden[] = {OF_1,   OF_1_2_3, OF_1_TO_12, V4_1_TO_10, V4_P01,
+                          OF_P01, V2_1_2_3, V1_1_2_3,   THETA_HALF, UNORDERED_1_2_3};
   bytes em = hex(EMPTY), ok = hex(OF_1_2_3);
   pm_buf out = PM_BUF_INIT;
   paimon_error err;

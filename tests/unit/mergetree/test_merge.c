@@ -37,17 +37,32 @@ typedef struct trec {
 } trec;
 
 typedef struct tcase {
-  pm_type *vt;           /* ROW of values */
+  pm_type *vt; /* ROW of values */
   int nk;
-  int key_field[2];      /* value index of each key field */
+  int key_field[2]; /* value index of each key field */
   const char *pk[2];
   const char *ok[16], *ov[16];
   int nopt;
 } tcase;
 
-static tv I(int64_t v) { tv t; memset(&t, 0, sizeof t); t.i = v; return t; }
-static tv S(const char *s) { tv t; memset(&t, 0, sizeof t); snprintf(t.s, SLEN, "%s", s); return t; }
-static tv NUL(void) { tv t; memset(&t, 0, sizeof t); t.null = true; return t; }
+static tv I(int64_t v) {
+  tv t;
+  memset(&t, 0, sizeof t);
+  t.i = v;
+  return t;
+}
+static tv S(const char *s) {
+  tv t;
+  memset(&t, 0, sizeof t);
+  snprintf(t.s, SLEN, "%s", s);
+  return t;
+}
+static tv NUL(void) {
+  tv t;
+  memset(&t, 0, sizeof t);
+  t.null = true;
+  return t;
+}
 
 static int append_tv(pm_col *c, const pm_type *t, const tv *v) {
   if (v->null) return pm_col_append_null(c);
@@ -55,8 +70,10 @@ static int append_tv(pm_col *c, const pm_type *t, const tv *v) {
     case PM_BOOLEAN: return pm_col_append_bool(c, v->i != 0);
     case PM_FLOAT: return pm_col_append_f32(c, (float)v->d);
     case PM_DOUBLE: return pm_col_append_f64(c, v->d);
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY:
-      return pm_col_append_bytes(c, v->s, strlen(v->s));
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY: return pm_col_append_bytes(c, v->s, strlen(v->s));
     case PM_DECIMAL: {
       uint8_t d[16];
       uint64_t lo = (uint64_t)v->i, hi = v->i < 0 ? UINT64_MAX : 0;
@@ -79,7 +96,10 @@ static tv read_tv(const pm_type *t, const struct ArrowArray *a, int64_t r) {
     case PM_BOOLEAN: v.i = pm_arr_bool(a, r); break;
     case PM_FLOAT: v.d = PM_ARR_FIXED(a, float, r); break;
     case PM_DOUBLE: v.d = PM_ARR_FIXED(a, double, r); break;
-    case PM_CHAR: case PM_VARCHAR: case PM_BINARY: case PM_VARBINARY: {
+    case PM_CHAR:
+    case PM_VARCHAR:
+    case PM_BINARY:
+    case PM_VARBINARY: {
       int32_t n;
       const uint8_t *p = pm_arr_bytes(a, r, &n);
       if (n >= SLEN) n = SLEN - 1;
@@ -125,7 +145,9 @@ static int rndn(int n) { return (int)(rnd() % (unsigned)n); }
 static int trun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   trun *r = ctx;
   if (r->pos >= r->n) return PAIMON_ITEROVER;
-  int take = r->max_batch > 0 ? 1 + (int)((r->seed = r->seed * 1103515245u + 12345u) >> 16) % r->max_batch : r->n;
+  int take = r->max_batch > 0
+                 ? 1 + (int)((r->seed = r->seed * 1103515245u + 12345u) >> 16) % r->max_batch
+                 : r->n;
   if ((r->seed >> 20) % 7 == 0) take = 0; /* empty batches happen */
   if (take > r->n - r->pos) take = r->n - r->pos;
   const tcase *tc = r->tc;
@@ -133,8 +155,10 @@ static int trun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   pm_col cols[2 + 2 + MAXF];
   pm_type *seq_t = pm_type_new(PM_BIGINT, false), *kind_t = pm_type_new(PM_TINYINT, false);
   for (int c = 0; c < ncols; c++) {
-    const pm_type *t = c < tc->nk ? tc->vt->fields[tc->key_field[c]].type
-                       : c == tc->nk ? seq_t : c == tc->nk + 1 ? kind_t : tc->vt->fields[c - tc->nk - 2].type;
+    const pm_type *t = c < tc->nk        ? tc->vt->fields[tc->key_field[c]].type
+                       : c == tc->nk     ? seq_t
+                       : c == tc->nk + 1 ? kind_t
+                                         : tc->vt->fields[c - tc->nk - 2].type;
     pm_col_init(&cols[c], t);
   }
   for (int i = r->pos; i < r->pos + take; i++) {
@@ -142,7 +166,8 @@ static int trun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
     for (int k = 0; k < tc->nk; k++) append_tv(&cols[k], cols[k].type, &x->val[tc->key_field[k]]);
     pm_col_append_i64(&cols[tc->nk], x->seq);
     pm_col_append_i8(&cols[tc->nk + 1], x->kind);
-    for (int f = 0; f < nv; f++) append_tv(&cols[tc->nk + 2 + f], tc->vt->fields[f].type, &x->val[f]);
+    for (int f = 0; f < nv; f++)
+      append_tv(&cols[tc->nk + 2 + f], tc->vt->fields[f].type, &x->val[f]);
   }
   r->pos += take;
   int rc = pm_cols_export_struct(cols, ncols, take, out, err);
@@ -194,7 +219,8 @@ static int run_merge(const tcase *tc, trec **runs, const int *nrun, int nruns, i
     for (int64_t r = 0; r < a.length; r++) {
       trec *x = &out->rows[out->n++];
       memset(x, 0, sizeof *x);
-      for (int f = 0; f < tc->vt->nfields; f++) x->val[f] = read_tv(tc->vt->fields[f].type, a.children[f], r);
+      for (int f = 0; f < tc->vt->nfields; f++)
+        x->val[f] = read_tv(tc->vt->fields[f].type, a.children[f], r);
       x->kind = (int8_t)PM_ARR_FIXED(a.children[tc->vt->nfields], int8_t, r);
     }
     a.release(&a);
@@ -264,19 +290,30 @@ static bool is_pk(const tcase *tc, int f) {
 }
 
 /* Aggregation engine model: a field-wise fold over the records (row starts all null). */
-static int model_agg_field(const tcase *tc, int f, const char *fn, tv *acc, const tv *in, int8_t kind,
-                           bool *first_init) {
+static int model_agg_field(const tcase *tc, int f, const char *fn, tv *acc, const tv *in,
+                           int8_t kind, bool *first_init) {
   bool ret = retract(kind);
   const char *ir = fopt(tc, f, "ignore-retract");
   if (ret && ir && strcmp(ir, "true") == 0) return 0;
-  if (strcmp(fn, "primary-key") == 0) { *acc = *in; return 0; }
-  if (strcmp(fn, "sum") == 0) {
-    if (acc->null) { *acc = *in; if (ret && !in->null) acc->i = -in->i; }
-    else if (!in->null) acc->i = ret ? acc->i - in->i : acc->i + in->i;
+  if (strcmp(fn, "primary-key") == 0) {
+    *acc = *in;
     return 0;
   }
-  if (ret && strcmp(fn, "last_value") == 0) { acc->null = true; return 0; }
-  if (ret && strcmp(fn, "last_non_null_value") == 0) { if (!in->null) acc->null = true; return 0; }
+  if (strcmp(fn, "sum") == 0) {
+    if (acc->null) {
+      *acc = *in;
+      if (ret && !in->null) acc->i = -in->i;
+    } else if (!in->null) acc->i = ret ? acc->i - in->i : acc->i + in->i;
+    return 0;
+  }
+  if (ret && strcmp(fn, "last_value") == 0) {
+    acc->null = true;
+    return 0;
+  }
+  if (ret && strcmp(fn, "last_non_null_value") == 0) {
+    if (!in->null) acc->null = true;
+    return 0;
+  }
   if (ret) return -1; /* no retraction */
   if (strcmp(fn, "max") == 0 || strcmp(fn, "min") == 0) {
     if (acc->null) *acc = *in;
@@ -285,18 +322,32 @@ static int model_agg_field(const tcase *tc, int f, const char *fn, tv *acc, cons
       if (fn[1] == 'a' ? c < 0 : c > 0) *acc = *in;
     }
   } else if (strcmp(fn, "last_value") == 0) *acc = *in;
-  else if (strcmp(fn, "last_non_null_value") == 0) { if (!in->null) *acc = *in; }
-  else if (strcmp(fn, "first_value") == 0) { if (!*first_init) { *first_init = true; *acc = *in; } }
-  else if (strcmp(fn, "first_non_null_value") == 0) {
-    if (!*first_init && !in->null) { *first_init = true; *acc = *in; }
+  else if (strcmp(fn, "last_non_null_value") == 0) {
+    if (!in->null) *acc = *in;
+  } else if (strcmp(fn, "first_value") == 0) {
+    if (!*first_init) {
+      *first_init = true;
+      *acc = *in;
+    }
+  } else if (strcmp(fn, "first_non_null_value") == 0) {
+    if (!*first_init && !in->null) {
+      *first_init = true;
+      *acc = *in;
+    }
   } else if (strcmp(fn, "bool_and") == 0 || strcmp(fn, "bool_or") == 0) {
     if (acc->null) *acc = *in;
     else if (!in->null) acc->i = fn[5] == 'a' ? (acc->i && in->i) : (acc->i || in->i);
   } else if (strcmp(fn, "listagg") == 0) {
     /* FieldListaggAgg (1.4.1): a null side yields the other, then an empty side does */
-    if (acc->null || in->null) { if (acc->null) *acc = *in; return 0; }
+    if (acc->null || in->null) {
+      if (acc->null) *acc = *in;
+      return 0;
+    }
     if (!in->s[0]) return 0;
-    if (!acc->s[0]) { *acc = *in; return 0; }
+    if (!acc->s[0]) {
+      *acc = *in;
+      return 0;
+    }
     size_t la = strlen(acc->s), li = strlen(in->s);
     if (la + 1 + li < SLEN) {
       acc->s[la] = ',';
@@ -324,7 +375,10 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
   }
   if (!me || strcmp(me, "deduplicate") == 0) {
     for (int i = 0; i < n; i++)
-      if (!(ign && retract(g[i].kind))) { *res = g[i]; *has = true; }
+      if (!(ign && retract(g[i].kind))) {
+        *res = g[i];
+        *has = true;
+      }
     return 0;
   }
   if (strcmp(me, "first-row") == 0) {
@@ -333,7 +387,10 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
         if (!ign) return -1;
         continue;
       }
-      if (!*has) { *res = g[i]; *has = true; }
+      if (!*has) {
+        *res = g[i];
+        *has = true;
+      }
     }
     return 0;
   }
@@ -344,7 +401,10 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
     bool del = false;
     for (int i = 0; i < n; i++) {
       del = optb(tc, "aggregation.remove-record-on-delete") && g[i].kind == 3;
-      if (del) { for (int f = 0; f < nf; f++) row[f] = g[i].val[f]; continue; }
+      if (del) {
+        for (int f = 0; f < nf; f++) row[f] = g[i].val[f];
+        continue;
+      }
       for (int f = 0; f < nf; f++) {
         const char *fn = is_pk(tc, f) ? "primary-key" : fopt(tc, f, "aggregate-function");
         if (!fn) fn = opt(tc, "fields.default-aggregate-function");
@@ -379,7 +439,10 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
     const trec *x = &g[i];
     cdel = false;
     if (retract(x->kind)) {
-      if (!filled) { for (int f = 0; f < nf; f++) row[f] = x->val[f]; filled = true; }
+      if (!filled) {
+        for (int f = 0; f < nf; f++) row[f] = x->val[f];
+        filled = true;
+      }
       if (ign) continue;
       if (pc.gseq >= 0) {
         int s = pc.gseq;
@@ -399,19 +462,24 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
           for (int f = 0; f < nf; f++) {
             const char *fn = pc.prot[f] ? fopt(tc, f, "aggregate-function") : NULL;
             bool d = false;
-            if (fn && strcmp(fn, "sum") == 0) model_agg_field(tc, f, fn, &row[f], &x->val[f], x->kind, &d);
+            if (fn && strcmp(fn, "sum") == 0)
+              model_agg_field(tc, f, fn, &row[f], &x->val[f], x->kind, &d);
           }
         }
         continue;
       }
       if (rod) {
-        if (x->kind == 3) { cdel = true; for (int f = 0; f < nf; f++) row[f] = x->val[f]; }
+        if (x->kind == 3) {
+          cdel = true;
+          for (int f = 0; f < nf; f++) row[f] = x->val[f];
+        }
         continue;
       }
       return -1;
     }
     if (pc.gseq < 0) {
-      for (int f = 0; f < nf; f++) if (!x->val[f].null) row[f] = x->val[f];
+      for (int f = 0; f < nf; f++)
+        if (!x->val[f].null) row[f] = x->val[f];
     } else {
       int s = pc.gseq;
       bool empty = x->val[s].null;
@@ -440,11 +508,16 @@ static int model_group(const tcase *tc, const trec *g, int n, trec *res, bool *h
   return 0;
 }
 
-static int run_model(const tcase *tc, trec **runs, const int *nrun, int nruns, bool keep, tout *out) {
+static int run_model(const tcase *tc, trec **runs, const int *nrun, int nruns, bool keep,
+                     tout *out) {
   static trec all[4096];
   int n = 0;
   for (int r = 0; r < nruns; r++)
-    for (int i = 0; i < nrun[r]; i++) { all[n] = runs[r][i]; all[n].run = r; n++; }
+    for (int i = 0; i < nrun[r]; i++) {
+      all[n] = runs[r][i];
+      all[n].run = r;
+      n++;
+    }
   g_tc = tc;
   qsort(all, (size_t)n, sizeof(trec), model_order);
   out->n = 0;
@@ -490,15 +563,23 @@ static void gen_runs(const tcase *tc, trec runs[][64], int *nrun, int nruns, int
     total += nrun[r];
   }
   for (int i = 0; i < total; i++) seqs[i] = i + 1;
-  for (int i = total - 1; i > 0; i--) { int j = rndn(i + 1); int64_t t = seqs[i]; seqs[i] = seqs[j]; seqs[j] = t; }
+  for (int i = total - 1; i > 0; i--) {
+    int j = rndn(i + 1);
+    int64_t t = seqs[i];
+    seqs[i] = seqs[j];
+    seqs[j] = t;
+  }
   for (int r = 0; r < nruns; r++) {
     for (int i = 0; i < nrun[r]; i++) {
       trec *x = &runs[r][i];
       memset(x, 0, sizeof *x);
-      for (int f = 0; f < tc->vt->nfields; f++) x->val[f] = rand_val(tc->vt->fields[f].type, tc->vt->fields[f].type->nullable);
+      for (int f = 0; f < tc->vt->nfields; f++)
+        x->val[f] = rand_val(tc->vt->fields[f].type, tc->vt->fields[f].type->nullable);
       for (int k = 0; k < tc->nk; k++) {
         int f = tc->key_field[k];
-        x->val[f] = tc->vt->fields[f].type->id == PM_VARCHAR ? S((const char *[]){"k1", "k2", "k3"}[rndn(3)]) : I(rndn(10));
+        x->val[f] = tc->vt->fields[f].type->id == PM_VARCHAR
+                        ? S((const char *[]){"k1", "k2", "k3"}[rndn(3)])
+                        : I(rndn(10));
       }
       x->seq = seqs[nseq++];
       int k = rndn(10);
@@ -523,15 +604,18 @@ static void check_case(const tcase *tc, int kinds_mode, int iter) {
   char msg[512] = "";
   int rc = run_merge(tc, rp, nrun, nruns, 1 + rndn(5), 1 + rndn(4), keep, &got, msg);
   int mrc = run_model(tc, rp, nrun, nruns, keep, &want);
-  if ((rc != 0) != (mrc != 0)) fail_msg("iter %d: production rc %d (%s), model rc %d", iter, rc, msg, mrc);
+  if ((rc != 0) != (mrc != 0))
+    fail_msg("iter %d: production rc %d (%s), model rc %d", iter, rc, msg, mrc);
   if (rc) return;
   if (got.n != want.n) fail_msg("iter %d: %d rows, model %d", iter, got.n, want.n);
   for (int i = 0; i < got.n; i++) {
     for (int f = 0; f < tc->vt->nfields; f++)
       if (!tv_eq(tc->vt->fields[f].type, &got.rows[i].val[f], &want.rows[i].val[f]))
-        fail_msg("iter %d row %d field %s: got %s%lld'%s' want %s%lld'%s'", iter, i, tc->vt->fields[f].name,
-                 got.rows[i].val[f].null ? "null " : "", (long long)got.rows[i].val[f].i, got.rows[i].val[f].s,
-                 want.rows[i].val[f].null ? "null " : "", (long long)want.rows[i].val[f].i, want.rows[i].val[f].s);
+        fail_msg("iter %d row %d field %s: got %s%lld'%s' want %s%lld'%s'", iter, i,
+                 tc->vt->fields[f].name, got.rows[i].val[f].null ? "null " : "",
+                 (long long)got.rows[i].val[f].i, got.rows[i].val[f].s,
+                 want.rows[i].val[f].null ? "null " : "", (long long)want.rows[i].val[f].i,
+                 want.rows[i].val[f].s);
     if (got.rows[i].kind != want.rows[i].kind)
       fail_msg("iter %d row %d: kind %d want %d", iter, i, got.rows[i].kind, want.rows[i].kind);
   }
@@ -558,9 +642,17 @@ static void prop(const char *const *kv, bool str_key, int kinds_mode, int n) {
   tcase tc;
   memset(&tc, 0, sizeof tc);
   const char *names[] = {"k", "a", "b", "s", "g", "c", "mx", "mn", "fv", "fnn", "la", "bo"};
-  pm_type *types[] = {str_key ? STR(false) : T(PM_BIGINT, false), T(PM_INT, true), STR(true),
-                      T(PM_BIGINT, true), T(PM_INT, true), T(PM_INT, true), T(PM_INT, true),
-                      T(PM_INT, true), T(PM_INT, true), T(PM_INT, true), STR(true),
+  pm_type *types[] = {str_key ? STR(false) : T(PM_BIGINT, false),
+                      T(PM_INT, true),
+                      STR(true),
+                      T(PM_BIGINT, true),
+                      T(PM_INT, true),
+                      T(PM_INT, true),
+                      T(PM_INT, true),
+                      T(PM_INT, true),
+                      T(PM_INT, true),
+                      T(PM_INT, true),
+                      STR(true),
                       T(PM_BOOLEAN, true)};
   tc.vt = row_of(12, names, types);
   tc.nk = 1;
@@ -584,26 +676,64 @@ static void test_property(void **state) {
   static const char *const first[] = {"merge-engine", "first-row", "ignore-delete", "true", NULL};
   static const char *const first_strict[] = {"merge-engine", "first-row", NULL};
   static const char *const pu[] = {"merge-engine", "partial-update", NULL};
-  static const char *const pu_ign[] = {"merge-engine", "partial-update", "ignore-delete", "true", NULL};
+  static const char *const pu_ign[] = {"merge-engine", "partial-update", "ignore-delete", "true",
+                                       NULL};
   static const char *const pu_rod[] = {"merge-engine", "partial-update",
                                        "partial-update.remove-record-on-delete", "true", NULL};
-  static const char *const pu_grp[] = {"merge-engine", "partial-update", "fields.g.sequence-group",
-                                       "a,b,s", "fields.s.aggregate-function", "sum", NULL};
-  static const char *const agg[] = {
-      "merge-engine", "aggregation", "fields.s.aggregate-function", "sum",
-      "fields.mx.aggregate-function", "max", "fields.mn.aggregate-function", "min",
-      "fields.fv.aggregate-function", "first_value", "fields.fnn.aggregate-function",
-      "first_non_null_value", "fields.la.aggregate-function", "listagg",
-      "fields.bo.aggregate-function", "bool_or", "fields.a.aggregate-function", "last_value",
-      "fields.mx.ignore-retract", "true", "fields.mn.ignore-retract", "true",
-      "fields.fv.ignore-retract", "true", "fields.fnn.ignore-retract", "true",
-      "fields.la.ignore-retract", "true", "fields.bo.ignore-retract", "true", NULL};
-  static const char *const agg_strict[] = {"merge-engine", "aggregation", "fields.g.aggregate-function",
-                                           "max", "fields.s.aggregate-function", "sum", NULL};
-  static const char *const agg_rod[] = {"merge-engine", "aggregation",
-                                        "aggregation.remove-record-on-delete", "true",
-                                        "fields.default-aggregate-function", "last_value",
-                                        "fields.s.aggregate-function", "sum", NULL};
+  static const char *const pu_grp[] = {"merge-engine",
+                                       "partial-update",
+                                       "fields.g.sequence-group",
+                                       "a,b,s",
+                                       "fields.s.aggregate-function",
+                                       "sum",
+                                       NULL};
+  static const char *const agg[] = {"merge-engine",
+                                    "aggregation",
+                                    "fields.s.aggregate-function",
+                                    "sum",
+                                    "fields.mx.aggregate-function",
+                                    "max",
+                                    "fields.mn.aggregate-function",
+                                    "min",
+                                    "fields.fv.aggregate-function",
+                                    "first_value",
+                                    "fields.fnn.aggregate-function",
+                                    "first_non_null_value",
+                                    "fields.la.aggregate-function",
+                                    "listagg",
+                                    "fields.bo.aggregate-function",
+                                    "bool_or",
+                                    "fields.a.aggregate-function",
+                                    "last_value",
+                                    "fields.mx.ignore-retract",
+                                    "true",
+                                    "fields.mn.ignore-retract",
+                                    "true",
+                                    "fields.fv.ignore-retract",
+                                    "true",
+                                    "fields.fnn.ignore-retract",
+                                    "true",
+                                    "fields.la.ignore-retract",
+                                    "true",
+                                    "fields.bo.ignore-retract",
+                                    "true",
+                                    NULL};
+  static const char *const agg_strict[] = {"merge-engine",
+                                           "aggregation",
+                                           "fields.g.aggregate-function",
+                                           "max",
+                                           "fields.s.aggregate-function",
+                                           "sum",
+                                           NULL};
+  static const char *const agg_rod[] = {"merge-engine",
+                                        "aggregation",
+                                        "aggregation.remove-record-on-delete",
+                                        "true",
+                                        "fields.default-aggregate-function",
+                                        "last_value",
+                                        "fields.s.aggregate-function",
+                                        "sum",
+                                        NULL};
   for (int sk = 0; sk < 2; sk++) {
     prop(dedup, sk, 1, 700);
     prop(dedup_ign, sk, 1, 600);
@@ -657,12 +787,16 @@ static int merge_one(const pm_type *vt, const char *const *kv, const tv *vals, c
 /* Two-column helper: (k BIGINT, v <type>) with `fn` on v; folds the list like Java's
  * Stream.reduce((l, r) -> agg(l, r)) (the engine starts from null; agg(null, x) = x for
  * every function used here). */
-static tv fold(pm_type *vtype, const char *const *kv, const tv *in, const int8_t *kinds, int n, int *rc_out) {
+static tv fold(pm_type *vtype, const char *const *kv, const tv *in, const int8_t *kinds, int n,
+               int *rc_out) {
   const char *names[] = {"k", "v"};
   pm_type *types[] = {T(PM_BIGINT, false), vtype};
   pm_type *vt = row_of(2, names, types);
   tv vals[64 * 2];
-  for (int i = 0; i < n; i++) { vals[2 * i] = I(1); vals[2 * i + 1] = in[i]; }
+  for (int i = 0; i < n; i++) {
+    vals[2 * i] = I(1);
+    vals[2 * i + 1] = in[i];
+  }
   trec res;
   char msg[512];
   int rc = merge_one(vt, kv, vals, kinds, n, &res, msg);
@@ -686,33 +820,61 @@ static void test_golden_aggregates(void **state) {
   (void)state;
   int8_t ins_del[] = {0, 3};
   /* FieldAggregatorTest.testFieldBoolAndAgg / testFieldBoolOrAgg */
-  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_and"), (tv[]){I(0), I(1)}, NULL, 2, NULL), 0);
-  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_and"), (tv[]){I(1), I(1)}, NULL, 2, NULL), 1);
-  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_or"), (tv[]){I(0), I(1)}, NULL, 2, NULL), 1);
-  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_or"), (tv[]){I(0), I(0)}, NULL, 2, NULL), 0);
+  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_and"),
+                (tv[]){I(0), I(1)}, NULL, 2, NULL),
+           0);
+  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_and"),
+                (tv[]){I(1), I(1)}, NULL, 2, NULL),
+           1);
+  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_or"),
+                (tv[]){I(0), I(1)}, NULL, 2, NULL),
+           1);
+  expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_or"),
+                (tv[]){I(0), I(0)}, NULL, 2, NULL),
+           0);
   /* testFieldLastNonNullValueAgg: agg(null,1)=1, agg(1,null)=1 */
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_non_null_value"), (tv[]){NUL(), I(1)}, NULL, 2, NULL), 1);
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_non_null_value"), (tv[]){I(1), NUL()}, NULL, 2, NULL), 1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_non_null_value"),
+                (tv[]){NUL(), I(1)}, NULL, 2, NULL),
+           1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_non_null_value"),
+                (tv[]){I(1), NUL()}, NULL, 2, NULL),
+           1);
   /* testFieldLastValueAgg: agg(1,null)=null */
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_value"), (tv[]){I(1), NUL()}, NULL, 2, NULL), NN);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_value"),
+                (tv[]){I(1), NUL()}, NULL, 2, NULL),
+           NN);
   /* testFieldFirstValueAgg: agg(null,1)=1 then agg(1,2)=1 */
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_value"), (tv[]){I(1), I(2)}, NULL, 2, NULL), 1);
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_value"), (tv[]){NUL(), I(2)}, NULL, 2, NULL), NN);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_value"),
+                (tv[]){I(1), I(2)}, NULL, 2, NULL),
+           1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_value"),
+                (tv[]){NUL(), I(2)}, NULL, 2, NULL),
+           NN);
   /* testFieldFirstNonNullValueAgg: null, 1, 2 -> 1 (and the legacy name) */
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_non_null_value"), (tv[]){NUL(), I(1), I(2)}, NULL, 3, NULL), 1);
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_not_null_value"), (tv[]){NUL(), I(1), I(2)}, NULL, 3, NULL), 1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_non_null_value"),
+                (tv[]){NUL(), I(1), I(2)}, NULL, 3, NULL),
+           1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_not_null_value"),
+                (tv[]){NUL(), I(1), I(2)}, NULL, 3, NULL),
+           1);
   /* testFieldMaxAgg / testFieldMinAgg */
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 10);
-  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "min"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 1);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(10)},
+                NULL, 2, NULL),
+           10);
+  expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "min"), (tv[]){I(1), I(10)},
+                NULL, 2, NULL),
+           1);
   /* max / min on BOOLEAN: 1.4.1's InternalRowUtils.compare cannot order BOOLEAN, so a null
    * side yields the other and two values fail (ordering booleans, as in 2.0's
    * testFieldMaxMinAggWithBooleanType, came after 1.4.1). */
-  static const int64_t bm[][3] = {{NN, 1, 1}, {0, NN, 0}, {NN, NN, NN}, {0, 1, -1}, {1, 0, -1}, {1, 1, -1}};
+  static const int64_t bm[][3] = {{NN, 1, 1}, {0, NN, 0}, {NN, NN, NN},
+                                  {0, 1, -1}, {1, 0, -1}, {1, 1, -1}};
   for (int i = 0; i < 6; i++) {
     tv a = bm[i][0] == NN ? NUL() : I(bm[i][0]), b = bm[i][1] == NN ? NUL() : I(bm[i][1]);
     for (int mx = 0; mx < 2; mx++) {
       int rc = 0;
-      tv r = fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", mx ? "max" : "min"), (tv[]){a, b}, NULL, 2, &rc);
+      tv r = fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", mx ? "max" : "min"),
+                  (tv[]){a, b}, NULL, 2, &rc);
       if (bm[i][2] == -1) assert_int_equal(rc, PAIMON_EINVAL);
       else {
         assert_int_equal(rc, 0);
@@ -724,36 +886,73 @@ static void test_golden_aggregates(void **state) {
    * agg(1,10)=11 / 10, retract(10,5)=5 / 2, retract(null,5)=-5 / null */
   pm_type_id ints[] = {PM_TINYINT, PM_SMALLINT, PM_INT, PM_BIGINT};
   for (int t = 0; t < 4; t++) {
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(10)}, NULL, 2, NULL), 10);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 11);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(10), I(5)}, ins_del, 2, NULL), 5);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(5)}, ins_del, 2, NULL), -5);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){NUL(), I(10)}, NULL, 2, NULL), 10);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 10);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){I(10), I(5)}, ins_del, 2, NULL), 2);
-    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){NUL(), I(5)}, ins_del, 2, NULL), NN);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(10)},
+                  NULL, 2, NULL),
+             10);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(1), I(10)},
+                  NULL, 2, NULL),
+             11);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(10), I(5)},
+                  ins_del, 2, NULL),
+             5);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(5)},
+                  ins_del, 2, NULL),
+             -5);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
+                  (tv[]){NUL(), I(10)}, NULL, 2, NULL),
+             10);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
+                  (tv[]){I(1), I(10)}, NULL, 2, NULL),
+             10);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
+                  (tv[]){I(10), I(5)}, ins_del, 2, NULL),
+             2);
+    expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
+                  (tv[]){NUL(), I(5)}, ins_del, 2, NULL),
+             NN);
   }
   /* Integer overflow wraps in the column's width as Java 1.4.1's FieldSumAgg / FieldProductAgg
    * primitive arithmetic does (the exact arithmetic that throws, apache/paimon#7992 and
    * #7906, came after 1.4.1): agg(a, b) or retract(a, b) = w. */
-  static const struct { pm_type_id t; const char *fn; int64_t a, b; int8_t k; int64_t w; } ovf[] = {
-      {PM_TINYINT, "sum", 127, 1, 0, -128}, {PM_TINYINT, "sum", -128, -1, 0, 127},
-      {PM_SMALLINT, "sum", 32767, 1, 0, -32768}, {PM_SMALLINT, "sum", -32768, -1, 0, 32767},
-      {PM_INT, "sum", INT32_MAX, 1, 0, INT32_MIN}, {PM_INT, "sum", INT32_MIN, -1, 0, INT32_MAX},
-      {PM_BIGINT, "sum", INT64_MAX, 1, 0, INT64_MIN}, {PM_BIGINT, "sum", INT64_MIN, -1, 0, INT64_MAX},
-      {PM_TINYINT, "sum", -128, 1, 3, 127}, {PM_TINYINT, "sum", 127, -1, 3, -128},
-      {PM_TINYINT, "sum", NN, -128, 3, -128}, {PM_SMALLINT, "sum", -32768, 1, 3, 32767},
-      {PM_SMALLINT, "sum", 32767, -1, 3, -32768}, {PM_SMALLINT, "sum", NN, -32768, 3, -32768},
-      {PM_INT, "sum", INT32_MIN, 1, 3, INT32_MAX}, {PM_INT, "sum", INT32_MAX, -1, 3, INT32_MIN},
-      {PM_INT, "sum", NN, INT32_MIN, 3, INT32_MIN}, {PM_BIGINT, "sum", INT64_MIN, 1, 3, INT64_MAX},
-      {PM_BIGINT, "sum", INT64_MAX, -1, 3, INT64_MIN}, {PM_BIGINT, "sum", NN, INT64_MIN, 3, INT64_MIN},
-      {PM_TINYINT, "product", 64, 2, 0, -128}, {PM_TINYINT, "product", -64, 4, 0, 0},
-      {PM_SMALLINT, "product", 1000, 100, 0, -31072}, {PM_SMALLINT, "product", -32768, 2, 0, 0},
+  static const struct {
+    pm_type_id t;
+    const char *fn;
+    int64_t a, b;
+    int8_t k;
+    int64_t w;
+  } ovf[] = {
+      {PM_TINYINT, "sum", 127, 1, 0, -128},
+      {PM_TINYINT, "sum", -128, -1, 0, 127},
+      {PM_SMALLINT, "sum", 32767, 1, 0, -32768},
+      {PM_SMALLINT, "sum", -32768, -1, 0, 32767},
+      {PM_INT, "sum", INT32_MAX, 1, 0, INT32_MIN},
+      {PM_INT, "sum", INT32_MIN, -1, 0, INT32_MAX},
+      {PM_BIGINT, "sum", INT64_MAX, 1, 0, INT64_MIN},
+      {PM_BIGINT, "sum", INT64_MIN, -1, 0, INT64_MAX},
+      {PM_TINYINT, "sum", -128, 1, 3, 127},
+      {PM_TINYINT, "sum", 127, -1, 3, -128},
+      {PM_TINYINT, "sum", NN, -128, 3, -128},
+      {PM_SMALLINT, "sum", -32768, 1, 3, 32767},
+      {PM_SMALLINT, "sum", 32767, -1, 3, -32768},
+      {PM_SMALLINT, "sum", NN, -32768, 3, -32768},
+      {PM_INT, "sum", INT32_MIN, 1, 3, INT32_MAX},
+      {PM_INT, "sum", INT32_MAX, -1, 3, INT32_MIN},
+      {PM_INT, "sum", NN, INT32_MIN, 3, INT32_MIN},
+      {PM_BIGINT, "sum", INT64_MIN, 1, 3, INT64_MAX},
+      {PM_BIGINT, "sum", INT64_MAX, -1, 3, INT64_MIN},
+      {PM_BIGINT, "sum", NN, INT64_MIN, 3, INT64_MIN},
+      {PM_TINYINT, "product", 64, 2, 0, -128},
+      {PM_TINYINT, "product", -64, 4, 0, 0},
+      {PM_SMALLINT, "product", 1000, 100, 0, -31072},
+      {PM_SMALLINT, "product", -32768, 2, 0, 0},
       {PM_INT, "product", 100000, 100000, 0, 1410065408},
-      {PM_INT, "product", INT32_MIN, -1, 0, INT32_MIN}, {PM_BIGINT, "product", INT64_MAX, 2, 0, -2},
+      {PM_INT, "product", INT32_MIN, -1, 0, INT32_MIN},
+      {PM_BIGINT, "product", INT64_MAX, 2, 0, -2},
       {PM_BIGINT, "product", INT64_MIN, -1, 0, INT64_MIN},
-      {PM_TINYINT, "product", -128, -1, 3, -128}, {PM_SMALLINT, "product", -32768, -1, 3, -32768},
-      {PM_INT, "product", INT32_MIN, -1, 3, INT32_MIN}, {PM_BIGINT, "product", INT64_MIN, -1, 3, INT64_MIN},
+      {PM_TINYINT, "product", -128, -1, 3, -128},
+      {PM_SMALLINT, "product", -32768, -1, 3, -32768},
+      {PM_INT, "product", INT32_MIN, -1, 3, INT32_MIN},
+      {PM_BIGINT, "product", INT64_MIN, -1, 3, INT64_MIN},
   };
   for (size_t i = 0; i < sizeof ovf / sizeof ovf[0]; i++) {
     int rc = 0;
@@ -768,54 +967,121 @@ static void test_golden_aggregates(void **state) {
   pm_type_id fl[] = {PM_FLOAT, PM_DOUBLE};
   for (int t = 0; t < 2; t++) {
     tv a = I(0), b = I(0);
-    a.d = 1; b.d = 10;
-    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){a, b}, NULL, 2, NULL).d == 11);
-    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){a, b}, NULL, 2, NULL).d == 10);
-    a.d = 10; b.d = 5;
-    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){a, b}, ins_del, 2, NULL).d == 5);
-    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){a, b}, ins_del, 2, NULL).d == 2);
-    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), b}, ins_del, 2, NULL).d == -5);
+    a.d = 1;
+    b.d = 10;
+    assert_true(
+        fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){a, b}, NULL, 2, NULL)
+            .d == 11);
+    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){a, b},
+                     NULL, 2, NULL)
+                    .d == 10);
+    a.d = 10;
+    b.d = 5;
+    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){a, b},
+                     ins_del, 2, NULL)
+                    .d == 5);
+    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){a, b},
+                     ins_del, 2, NULL)
+                    .d == 2);
+    assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), b},
+                     ins_del, 2, NULL)
+                    .d == -5);
   }
   /* testFieldSumDecimalAgg (DECIMAL(10,0)): 1+10=11, retract(10,5)=5, retract(null,5)=-5 */
-  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 11);
-  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(10), I(5)}, ins_del, 2, NULL), 5);
-  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(5)}, ins_del, 2, NULL), -5);
-  expect_i(fold(pm_type_new_decimal(38, 0, true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(1), I(10)}, NULL, 2, NULL), 11);
+  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
+                (tv[]){I(1), I(10)}, NULL, 2, NULL),
+           11);
+  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
+                (tv[]){I(10), I(5)}, ins_del, 2, NULL),
+           5);
+  expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
+                (tv[]){NUL(), I(5)}, ins_del, 2, NULL),
+           -5);
+  expect_i(fold(pm_type_new_decimal(38, 0, true), KV("fields.v.aggregate-function", "sum"),
+                (tv[]){I(1), I(10)}, NULL, 2, NULL),
+           11);
   /* listagg: testFieldListAggWithDefaultDelimiter, ...WithCustomDelimiter */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"), (tv[]){S("user1"), S("user2")}, NULL, 2, NULL).s, "user1,user2");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.list-agg-delimiter", "-"), (tv[]){S("user1"), S("user2")}, NULL, 2, NULL).s, "user1-user2");
+  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"),
+                           (tv[]){S("user1"), S("user2")}, NULL, 2, NULL)
+                          .s,
+                      "user1,user2");
+  assert_string_equal(
+      fold(STR(true),
+           KV("fields.v.aggregate-function", "listagg", "fields.v.list-agg-delimiter", "-"),
+           (tv[]){S("user1"), S("user2")}, NULL, 2, NULL)
+          .s,
+      "user1-user2");
   /* testFieldListAggWithDefaultDelimiterAndDistinct */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
-                           (tv[]){S("user1"), S("user2"), S("user1"), S("user3")}, NULL, 4, NULL).s, "user1,user2,user3");
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
+           (tv[]){S("user1"), S("user2"), S("user1"), S("user3")}, NULL, 4, NULL)
+          .s,
+      "user1,user2,user3");
   /* testFieldListAggWithCustomDelimiterAndEmptyStrings */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true", "fields.v.list-agg-delimiter", ";"),
-                           (tv[]){S(""), S("")}, NULL, 2, NULL).s, "");
+  assert_string_equal(fold(STR(true),
+                           KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true",
+                              "fields.v.list-agg-delimiter", ";"),
+                           (tv[]){S(""), S("")}, NULL, 2, NULL)
+                          .s,
+                      "");
   /* ...AndDistinctWithMultiUser, ...WithEmptyLeftUser */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
-                           (tv[]){S("user1"), S("user2"), S("user1,user3")}, NULL, 3, NULL).s, "user1,user2,user3");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
-                           (tv[]){S(""), S("user2"), S("user1,user3")}, NULL, 3, NULL).s, "user2,user1,user3");
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
+           (tv[]){S("user1"), S("user2"), S("user1,user3")}, NULL, 3, NULL)
+          .s,
+      "user1,user2,user3");
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
+           (tv[]){S(""), S("user2"), S("user1,user3")}, NULL, 3, NULL)
+          .s,
+      "user2,user1,user3");
   /* testFieldListAggWithCustomDelimiterAndDistinctWithMultiKvString */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true", "fields.v.list-agg-delimiter", ";"),
-                           (tv[]){S("k1=v1;k2=v2"), S("k1=v1;k3=v3"), S("")}, NULL, 3, NULL).s, "k1=v1;k2=v2;k3=v3");
+  assert_string_equal(fold(STR(true),
+                           KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true",
+                              "fields.v.list-agg-delimiter", ";"),
+                           (tv[]){S("k1=v1;k2=v2"), S("k1=v1;k3=v3"), S("")}, NULL, 3, NULL)
+                          .s,
+                      "k1=v1;k2=v2;k3=v3");
   /* testFieldListAggWithCustomDelimiterDistinctMultiKvStringWithWhiteSpace */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true", "fields.v.list-agg-delimiter", " "),
-                           (tv[]){S("k1=v1 k2=v2"), S(" k1=v1  k3=v3"), S(" ")}, NULL, 3, NULL).s, "k1=v1 k2=v2 k3=v3");
+  assert_string_equal(fold(STR(true),
+                           KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true",
+                              "fields.v.list-agg-delimiter", " "),
+                           (tv[]){S("k1=v1 k2=v2"), S(" k1=v1  k3=v3"), S(" ")}, NULL, 3, NULL)
+                          .s,
+                      "k1=v1 k2=v2 k3=v3");
   /* ...WithMultiDuplicatedKvString, ...DistinctShouldNotMatchSubstring, ...SubstringWithCustomDelimiter */
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
-                           (tv[]){S("k1=v1,k2=v2"), S("k1=v1,k2=v3"), S("")}, NULL, 3, NULL).s, "k1=v1,k2=v2,k2=v3");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
-                           (tv[]){S("abc,def,asd"), S("ab,xy")}, NULL, 2, NULL).s, "abc,def,asd,ab,xy");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true", "fields.v.list-agg-delimiter", ";"),
-                           (tv[]){S("abc;def;asd"), S("ab;xy;def")}, NULL, 2, NULL).s, "abc;def;asd;ab;xy");
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
+           (tv[]){S("k1=v1,k2=v2"), S("k1=v1,k2=v3"), S("")}, NULL, 3, NULL)
+          .s,
+      "k1=v1,k2=v2,k2=v3");
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true"),
+           (tv[]){S("abc,def,asd"), S("ab,xy")}, NULL, 2, NULL)
+          .s,
+      "abc,def,asd,ab,xy");
+  assert_string_equal(fold(STR(true),
+                           KV("fields.v.aggregate-function", "listagg", "fields.v.distinct", "true",
+                              "fields.v.list-agg-delimiter", ";"),
+                           (tv[]){S("abc;def;asd"), S("ab;xy;def")}, NULL, 2, NULL)
+                          .s,
+                      "abc;def;asd;ab;xy");
   /* 1.4.1's FieldListaggAgg skips only empty values: blank ones are joined like others
    * (skipping blank values, 2.0's ...IgnoringBlankValues and
    * ...FirstNonBlankValueWithoutLeadingDelimiter, came after 1.4.1 with apache/paimon#8480) */
+  assert_string_equal(
+      fold(STR(true), KV("fields.v.aggregate-function", "listagg"),
+           (tv[]){S("user1"), S(""), S(" "), S("\xe3\x80\x80"), S("user2")}, NULL, 5, NULL)
+          .s,
+      "user1, ,\xe3\x80\x80,user2");
   assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"),
-                           (tv[]){S("user1"), S(""), S(" "), S("\xe3\x80\x80"), S("user2")}, NULL, 5, NULL).s,
-                      "user1, ,\xe3\x80\x80,user2");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"), (tv[]){S(" "), S("first line")}, NULL, 2, NULL).s, " ,first line");
-  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"), (tv[]){S(""), S("first line")}, NULL, 2, NULL).s, "first line");
+                           (tv[]){S(" "), S("first line")}, NULL, 2, NULL)
+                          .s,
+                      " ,first line");
+  assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"),
+                           (tv[]){S(""), S("first line")}, NULL, 2, NULL)
+                          .s,
+                      "first line");
   /* testFieldListAggWithBoundedVarcharShouldFail */
   {
     int rc = 0;
@@ -827,14 +1093,21 @@ static void test_golden_aggregates(void **state) {
   /* FieldAggregatorRetractNullTest-style: max has no retraction unless ignore-retract */
   {
     int rc = 0;
-    fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(2)}, ins_del, 2, &rc);
+    fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(2)}, ins_del, 2,
+         &rc);
     assert_int_equal(rc, PAIMON_EINVAL);
-    expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max", "fields.v.ignore-retract", "true"),
-                  (tv[]){I(1), I(2)}, ins_del, 2, NULL), 1);
+    expect_i(fold(T(PM_INT, true),
+                  KV("fields.v.aggregate-function", "max", "fields.v.ignore-retract", "true"),
+                  (tv[]){I(1), I(2)}, ins_del, 2, NULL),
+             1);
   }
   /* Unknown functions are refused naming the function; known ones check the field type
    * as Java's factories do (hll_sketch needs VARBINARY). */
-  static const struct { const char *fn; int rc; const char *msg; } REFUSED[] = {
+  static const struct {
+    const char *fn;
+    int rc;
+    const char *msg;
+  } REFUSED[] = {
       {"no_such_function", PAIMON_EUNSUPPORTED, "no_such_function"},
       {"hll_sketch", PAIMON_EINVAL, "VARBINARY"},
       {"merge_map_with_keytime", PAIMON_EINVAL, "MAP"},
@@ -855,7 +1128,6 @@ static void test_golden_aggregates(void **state) {
   }
 }
 
-
 /* ---- aggregates building nested values (collect) and DECIMAL product ---------------- */
 
 typedef struct nrun {
@@ -871,8 +1143,6 @@ static int nrun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
   pm_array_move(&r->batch, out);
   return 0;
 }
-
-
 
 /* Merges rows (k=1, seq i, kind +I) whose value column `vtype` is filled by `fill` (row i
  * into builder c) under aggregate options `kv`; returns the merged value as a 1-row array
@@ -952,7 +1222,8 @@ static void fill_int_list(pm_col *c, int i, const void *arg) {
 static int merge_int_lists(const char *const *kv, const int32_t *const *lists, const int8_t *kinds,
                            int n, int32_t *got, int *ngot) {
   struct ArrowArray out;
-  int rc = merge_values(kv, pm_type_new_array(T(PM_INT, true), true), fill_int_list, lists, n, kinds, &out);
+  int rc = merge_values(kv, pm_type_new_array(T(PM_INT, true), true), fill_int_list, lists, n,
+                        kinds, &out);
   *ngot = -1;
   if (rc != 0) return rc;
   if (pm_arr_is_valid(&out, 0)) {
@@ -986,8 +1257,8 @@ static void test_golden_merge_map(void **state) {
   const int32_t *maps[] = {m1, m2, m3};
   struct ArrowArray out;
   assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
-                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map, maps, 3,
-                                NULL, &out),
+                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map,
+                                maps, 3, NULL, &out),
                    0);
   int64_t b, e;
   pm_arr_list_range(&out, 0, &b, &e);
@@ -1019,8 +1290,8 @@ static void test_large_keyed_merges(void **state) {
   const int32_t *maps[] = {m1, m2};
   struct ArrowArray out;
   assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map"),
-                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map, maps, 2,
-                                NULL, &out),
+                                pm_type_new_map(T(PM_INT, false), T(PM_INT, true), true), fill_map,
+                                maps, 2, NULL, &out),
                    0);
   int64_t b, e;
   pm_arr_list_range(&out, 0, &b, &e);
@@ -1068,7 +1339,9 @@ static void test_golden_rbm32(void **state) {
   pm_type *vt = pm_type_new(PM_VARBINARY, true);
   vt->length = INT32_MAX;
   struct ArrowArray out;
-  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "rbm32"), vt, fill_bitmap, &arg, 2, NULL, &out), 0);
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "rbm32"), vt, fill_bitmap, &arg,
+                                2, NULL, &out),
+                   0);
   bm_arg want = {{all}, {3}};
   pm_type *wt = pm_type_new(PM_VARBINARY, true);
   pm_col w;
@@ -1115,7 +1388,10 @@ static void fill_binary(pm_col *c, int i, const void *arg) {
  * input keeps the accumulator. A corrupt value fails the merge with PAIMON_ECORRUPT. */
 static void test_golden_binary_aggregates(void **state) {
   (void)state;
-  static const struct { const char *fn; of_fn of; } FNS[] = {
+  static const struct {
+    const char *fn;
+    of_fn of;
+  } FNS[] = {
       {"rbm64", pm_agg_rbm64_of}, {"theta_sketch", pm_agg_theta_of}, {"hll_sketch", pm_agg_hll_of}};
   const int64_t v23[] = {2, 3}, v1[] = {1}, v123[] = {1, 2, 3};
   for (size_t f = 0; f < sizeof FNS / sizeof FNS[0]; f++) {
@@ -1153,8 +1429,8 @@ static void test_binary_aggregates_corrupt(void **state) {
     pm_type *vt = pm_type_new(PM_VARBINARY, true);
     vt->length = INT32_MAX;
     struct ArrowArray out;
-    assert_int_equal(merge_values(KV("fields.v.aggregate-function", fns[f]), vt, fill_garbage, NULL, 2,
-                                  NULL, &out),
+    assert_int_equal(merge_values(KV("fields.v.aggregate-function", fns[f]), vt, fill_garbage, NULL,
+                                  2, NULL, &out),
                      PAIMON_ECORRUPT);
   }
 }
@@ -1248,17 +1524,17 @@ static void test_golden_nested_update(void **state) {
   (void)state;
   nrow in[3] = {{1, {0}, {0}, {"A"}}, {1, {0}, {1}, {"B"}}, {1, {0}, {1}, {"b"}}};
   nrow want2 = {2, {0, 0}, {0, 1}, {"A", "B"}};
-  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), in, NULL, 2,
-               &want2);
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"),
+               in, NULL, 2, &want2);
   nrow want3 = {2, {0, 0}, {0, 1}, {"A", "b"}};
-  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), in, NULL, 3,
-               &want3);
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"),
+               in, NULL, 3, &want3);
   /* retracting (0,1,b) removes it: [(0,0,A)] */
   nrow ret[3] = {{1, {0}, {0}, {"A"}}, {1, {0}, {1}, {"b"}}, {1, {0}, {1}, {"b"}}};
   int8_t kd[3] = {0, 0, 3};
   nrow want_ret = {1, {0}, {0}, {"A"}};
-  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"), ret, kd, 3,
-               &want_ret);
+  check_nested(KV("fields.v.aggregate-function", "nested_update", "fields.v.nested-key", "k0,k1"),
+               ret, kd, 3, &want_ret);
   nrow app[2] = {{1, {0}, {1}, {"B"}}, {1, {0}, {1}, {"b"}}};
   nrow want_app = {2, {0, 0}, {1, 1}, {"B", "b"}};
   check_nested(KV("fields.v.aggregate-function", "nested_update"), app, NULL, 2, &want_app);
@@ -1275,8 +1551,11 @@ static void test_golden_nested_update(void **state) {
  * test_golden_java_hash_order). */
 static void test_golden_nested_partial_update(void **state) {
   (void)state;
-  nrow in[5] = {{1, {0}, {0}, {NULL}}, {1, {0}, {NI}, {"A"}}, {1, {0}, {1}, {"B"}},
-                {1, {1}, {2}, {"C"}}, {1, {NI}, {0}, {"D"}}};
+  nrow in[5] = {{1, {0}, {0}, {NULL}},
+                {1, {0}, {NI}, {"A"}},
+                {1, {0}, {1}, {"B"}},
+                {1, {1}, {2}, {"C"}},
+                {1, {NI}, {0}, {"D"}}};
   check_nested(KV(NPU, NKEY_K0), in, NULL, 1, &(nrow){1, {0}, {0}, {NULL}});
   check_nested(KV(NPU, NKEY_K0), in, NULL, 2, &(nrow){1, {0}, {0}, {"A"}});
   check_nested(KV(NPU, NKEY_K0), in, NULL, 3, &(nrow){1, {0}, {1}, {"B"}});
@@ -1312,10 +1591,13 @@ static void test_golden_nested_update_options(void **state) {
   /* testFieldNestedUpdateAggWithSequenceField, key (k0, k1), sequence seq:
    * (0,0,A,1), (0,1,B,2), (0,1,b,3), (0,1,B_late,2) -> [(0,0,A,1), (0,1,b,3)];
    * retracting (0,1,b,3) leaves [(0,0,A,1)]. */
-  nrow sq[5] = {{1, {0}, {0}, {"A"}, {1}}, {1, {0}, {1}, {"B"}, {2}}, {1, {0}, {1}, {"b"}, {3}},
-                {1, {0}, {1}, {"B_late"}, {2}}, {1, {0}, {1}, {"b"}, {3}}};
-  const char *const *kv_seq = KV(NU, "fields.v.nested-key", "k0,k1",
-                                 "fields.v.nested-sequence-field", "seq");
+  nrow sq[5] = {{1, {0}, {0}, {"A"}, {1}},
+                {1, {0}, {1}, {"B"}, {2}},
+                {1, {0}, {1}, {"b"}, {3}},
+                {1, {0}, {1}, {"B_late"}, {2}},
+                {1, {0}, {1}, {"b"}, {3}}};
+  const char *const *kv_seq =
+      KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-sequence-field", "seq");
   check_nested(kv_seq, sq, NULL, 2, &(nrow){2, {0, 0}, {0, 1}, {"A", "B"}, {1, 2}});
   check_nested(kv_seq, sq, NULL, 4, &(nrow){2, {0, 0}, {0, 1}, {"A", "b"}, {1, 3}});
   int8_t kd[5] = {0, 0, 0, 0, 3};
@@ -1328,10 +1610,12 @@ static void test_golden_nested_update_options(void **state) {
   /* testFieldNestedUpdateAggWhenNestedKeyNullUseIgnoreStrategy: rows with a (partly) null
    * key are dropped: (0,0,A,1), (0,1,B,2), (0,null,C,3), (null,null,D,4) -> first two;
    * (0,null,C,3) alone -> [] */
-  nrow ig[4] = {{1, {0}, {0}, {"A"}, {1}}, {1, {0}, {1}, {"B"}, {2}}, {1, {0}, {NI}, {"C"}, {3}},
+  nrow ig[4] = {{1, {0}, {0}, {"A"}, {1}},
+                {1, {0}, {1}, {"B"}, {2}},
+                {1, {0}, {NI}, {"C"}, {3}},
                 {1, {NI}, {NI}, {"D"}, {4}}};
-  const char *const *kv_ig = KV(NU, "fields.v.nested-key", "k0,k1",
-                                "fields.v.nested-key-null-strategy", "ignore");
+  const char *const *kv_ig =
+      KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy", "ignore");
   check_nested(kv_ig, ig, NULL, 4, &(nrow){2, {0, 0}, {0, 1}, {"A", "B"}, {1, 2}});
   nrow ig1[2] = {{0}, {1, {0}, {NI}, {"C"}, {3}}};
   check_nested(kv_ig, ig1, NULL, 2, &(nrow){0});
@@ -1339,22 +1623,22 @@ static void test_golden_nested_update_options(void **state) {
   check_nested(KV(NU, "fields.v.nested-key", "k0,k1"), ig, NULL, 4,
                &(nrow){4, {0, 0, 0, NI}, {0, 1, NI, NI}, {"A", "B", "C", "D"}, {1, 2, 3, 4}});
   /* ...UseThrowErrorStrategy */
-  check_nested_fails(KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy",
-                        "error"),
-                     ig, 3, PAIMON_EINVAL);
+  check_nested_fails(
+      KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy", "error"), ig, 3,
+      PAIMON_EINVAL);
   /* testFieldNestedUpdateAggRetractAppliesNestedKeyNullStrategyToRetractInput (ignore): a
    * retraction whose key has a null removes nothing */
   nrow rt[2] = {{2, {0, 0}, {0, NI}, {"A", "C"}, {1, 3}}, {1, {0}, {NI}, {"C"}, {3}}};
   int8_t rkd[2] = {0, 3};
-  check_nested(KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy",
-                  "ignore"),
-               rt, rkd, 2, &(nrow){1, {0}, {0}, {"A"}, {1}});
+  check_nested(
+      KV(NU, "fields.v.nested-key", "k0,k1", "fields.v.nested-key-null-strategy", "ignore"), rt,
+      rkd, 2, &(nrow){1, {0}, {0}, {"A"}, {1}});
   /* ...Factory...Prerequisite tests: both options need a nested key */
   check_nested_fails(KV(NU, "fields.v.nested-key-null-strategy", "ignore"), ig, 1, PAIMON_EINVAL);
   check_nested_fails(KV(NU, "fields.v.nested-sequence-field", "seq"), ig, 1, PAIMON_EINVAL);
-  check_nested_fails(KV(NU, "fields.v.nested-key", "k0", "fields.v.nested-key-null-strategy",
-                        "sometimes"),
-                     ig, 1, PAIMON_EINVAL);
+  check_nested_fails(
+      KV(NU, "fields.v.nested-key", "k0", "fields.v.nested-key-null-strategy", "sometimes"), ig, 1,
+      PAIMON_EINVAL);
 }
 
 /* MAP<K, ROW<actual_value STRING, dbsync_ts STRING>> from {n, key, value, ts, ...}; a NULL
@@ -1431,15 +1715,17 @@ static void test_golden_merge_map_keytime(void **state) {
   check_kt(kv, false, in, 2, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
   check_kt(kv, false, in, 3, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
   /* binary keys: newer timestamp replaces, older is ignored, a null row removes */
-  kt_map bin[4] = {{1, {"\x01\x02"}, {"A"}, {"100"}}, {1, {"\x01\x02"}, {"A1"}, {"200"}},
-                   {1, {"\x01\x02"}, {"A0"}, {"050"}}, {1, {"\x01\x02"}, {NULL}, {NULL}}};
+  kt_map bin[4] = {{1, {"\x01\x02"}, {"A"}, {"100"}},
+                   {1, {"\x01\x02"}, {"A1"}, {"200"}},
+                   {1, {"\x01\x02"}, {"A0"}, {"050"}},
+                   {1, {"\x01\x02"}, {NULL}, {NULL}}};
   check_kt(kv, true, bin, 2, &(kt_map){1, {"\x01\x02"}, {"A1"}});
   check_kt(kv, true, bin, 3, &(kt_map){1, {"\x01\x02"}, {"A1"}});
   check_kt(kv, true, bin, 4, &(kt_map){0});
   /* ts-field names the timestamp field explicitly; an unknown name is refused */
-  check_kt(KV("fields.v.aggregate-function", "merge_map_with_keytime", "fields.v.ts-field",
-              "dbsync_ts"),
-           false, in, 3, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
+  check_kt(
+      KV("fields.v.aggregate-function", "merge_map_with_keytime", "fields.v.ts-field", "dbsync_ts"),
+      false, in, 3, &(kt_map){3, {"key1", "key2", "key3"}, {"A1", "B", "C"}});
   struct ArrowArray out;
   assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map_with_keytime",
                                    "fields.v.ts-field", "nope"),
@@ -1474,8 +1760,8 @@ static void fill_nested_flat(pm_col *c, int i, const void *arg) {
 }
 
 /* Merges flat nested records and checks the result's (k0, k1, seq) triples in order. */
-static void check_nested_flat(const char *const *kv, const int32_t *const *recs, const int8_t *kinds,
-                              int n, const int32_t *want, int nwant) {
+static void check_nested_flat(const char *const *kv, const int32_t *const *recs,
+                              const int8_t *kinds, int n, const int32_t *want, int nwant) {
   struct ArrowArray out;
   assert_int_equal(merge_values(kv, nested_type(), fill_nested_flat, recs, n, kinds, &out), 0);
   int64_t b, e;
@@ -1530,23 +1816,24 @@ static void test_golden_java_hash_order(void **state) {
   /* nested_update keyed by (k0, k1): 15 keys grow the table to 32 bins; then a retraction
    * removes (1,0), (9,9) and (null,4) in place */
   const int32_t r1[] = {7, 0, 0, 1, 0, 1, 2, 1, 0, 3, 5, 5, 4, 16, 0, 5, 0, 16, 6, 3, 7, 7};
-  const int32_t r2[] = {9, 0, 1, 8, 9, 9, 9, 2, 2, 10, 17, 1, 11, 1, 17, 12,
-                        NI, 4, 13, 4, NI, 14, 33, 0, 15, 7, 3, 16};
+  const int32_t r2[] = {9,  0,  1,  8, 9,  9, 9,  2,  2,  10, 17, 1, 11, 1,
+                        17, 12, NI, 4, 13, 4, NI, 14, 33, 0,  15, 7, 3,  16};
   const int32_t r3[] = {3, 1, 0, 90, 9, 9, 91, NI, 4, 92};
   const int32_t *nu[] = {r1, r2, r3};
-  const int32_t nu_want[] = {0, 0, 1, 9, 9, 9, 4, NI, 14, 16, 0, 5, 0, 16, 6, NI, 4, 13,
-                             17, 1, 11, 33, 0, 15, 1, 17, 12, 7, 3, 16, 5, 5, 4, 0, 1, 8,
-                             3, 7, 7, 1, 0, 3, 2, 2, 10};
+  const int32_t nu_want[] = {0,  0, 1,  9,  9, 9,  4,  NI, 14, 16, 0,  5,  0, 16, 6,
+                             NI, 4, 13, 17, 1, 11, 33, 0,  15, 1,  17, 12, 7, 3,  16,
+                             5,  5, 4,  0,  1, 8,  3,  7,  7,  1,  0,  3,  2, 2,  10};
   check_nested_flat(KV(NU, "fields.v.nested-key", "k0,k1"), nu, NULL, 2, nu_want, 15);
   const int8_t nu_kinds[] = {0, 0, 3};
-  const int32_t nu_ret[] = {0, 0, 1, 4, NI, 14, 16, 0, 5, 0, 16, 6, 17, 1, 11, 33, 0, 15,
-                            1, 17, 12, 7, 3, 16, 5, 5, 4, 0, 1, 8, 3, 7, 7, 2, 2, 10};
+  const int32_t nu_ret[] = {0, 0,  1,  4, NI, 14, 16, 0, 5, 0, 16, 6, 17, 1, 11, 33, 0, 15,
+                            1, 17, 12, 7, 3,  16, 5,  5, 4, 0, 1,  8, 3,  7, 7,  2,  2, 10};
   check_nested_flat(KV(NU, "fields.v.nested-key", "k0,k1"), nu, nu_kinds, 3, nu_ret, 12);
 
   /* nested_partial_update keyed by k0 (computeIfAbsent: a new key goes first in its bin) */
   const int32_t p0[] = {0};
   int32_t p1[1 + 3 * 19];
-  const int32_t pk[19] = {3, 19, 35, 3, 51, 0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 19, 160, 1, 2};
+  const int32_t pk[19] = {3,  19, 35,  3,   51,  0,  16,  32, 48, 64,
+                          80, 96, 112, 128, 144, 19, 160, 1,  2};
   p1[0] = 19;
   for (int j = 0; j < 19; j++) {
     p1[1 + 3 * j] = pk[j];
@@ -1554,14 +1841,15 @@ static void test_golden_java_hash_order(void **state) {
     p1[3 + 3 * j] = j % 4 ? j + 1 : NI;
   }
   const int32_t *npu[] = {p0, p1};
-  const int32_t npu_want[] = {112, 12, NI, 3, 3, 4, 64, 9, 10, 128, 13, 14, 96, 11, 12, 1, 17, 18,
-                              144, 14, 15, 19, 15, 16, 32, 7, 8, 160, 16, NI, 51, 4, NI, 2, 18, 19,
-                              16, 6, 7, 80, 10, 11, 35, 2, 3, 48, 8, NI, 0, 5, 6};
+  const int32_t npu_want[] = {112, 12,  NI, 3,  3,  4,   64, 9,  10, 128, 13, 14, 96,
+                              11,  12,  1,  17, 18, 144, 14, 15, 19, 15,  16, 32, 7,
+                              8,   160, 16, NI, 51, 4,   NI, 2,  18, 19,  16, 6,  7,
+                              80,  10,  11, 35, 2,  3,   48, 8,  NI, 0,   5,  6};
   check_nested_flat(KV(NPU, NKEY_K0), npu, NULL, 2, npu_want, 17);
 
   /* merge_map MAP<INT, INT>: 16 keys (32 bins), and a retraction */
-  const int32_t m1[] = {14, 1, 1, 17, 17, 33, 33, 2, 2, 18, 18, 34, 34, 3, 3, 19, 19, 35, 35,
-                        100, 100, 200, 200, 300, 300, 400, 400, 500, 500};
+  const int32_t m1[] = {14, 1,  1,  17, 17,  33,  33,  2,   2,   18,  18,  34,  34,  3,  3,
+                        19, 19, 35, 35, 100, 100, 200, 200, 300, 300, 400, 400, 500, 500};
   const int32_t m2[] = {4, 17, 50, 49, 51, 65, 52, 2, 53};
   const int32_t m3[] = {3, 17, 0, 300, 0, 999, 0};
   const int32_t mk[] = {1, 33, 65, 2, 34, 3, 35, 100, 200, 300, 400, 17, 49, 18, 19, 500};
@@ -1576,14 +1864,13 @@ static void test_golden_java_hash_order(void **state) {
   for (int k = 0; k < 120; k++) big[1 + 2 * k] = big[2 + 2 * k] = k * 37 % 1000;
   const int32_t upd[] = {3, 5, -5, 37, -37, 1000, -1000};
   const int32_t bk[122] = {
-      0,   256, 257, 258, 259, 515, 516, 517, 5,   518, 774, 775, 776, 777, 33,  34,  35,
-      36,  292, 37,  293, 294, 295, 296, 552, 553, 554, 555, 811, 812, 813, 814, 70,  71,
-      72,  73,  329, 74,  330, 331, 332, 333, 589, 590, 591, 592, 848, 849, 850, 851, 107,
-      108, 109, 110, 366, 111, 367, 368, 369, 370, 626, 627, 628, 629, 885, 886, 887, 888,
-      144, 145, 146, 147, 403, 148, 404, 405, 406, 407, 663, 664, 665, 666, 922, 923, 924,
-      925, 181, 182, 183, 184, 185, 441, 442, 443, 444, 700, 701, 702, 703, 959, 960, 961,
-      962, 218, 219, 220, 221, 222, 478, 479, 480, 481, 737, 738, 739, 740, 996, 997, 998,
-      999, 1000, 255};
+      0,   256, 257, 258, 259, 515, 516, 517, 5,   518, 774, 775, 776,  777, 33,  34,  35,  36,
+      292, 37,  293, 294, 295, 296, 552, 553, 554, 555, 811, 812, 813,  814, 70,  71,  72,  73,
+      329, 74,  330, 331, 332, 333, 589, 590, 591, 592, 848, 849, 850,  851, 107, 108, 109, 110,
+      366, 111, 367, 368, 369, 370, 626, 627, 628, 629, 885, 886, 887,  888, 144, 145, 146, 147,
+      403, 148, 404, 405, 406, 407, 663, 664, 665, 666, 922, 923, 924,  925, 181, 182, 183, 184,
+      185, 441, 442, 443, 444, 700, 701, 702, 703, 959, 960, 961, 962,  218, 219, 220, 221, 222,
+      478, 479, 480, 481, 737, 738, 739, 740, 996, 997, 998, 999, 1000, 255};
   int32_t bv[122];
   for (int j = 0; j < 122; j++) bv[j] = bk[j] == 5 || bk[j] == 37 || bk[j] == 1000 ? -bk[j] : bk[j];
   check_map_order((const int32_t *const[]){big, upd}, NULL, 2, bk, bv, 122);
@@ -1599,16 +1886,16 @@ static void test_golden_java_hash_order(void **state) {
     k1[3 * i + 2] = "2024-01";
   }
   k1[42] = NULL;
-  const char *k2[] = {"key3", NULL, NULL, "key20", "v", "2024-02", "key5", "v", "2023-01",
-                      "key7", "v", "2024-05", NULL};
+  const char *k2[] = {"key3", NULL,      NULL,   "key20", "v",       "2024-02", "key5",
+                      "v",    "2023-01", "key7", "v",     "2024-05", NULL};
   const char *k3[] = {"key3", "v", "2024-03", "key21", "v", NULL, "key8", NULL, NULL, NULL};
   const char *const *kts[] = {k1, k2, k3};
   struct ArrowArray out;
-  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map_with_keytime"), kt_type(false),
-                                fill_kt_flat, kts, 3, NULL, &out),
+  assert_int_equal(merge_values(KV("fields.v.aggregate-function", "merge_map_with_keytime"),
+                                kt_type(false), fill_kt_flat, kts, 3, NULL, &out),
                    0);
-  const char *kt_want[] = {"key7",  "key0",  "key2",  "key4",  "key3",  "key9",  "key5",
-                           "key6",  "key12", "key11", "key13", "key10", "key20", "key1"};
+  const char *kt_want[] = {"key7", "key0",  "key2",  "key4",  "key3",  "key9",  "key5",
+                           "key6", "key12", "key11", "key13", "key10", "key20", "key1"};
   int64_t b, e;
   pm_arr_list_range(&out, 0, &b, &e);
   assert_int_equal(e - b, 14);
@@ -1636,31 +1923,38 @@ static void test_golden_nested_aggregates(void **state) {
     const int32_t a1[] = {1, 1, 2, 2, 3, INT32_MIN}, a2[] = {1, 2, 3, INT32_MIN};
     int8_t kd[] = {0, 3};
     assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "collect"),
-                                     (const int32_t *const[]){a1, a2}, kd, 2, got, &ng), 0);
+                                     (const int32_t *const[]){a1, a2}, kd, 2, got, &ng),
+                     0);
     assert_int_equal(ng, 2);
     assert_int_equal(got[0], 1);
     assert_int_equal(got[1], 2);
     /* FieldAggregatorTest.testFieldCollectAggWithoutDistinct: elements are concatenated */
     assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "collect"),
-                                     (const int32_t *const[]){a1, a2}, NULL, 2, got, &ng), 0);
+                                     (const int32_t *const[]){a1, a2}, NULL, 2, got, &ng),
+                     0);
     assert_int_equal(ng, 8);
     const int32_t cat[] = {1, 1, 2, 2, 3, 1, 2, 3};
     for (int i = 0; i < 8; i++) assert_int_equal(got[i], cat[i]);
     /* FieldAggregatorTest.testFieldCollectAggWithDistinct: duplicates dropped */
-    assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "collect", "fields.v.distinct", "true"),
-                                     (const int32_t *const[]){a1, a2}, NULL, 2, got, &ng), 0);
+    assert_int_equal(
+        merge_int_lists(KV("fields.v.aggregate-function", "collect", "fields.v.distinct", "true"),
+                        (const int32_t *const[]){a1, a2}, NULL, 2, got, &ng),
+        0);
     assert_int_equal(ng, 3);
     for (int i = 0; i < 3; i++) assert_int_equal(got[i], i + 1);
     /* a null input leaves the accumulated list; null + null stays null */
     assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "collect"),
-                                     (const int32_t *const[]){a2, NULL}, NULL, 2, got, &ng), 0);
+                                     (const int32_t *const[]){a2, NULL}, NULL, 2, got, &ng),
+                     0);
     assert_int_equal(ng, 3);
     assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "collect"),
-                                     (const int32_t *const[]){NULL, NULL}, NULL, 2, got, &ng), 0);
+                                     (const int32_t *const[]){NULL, NULL}, NULL, 2, got, &ng),
+                     0);
     assert_int_equal(ng, -1);
   }
   assert_int_equal(merge_int_lists(KV("fields.v.aggregate-function", "rbm64"),
-                                   (const int32_t *const[]){b1}, NULL, 1, got, &ng), PAIMON_EINVAL);
+                                   (const int32_t *const[]){b1}, NULL, 1, got, &ng),
+                   PAIMON_EINVAL);
 
   /* FieldProductAgg on DECIMAL(10, 2): BigDecimal multiply rounded HALF_UP to the scale,
    * retract divides exactly. 1.50 * 2.00 = 3.00; 1.25 * 1.25 = 1.5625 -> 1.56;
@@ -1668,18 +1962,35 @@ static void test_golden_nested_aggregates(void **state) {
    * 1.00 / 8.00 = 0.125 -> 0.13; 1.00 / 3.00 is non-terminating (Java throws). */
   pm_type *d = NULL;
 #define DEC() (d = pm_type_new_decimal(10, 2, true))
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(150), I(200)}, NULL, 2, NULL), 300);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(125), I(125)}, NULL, 2, NULL), 156);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(105), I(110)}, NULL, 2, NULL), 116);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(-105), I(110)}, NULL, 2, NULL), -116);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){NUL(), I(110)}, NULL, 2, NULL), 110);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(300), I(200)}, ins_del, 2, NULL), 150);
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(100), I(800)}, ins_del, 2, NULL), 13);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(150), I(200)}, NULL,
+                2, NULL),
+           300);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(125), I(125)}, NULL,
+                2, NULL),
+           156);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(105), I(110)}, NULL,
+                2, NULL),
+           116);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(-105), I(110)}, NULL,
+                2, NULL),
+           -116);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){NUL(), I(110)}, NULL, 2,
+                NULL),
+           110);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(300), I(200)},
+                ins_del, 2, NULL),
+           150);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(100), I(800)},
+                ins_del, 2, NULL),
+           13);
   int rc = 0;
-  fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(100), I(300)}, ins_del, 2, &rc);
+  fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(100), I(300)}, ins_del, 2,
+       &rc);
   assert_int_equal(rc, PAIMON_EINVAL);
   /* overflow of the precision gives null (Decimal.fromBigDecimal) */
-  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"), (tv[]){I(99999999), I(99999999)}, NULL, 2, NULL), NN);
+  expect_i(fold(DEC(), KV("fields.v.aggregate-function", "product"),
+                (tv[]){I(99999999), I(99999999)}, NULL, 2, NULL),
+           NN);
 #undef DEC
   (void)d;
 }
@@ -1710,11 +2021,16 @@ static void test_golden_partial_update(void **state) {
   pu_check((const char *const[]){"merge-engine", "partial-update", NULL}, r1, NULL, 2,
            (int64_t[]){1, 2, 2, 2, 2, 2, 1}, 0);
   /* testSequenceGroup */
-  const char *const sg[] = {"merge-engine", "partial-update", "fields.f3.sequence-group", "f1,f2",
-                            "fields.f6.sequence-group", "f4,f5", NULL};
-  static const int64_t r2[][8] = {{1, 1, 1, 1, 1, 1, 1}, {1, 2, 2, 2, 2, 2, NN}, {1, 3, 3, 1, 3, 3, 3},
-                                  {1, 1, 1, 3, 1, 1, NN}, {1, 1, 1, 3, 1, 1, 4}, {1, 4, 4, 4, 5, 5, 5},
-                                  {1, 1, 1, 6, 1, 1, 6}};
+  const char *const sg[] = {"merge-engine",
+                            "partial-update",
+                            "fields.f3.sequence-group",
+                            "f1,f2",
+                            "fields.f6.sequence-group",
+                            "f4,f5",
+                            NULL};
+  static const int64_t r2[][8] = {
+      {1, 1, 1, 1, 1, 1, 1}, {1, 2, 2, 2, 2, 2, NN}, {1, 3, 3, 1, 3, 3, 3}, {1, 1, 1, 3, 1, 1, NN},
+      {1, 1, 1, 3, 1, 1, 4}, {1, 4, 4, 4, 5, 5, 5},  {1, 1, 1, 6, 1, 1, 6}};
   static const int8_t k2[] = {0, 0, 0, 3, 3, 0, 3};
   pu_check(sg, r2, k2, 2, (int64_t[]){1, 2, 2, 2, 1, 1, 1}, 0);
   pu_check(sg, r2, k2, 3, (int64_t[]){1, 2, 2, 2, 3, 3, 3}, 0);
@@ -1730,8 +2046,9 @@ static void test_golden_partial_update(void **state) {
     tv vals[] = {I(1), I(1), I(1), I(2)};
     trec res;
     char msg[512];
-    assert_int_equal(merge_one(vt, (const char *const[]){"merge-engine", "partial-update", NULL}, vals,
-                               (int8_t[]){0, 3}, 2, &res, msg), PAIMON_EINVAL);
+    assert_int_equal(merge_one(vt, (const char *const[]){"merge-engine", "partial-update", NULL},
+                               vals, (int8_t[]){0, 3}, 2, &res, msg),
+                     PAIMON_EINVAL);
     pm_type_free(vt);
   }
   /* option conflicts (Factory preconditions) */
@@ -1763,15 +2080,22 @@ static void test_golden_partial_update(void **state) {
 static void test_golden_aggregation_engine(void **state) {
   (void)state;
   const char *names[] = {"k", "a", "b", "c", "d"};
-  pm_type *types[] = {T(PM_INT, false), T(PM_INT, true), T(PM_INT, true), T(PM_INT, true), T(PM_INT, true)};
+  pm_type *types[] = {T(PM_INT, false), T(PM_INT, true), T(PM_INT, true), T(PM_INT, true),
+                      T(PM_INT, true)};
   pm_type *vt = row_of(5, names, types);
   /* default sum, b last_value, c last_non_null_value: rows (1,1,1,1,1), (1,2,2,null,2) */
   tv vals[] = {I(1), I(1), I(1), I(1), I(1), I(1), I(2), I(2), NUL(), I(2)};
   trec res;
   char msg[512];
-  const char *const kv[] = {"merge-engine", "aggregation", "fields.default-aggregate-function", "sum",
-                            "fields.b.aggregate-function", "last_value", "fields.c.aggregate-function",
-                            "last_non_null_value", NULL};
+  const char *const kv[] = {"merge-engine",
+                            "aggregation",
+                            "fields.default-aggregate-function",
+                            "sum",
+                            "fields.b.aggregate-function",
+                            "last_value",
+                            "fields.c.aggregate-function",
+                            "last_non_null_value",
+                            NULL};
   assert_int_equal(merge_one(vt, kv, vals, NULL, 2, &res, msg), 0);
   expect_i(res.val[1], 3);
   expect_i(res.val[2], 2);
@@ -1805,24 +2129,32 @@ static void expect_order(const pm_type *t, const tv *v, int n) {
   a.release(&a);
 }
 
-static tv D(double d) { tv t = I(0); t.d = d; return t; }
+static tv D(double d) {
+  tv t = I(0);
+  t.d = d;
+  return t;
+}
 
 static void test_keycmp_arrow(void **state) {
   (void)state;
   pm_type *t;
-  t = T(PM_BOOLEAN, true); expect_order(t, (tv[]){NUL(), I(0), I(1)}, 3); pm_type_free(t);
+  t = T(PM_BOOLEAN, true);
+  expect_order(t, (tv[]){NUL(), I(0), I(1)}, 3);
+  pm_type_free(t);
   pm_type_id ints[] = {PM_TINYINT, PM_SMALLINT, PM_INT, PM_BIGINT, PM_DATE, PM_TIME};
   int64_t lo[] = {-128, -32768, INT32_MIN, INT64_MIN, INT32_MIN, 0};
   int64_t hi[] = {127, 32767, INT32_MAX, INT64_MAX, INT32_MAX, 86399999};
   for (int i = 0; i < 6; i++) {
     t = T(ints[i], true);
-    expect_order(t, (tv[]){NUL(), I(lo[i]), I(lo[i] == 0 ? 1 : -1), I(lo[i] == 0 ? 2 : 1), I(hi[i])}, 5);
+    expect_order(
+        t, (tv[]){NUL(), I(lo[i]), I(lo[i] == 0 ? 1 : -1), I(lo[i] == 0 ? 2 : 1), I(hi[i])}, 5);
     pm_type_free(t);
   }
   /* Float.compare: -inf < -1 < -0.0 < 0.0 < 1 < inf < NaN */
   for (int k = 0; k < 2; k++) {
     t = T(k ? PM_DOUBLE : PM_FLOAT, true);
-    expect_order(t, (tv[]){NUL(), D(-INFINITY), D(-1), D(-0.0), D(0.0), D(1), D(INFINITY), D(NAN)}, 8);
+    expect_order(t, (tv[]){NUL(), D(-INFINITY), D(-1), D(-0.0), D(0.0), D(1), D(INFINITY), D(NAN)},
+                 8);
     struct ArrowArray a = arr_of(t, (tv[]){D(NAN), D(-NAN)}, 2);
     assert_int_equal(pm_mt_cmp_arrow(t, &a, 0, &a, 1), 0); /* all NaNs are equal */
     a.release(&a);
@@ -1830,7 +2162,8 @@ static void test_keycmp_arrow(void **state) {
   }
   /* strings: unsigned bytes, then length */
   t = STR(true);
-  expect_order(t, (tv[]){NUL(), S(""), S("A"), S("AB"), S("a"), S("\x7f"), S("\xc3\xa9"), S("\xff")}, 8);
+  expect_order(
+      t, (tv[]){NUL(), S(""), S("A"), S("AB"), S("a"), S("\x7f"), S("\xc3\xa9"), S("\xff")}, 8);
   pm_type_free(t);
   t = T(PM_VARBINARY, true);
   expect_order(t, (tv[]){NUL(), S(""), S("\x01"), S("\x01\x01"), S("\x80"), S("\xff\xff")}, 6);
@@ -1909,17 +2242,31 @@ static void test_keycmp_binrow(void **state) {
     bw_long(&r[k], 1, iv & 0xffffffff);
   }
   /* rows 0..5 strictly ascending by (string, int, ts, decimal, double) */
-  bw_ts(&r[0], 2, 1, 0); bw_ts(&r[1], 2, 1, 0); bw_ts(&r[2], 2, 1, 5); bw_ts(&r[3], 2, 1, 5);
-  bw_ts(&r[4], 2, 1, 5); bw_null(&r[5], 2); bw_ts(&r[5], 2, 0, 0);
+  bw_ts(&r[0], 2, 1, 0);
+  bw_ts(&r[1], 2, 1, 0);
+  bw_ts(&r[2], 2, 1, 5);
+  bw_ts(&r[3], 2, 1, 5);
+  bw_ts(&r[4], 2, 1, 5);
+  bw_null(&r[5], 2);
+  bw_ts(&r[5], 2, 0, 0);
   uint8_t m1[] = {0xff}, p1[] = {0x01}, big[] = {0x01, 0, 0, 0, 0, 0, 0, 0, 0};
-  bw_bigdec(&r[0], 3, m1, 1); bw_bigdec(&r[1], 3, m1, 1); bw_bigdec(&r[2], 3, m1, 1);
-  bw_bigdec(&r[3], 3, p1, 1); bw_bigdec(&r[4], 3, big, 9); bw_bigdec(&r[5], 3, p1, 1);
+  bw_bigdec(&r[0], 3, m1, 1);
+  bw_bigdec(&r[1], 3, m1, 1);
+  bw_bigdec(&r[2], 3, m1, 1);
+  bw_bigdec(&r[3], 3, p1, 1);
+  bw_bigdec(&r[4], 3, big, 9);
+  bw_bigdec(&r[5], 3, p1, 1);
   double dv[] = {0, 0, 0, 0, 0, 0};
-  for (int k = 0; k < 6; k++) { int64_t b; memcpy(&b, &dv[k], 8); bw_long(&r[k], 4, b); }
+  for (int k = 0; k < 6; k++) {
+    int64_t b;
+    memcpy(&b, &dv[k], 8);
+    bw_long(&r[k], 4, b);
+  }
   double nz = -0.0;
   int64_t nzb;
   memcpy(&nzb, &nz, 8);
-  for (int k = 0; k < 6; k++) assert_int_equal(pm_mt_binkey_check(&kc, r[k].b, bw_len(&r[k]), "t", NULL), 0);
+  for (int k = 0; k < 6; k++)
+    assert_int_equal(pm_mt_binkey_check(&kc, r[k].b, bw_len(&r[k]), "t", NULL), 0);
   for (int i = 0; i < 6; i++)
     for (int j = 0; j < 6; j++) {
       int c = pm_mt_binkey_cmp(&kc, r[i].b, bw_len(&r[i]), r[j].b, bw_len(&r[j]));
@@ -1937,12 +2284,17 @@ static void test_keycmp_binrow(void **state) {
   uint64_t s = ((uint64_t)200 << 32) | 10;
   memcpy(slot(&bad, 0), &s, 8);
   paimon_error err;
-  assert_int_equal(pm_mt_binkey_check(&kc, bad.b, bw_len(&bad), "data-x.parquet", &err), PAIMON_ECORRUPT);
+  assert_int_equal(pm_mt_binkey_check(&kc, bad.b, bw_len(&bad), "data-x.parquet", &err),
+                   PAIMON_ECORRUPT);
   assert_non_null(strstr(err.message, "data-x.parquet"));
   bad = r[0];
   bad.b[3] = 4;
   assert_int_equal(pm_mt_binkey_check(&kc, bad.b, bw_len(&bad), "t", NULL), PAIMON_ECORRUPT);
-  pm_type_free(ts); pm_type_free(ti); pm_type_free(tt); pm_type_free(td); pm_type_free(tf);
+  pm_type_free(ts);
+  pm_type_free(ti);
+  pm_type_free(tt);
+  pm_type_free(td);
+  pm_type_free(tf);
 }
 
 /* ---- (d) IntervalPartition ------------------------------------------------------- */
@@ -1979,8 +2331,8 @@ static void render(const pm_mt_partition *p, char *out) {
       runs[nr][0] = 0;
       for (int f = p->run_start[r]; f < p->run_start[r + 1]; f++) {
         char b[64];
-        snprintf(b, sizeof b, "%s[%d, %d]", f > p->run_start[r] ? ", " : "", kv_of(p->files[f], false),
-                 kv_of(p->files[f], true));
+        snprintf(b, sizeof b, "%s[%d, %d]", f > p->run_start[r] ? ", " : "",
+                 kv_of(p->files[f], false), kv_of(p->files[f], true));
         strcat(runs[nr], b);
       }
     }
@@ -2051,7 +2403,8 @@ static void test_interval_partition(void **state) {
       int smin = INT32_MAX, smax = -1;
       for (int r = p->section_start[s]; r < p->section_start[s + 1]; r++)
         for (int q = p->run_start[r]; q < p->run_start[r + 1]; q++) {
-          if (q > p->run_start[r]) assert_true(kv_of(p->files[q], false) > kv_of(p->files[q - 1], true));
+          if (q > p->run_start[r])
+            assert_true(kv_of(p->files[q], false) > kv_of(p->files[q - 1], true));
           if (kv_of(p->files[q], false) < smin) smin = kv_of(p->files[q], false);
           if (kv_of(p->files[q], true) > smax) smax = kv_of(p->files[q], true);
         }
@@ -2097,9 +2450,12 @@ static void test_unsorted_run(void **state) {
   tc.pk[0] = "k";
   static trec recs[3];
   memset(recs, 0, sizeof recs);
-  recs[0].val[0] = I(5); recs[0].seq = 1;
-  recs[1].val[0] = I(3); recs[1].seq = 2;
-  recs[2].val[0] = I(7); recs[2].seq = 3;
+  recs[0].val[0] = I(5);
+  recs[0].seq = 1;
+  recs[1].val[0] = I(3);
+  recs[1].seq = 2;
+  recs[2].val[0] = I(7);
+  recs[2].seq = 3;
   trec *rp[1] = {recs};
   int nr[1] = {3};
   static tout out;
@@ -2116,7 +2472,8 @@ int main(void) {
       cmocka_unit_test(test_golden_aggregates),
       cmocka_unit_test(test_golden_partial_update),
       cmocka_unit_test(test_golden_aggregation_engine),
-      cmocka_unit_test(test_golden_nested_aggregates), cmocka_unit_test(test_golden_merge_map),
+      cmocka_unit_test(test_golden_nested_aggregates),
+      cmocka_unit_test(test_golden_merge_map),
       cmocka_unit_test(test_golden_rbm32),
       cmocka_unit_test(test_golden_nested_update),
       cmocka_unit_test(test_golden_nested_partial_update),
@@ -2124,7 +2481,8 @@ int main(void) {
       cmocka_unit_test(test_large_keyed_merges),
       cmocka_unit_test(test_binary_aggregates_corrupt),
       cmocka_unit_test(test_golden_nested_update_options),
-      cmocka_unit_test(test_golden_merge_map_keytime), cmocka_unit_test(test_golden_java_hash_order),
+      cmocka_unit_test(test_golden_merge_map_keytime),
+      cmocka_unit_test(test_golden_java_hash_order),
       cmocka_unit_test(test_unsorted_run),
       cmocka_unit_test(test_property),
   };

@@ -29,11 +29,14 @@ static inline void mt_free(mt_paths *p) {
   p->n = p->cap = 0;
 }
 
-static inline int mt_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static inline int mt_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* Files under `root` whose name starts with `prefix` followed by digits only and whose
  * parent directory is `parent` (e.g. "schema"/"schema-"). */
-static inline void mt_walk(const char *root, const char *parent, const char *prefix, mt_paths *out) {
+static inline void mt_walk(const char *root, const char *parent, const char *prefix,
+                           mt_paths *out) {
   DIR *d = opendir(root);
   if (!d) return;
   struct dirent *e;

@@ -39,7 +39,8 @@ static pm_type *row_of(int n, const char **types) {
 }
 
 /* Decodes every field of a serialized row into a 1-row struct array. */
-static void decode_all(const pm_type *rt, const uint8_t *bytes, size_t len, struct ArrowArray *out) {
+static void decode_all(const pm_type *rt, const uint8_t *bytes, size_t len,
+                       struct ArrowArray *out) {
   paimon_error err = {0};
   pm_binrow r;
   PM_ASSERT_OK(pm_binrow_view(&r, bytes, len, &err), &err);
@@ -56,7 +57,8 @@ static void decode_all(const pm_type *rt, const uint8_t *bytes, size_t len, stru
 static void build_row(const pm_type *rt, const struct ArrowArray *st, int64_t row, pm_buf *out) {
   paimon_error err = {0};
   PM_ASSERT_OK(pm_binrow_build(rt, (const struct ArrowArray *const *)st->children, row + st->offset,
-                               true, out, &err), &err);
+                               true, out, &err),
+               &err);
 }
 
 static void dec_of(const struct ArrowArray *a, int64_t i, int64_t *lo, int64_t *hi) {
@@ -77,9 +79,22 @@ static void test_worked_example_1(void **state) {
   uint8_t bytes[256];
   size_t n = unhex(hexrow, bytes);
   assert_int_equal(n, 164);
-  const char *types[] = {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "STRING",
-                         "BYTES", "ARRAY<FLOAT>", "ROW<a BOOLEAN, b BIGINT>", "TIMESTAMP(9)", "DATE",
-                         "DECIMAL(2, 2)", "DECIMAL(10, 10)", "DECIMAL(19, 19)"};
+  const char *types[] = {"BOOLEAN",
+                         "TINYINT",
+                         "SMALLINT",
+                         "INT",
+                         "BIGINT",
+                         "FLOAT",
+                         "DOUBLE",
+                         "STRING",
+                         "BYTES",
+                         "ARRAY<FLOAT>",
+                         "ROW<a BOOLEAN, b BIGINT>",
+                         "TIMESTAMP(9)",
+                         "DATE",
+                         "DECIMAL(2, 2)",
+                         "DECIMAL(10, 10)",
+                         "DECIMAL(19, 19)"};
   pm_type *rt = row_of(16, types);
   struct ArrowArray a;
   decode_all(rt, bytes, n, &a);
@@ -121,7 +136,8 @@ static void test_worked_example_1(void **state) {
 static void test_worked_example_2(void **state) {
   (void)state;
   static const char *text =
-      "Two roads diverged in a wood, and I took the one less traveled by, And that has made all the difference.";
+      "Two roads diverged in a wood, and I took the one less traveled by, And that has made all "
+      "the difference.";
   uint8_t bytes[256];
   size_t n = unhex("00000002 0000000000000000 6800000018000000 0100000000000000", bytes);
   memcpy(bytes + n, text, 104);
@@ -179,11 +195,13 @@ static void test_bucket_vectors(void **state) {
   paimon_error err = {0};
   PM_ASSERT_OK(pm_col_export(&c, &a, &err), &err);
   pm_buf b = PM_BUF_INIT;
-  PM_ASSERT_OK(pm_binrow_build(st, (const struct ArrowArray *const *)a.children, 0, false, &b, &err), &err);
+  PM_ASSERT_OK(
+      pm_binrow_build(st, (const struct ArrowArray *const *)a.children, 0, false, &b, &err), &err);
   n = unhex("0000000000000000416c696365000085", row);
   assert_int_equal(b.len, n);
   assert_memory_equal(b.data, row, n);
-  PM_ASSERT_OK(pm_binrow_build(st, (const struct ArrowArray *const *)a.children, 1, false, &b, &err), &err);
+  PM_ASSERT_OK(
+      pm_binrow_build(st, (const struct ArrowArray *const *)a.children, 1, false, &b, &err), &err);
   n = unhex("0000000000000000 0c00000010000000 68656c6c6f20776f726c642100000000", row);
   assert_int_equal(b.len, n);
   assert_memory_equal(b.data, row, n);
@@ -195,13 +213,34 @@ static void test_bucket_vectors(void **state) {
 
 /* ---- every type ------------------------------------------------------------------ */
 
-static const char *all_types[] = {
-    "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)",
-    "DECIMAL(38, 10)", "CHAR(3)", "STRING", "BYTES", "DATE", "TIME(3)", "TIMESTAMP(3)",
-    "TIMESTAMP(6)", "TIMESTAMP(9)", "TIMESTAMP(6) WITH LOCAL TIME ZONE", "ARRAY<INT>",
-    "ARRAY<STRING>", "MAP<STRING, BIGINT>", "MULTISET<STRING>",
-    "ROW<a INT, b STRING, c DECIMAL(20, 2), d TIMESTAMP(9)>", "ARRAY<ROW<x BIGINT, y ARRAY<DOUBLE>>>",
-    "ARRAY<DECIMAL(30, 3)>", "ARRAY<BOOLEAN>", "ARRAY<SMALLINT>", "BINARY(2)"};
+static const char *all_types[] = {"BOOLEAN",
+                                  "TINYINT",
+                                  "SMALLINT",
+                                  "INT",
+                                  "BIGINT",
+                                  "FLOAT",
+                                  "DOUBLE",
+                                  "DECIMAL(10, 2)",
+                                  "DECIMAL(38, 10)",
+                                  "CHAR(3)",
+                                  "STRING",
+                                  "BYTES",
+                                  "DATE",
+                                  "TIME(3)",
+                                  "TIMESTAMP(3)",
+                                  "TIMESTAMP(6)",
+                                  "TIMESTAMP(9)",
+                                  "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+                                  "ARRAY<INT>",
+                                  "ARRAY<STRING>",
+                                  "MAP<STRING, BIGINT>",
+                                  "MULTISET<STRING>",
+                                  "ROW<a INT, b STRING, c DECIMAL(20, 2), d TIMESTAMP(9)>",
+                                  "ARRAY<ROW<x BIGINT, y ARRAY<DOUBLE>>>",
+                                  "ARRAY<DECIMAL(30, 3)>",
+                                  "ARRAY<BOOLEAN>",
+                                  "ARRAY<SMALLINT>",
+                                  "BINARY(2)"};
 #define NT ((int)(sizeof all_types / sizeof all_types[0]))
 
 static void dec_put(pm_col *c, int64_t lo, int64_t hi) {
@@ -211,7 +250,9 @@ static void dec_put(pm_col *c, int64_t lo, int64_t hi) {
   assert_int_equal(pm_col_append_dec128(c, v), 0);
 }
 
-static void S(pm_col *c, const char *s) { assert_int_equal(pm_col_append_bytes(c, s, strlen(s)), 0); }
+static void S(pm_col *c, const char *s) {
+  assert_int_equal(pm_col_append_bytes(c, s, strlen(s)), 0);
+}
 
 /* Row `k`: 0 = values with long var data, 1 = all null, 2 = other values (short, negative). */
 static void fill(pm_col *c, int k) {
@@ -233,7 +274,9 @@ static void fill(pm_col *c, int k) {
   dec_put(&f[8], a ? (int64_t)0x123456789abcdef0LL : -5, a ? 0x0fffffffffffffffLL : -1);
   S(&f[9], a ? "abc" : "x");
   S(&f[10], a ? "a string longer than seven bytes" : "1234567");
-  assert_int_equal(pm_col_append_bytes(&f[11], a ? "\x00\x01\x02\x03\x04\x05\x06\x07\x08" : "\xff", a ? 9 : 1), 0);
+  assert_int_equal(
+      pm_col_append_bytes(&f[11], a ? "\x00\x01\x02\x03\x04\x05\x06\x07\x08" : "\xff", a ? 9 : 1),
+      0);
   assert_int_equal(pm_col_append_i32(&f[12], a ? 19000 : -719528), 0);
   assert_int_equal(pm_col_append_i32(&f[13], a ? 86399999 : 0), 0);
   assert_int_equal(pm_col_append_i64(&f[14], a ? 1700000000123LL : -1), 0);
@@ -296,10 +339,12 @@ static void fill(pm_col *c, int k) {
   dec_put(&f[24].children[0], a ? 77 : -1, a ? 1 : -1);
   assert_int_equal(pm_col_append_null(&f[24].children[0]), 0);
   assert_int_equal(pm_col_append_list_end(&f[24]), 0);
-  for (int j = 0; j < 37; j++) assert_int_equal(pm_col_append_bool(&f[25].children[0], (j % 3) == 0), 0);
+  for (int j = 0; j < 37; j++)
+    assert_int_equal(pm_col_append_bool(&f[25].children[0], (j % 3) == 0), 0);
   assert_int_equal(pm_col_append_null(&f[25].children[0]), 0);
   assert_int_equal(pm_col_append_list_end(&f[25]), 0);
-  for (int j = 0; j < 5; j++) assert_int_equal(pm_col_append_i16(&f[26].children[0], (int16_t)(j * -300)), 0);
+  for (int j = 0; j < 5; j++)
+    assert_int_equal(pm_col_append_i16(&f[26].children[0], (int16_t)(j * -300)), 0);
   assert_int_equal(pm_col_append_list_end(&f[26]), 0);
   S(&f[27], a ? "ab" : "\x01\x02");
   assert_int_equal(pm_col_append_struct(c, true), 0);
@@ -380,7 +425,8 @@ static void test_binary_array_layout(void **state) {
   pm_type *rt = row_of(1, (const char *[]){"ARRAY<BIGINT>"});
   pm_col c;
   assert_int_equal(pm_col_init(&c, rt), 0);
-  for (int j = 0; j < 4; j++) assert_int_equal(pm_col_append_i64(&c.children[0].children[0], j == 3), 0);
+  for (int j = 0; j < 4; j++)
+    assert_int_equal(pm_col_append_i64(&c.children[0].children[0], j == 3), 0);
   assert_int_equal(pm_col_append_list_end(&c.children[0]), 0);
   assert_int_equal(pm_col_append_struct(&c, true), 0);
   for (int j = 0; j < 6; j++) assert_int_equal(pm_col_append_i64(&c.children[0].children[0], 0), 0);
@@ -392,7 +438,9 @@ static void test_binary_array_layout(void **state) {
   pm_buf b = PM_BUF_INIT;
   build_row(rt, &a, 0, &b);
   uint8_t want[64];
-  size_t n = unhex("04000000 00000000 0000000000000000 0000000000000000 0000000000000000 0100000000000000", want);
+  size_t n =
+      unhex("04000000 00000000 0000000000000000 0000000000000000 0000000000000000 0100000000000000",
+            want);
   assert_int_equal(b.len, 4 + 16 + 40);
   assert_memory_equal(b.data + 4 + 16, want, n);
   uint64_t slot;
@@ -443,7 +491,10 @@ static void test_forged(void **state) {
   n = unhex("00000001 0000000000000000 0000000000000089", b);
   assert_int_equal(try_decode("STRING", b, n), PAIMON_ECORRUPT);
   /* decimal of 17 bytes / 0 bytes */
-  n = unhex("00000001 0000000000000000 1100000010000000 0000000000000000 0000000000000000 0000000000000000", b);
+  n = unhex(
+      "00000001 0000000000000000 1100000010000000 0000000000000000 0000000000000000 "
+      "0000000000000000",
+      b);
   assert_int_equal(try_decode("DECIMAL(38, 2)", b, n), PAIMON_ECORRUPT);
   n = unhex("00000001 0000000000000000 0000000010000000 0000000000000000 0000000000000000", b);
   assert_int_equal(try_decode("DECIMAL(38, 2)", b, n), PAIMON_ECORRUPT);
@@ -483,8 +534,8 @@ static void test_forged(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_worked_example_1), cmocka_unit_test(test_worked_example_2),
-      cmocka_unit_test(test_bucket_vectors),   cmocka_unit_test(test_roundtrip_all_types),
+      cmocka_unit_test(test_worked_example_1),    cmocka_unit_test(test_worked_example_2),
+      cmocka_unit_test(test_bucket_vectors),      cmocka_unit_test(test_roundtrip_all_types),
       cmocka_unit_test(test_binary_array_layout), cmocka_unit_test(test_forged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,10 +31,8 @@ static void walk_cm(const char *root, mt_paths *out) {
     snprintf(path, sizeof path, "%s/%s", root, e->d_name);
     struct stat st;
     if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode))
-      walk_cm(path, out);
-    else if (strcmp(base, "commit_messages") == 0)
-      mt_push(out, path);
+    if (S_ISDIR(st.st_mode)) walk_cm(path, out);
+    else if (strcmp(base, "commit_messages") == 0) mt_push(out, path);
   }
   closedir(d);
 }
@@ -73,8 +71,8 @@ static void load_entries(const char *table, tbl_entries *t) {
     char path[4096 + 16 + 256];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     paimon_error err = {0};
-    bool data = strncmp(de->d_name, "manifest-", 9) == 0 &&
-                strncmp(de->d_name, "manifest-list-", 14) != 0;
+    bool data =
+        strncmp(de->d_name, "manifest-", 9) == 0 && strncmp(de->d_name, "manifest-list-", 14) != 0;
     bool index = strncmp(de->d_name, "index-manifest-", 15) == 0;
     if (data) {
       pm_manifest_entry *e = NULL;
@@ -121,7 +119,8 @@ static void eq_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn, c
     fail_msg("%s: %s differs (%zu vs %zu bytes)", file, what, an, bn);
 }
 
-static void eq_strs(char **a, int32_t an, char **b, int32_t bn, const char *what, const char *file) {
+static void eq_strs(char **a, int32_t an, char **b, int32_t bn, const char *what,
+                    const char *file) {
   /* an absent list and an empty one are the same thing for these fields */
   int32_t x = an < 0 ? 0 : an, y = bn < 0 ? 0 : bn;
   if (x != y) fail_msg("%s: %s count %d vs %d", file, what, an, bn);
@@ -134,7 +133,8 @@ static void eq_stats(const pm_simple_stats *a, const pm_simple_stats *b, const c
   eq_bytes(a->max_values, a->max_len, b->max_values, b->max_len, what, file);
   if (a->nnull_counts != b->nnull_counts)
     fail_msg("%s: %s null count arity %d vs %d", file, what, a->nnull_counts, b->nnull_counts);
-  for (int32_t i = 0; i < a->nnull_counts; i++) assert_int_equal(a->null_counts[i], b->null_counts[i]);
+  for (int32_t i = 0; i < a->nnull_counts; i++)
+    assert_int_equal(a->null_counts[i], b->null_counts[i]);
 }
 
 /* `cm` (from the commit message) against `mf` (from a manifest): every field the message
@@ -152,7 +152,8 @@ static void eq_file(const pm_data_file *cm, const pm_data_file *mf, int32_t vers
   assert_int_equal(cm->max_sequence_number, mf->max_sequence_number);
   assert_int_equal(cm->schema_id, mf->schema_id);
   assert_int_equal(cm->level, mf->level);
-  eq_strs(cm->extra_files, cm->nextra_files, mf->extra_files, mf->nextra_files, "extra files", file);
+  eq_strs(cm->extra_files, cm->nextra_files, mf->extra_files, mf->nextra_files, "extra files",
+          file);
   assert_int_equal(cm->creation_time, mf->creation_time);
   assert_int_equal(cm->delete_row_count, mf->delete_row_count);
   eq_bytes(cm->embedded_index, cm->embedded_index_len, mf->embedded_index, mf->embedded_index_len,
@@ -258,12 +259,13 @@ static void check_files(const tbl_entries *t, const pm_cm *m, const pm_cm_files 
     }
     ++*found;
     eq_file(&fs->v[i], &e->file, v, file);
-    if (m->total_buckets != PM_CM_NULL_BUCKETS) assert_int_equal(m->total_buckets, e->total_buckets);
+    if (m->total_buckets != PM_CM_NULL_BUCKETS)
+      assert_int_equal(m->total_buckets, e->total_buckets);
   }
 }
 
-static void check_indexes(const tbl_entries *t, const pm_cm *m, const pm_cm_indexes *xs,
-                          int32_t v, size_t *found, size_t *missing) {
+static void check_indexes(const tbl_entries *t, const pm_cm *m, const pm_cm_indexes *xs, int32_t v,
+                          size_t *found, size_t *missing) {
   for (size_t i = 0; i < xs->n; i++) {
     const pm_index_entry *e = find_index(t, m, &xs->v[i].e);
     if (!e) {
@@ -360,8 +362,8 @@ static void test_roundtrip(void **state) {
     size_t n = 0;
     int32_t v = 0;
     paimon_error err = {0};
-    PM_ASSERT_OK(pm_commit_messages_decode_version((const uint8_t *)bytes, len, 0, &m, &n, &v, &err),
-                 &err);
+    PM_ASSERT_OK(
+        pm_commit_messages_decode_version((const uint8_t *)bytes, len, 0, &m, &n, &v, &err), &err);
     pm_buf same = PM_BUF_INIT;
     PM_ASSERT_OK(pm_commit_messages_encode_version(m, n, v, &same, &err), &err);
     if (same.len != len || memcmp(same.data, bytes, len) != 0)
@@ -380,7 +382,8 @@ static void test_roundtrip(void **state) {
       pm_cm *m7 = NULL;
       size_t n7 = 0;
       int32_t v7 = 0;
-      PM_ASSERT_OK(pm_commit_messages_decode_version(b7.data, b7.len, 0, &m7, &n7, &v7, &err), &err);
+      PM_ASSERT_OK(pm_commit_messages_decode_version(b7.data, b7.len, 0, &m7, &n7, &v7, &err),
+                   &err);
       assert_int_equal(v7, 7);
       /* versions before 7 have no total buckets; the rest must match exactly */
       eq_msgs(m, n, m7, n7, file);
@@ -460,17 +463,17 @@ static void test_hostile(void **state) {
   assert_int_equal(hostile_one(neg_count, sizeof neg_count), PAIMON_ECORRUPT);
   uint8_t msg[80];
   memset(msg, 0, sizeof msg);
-  msg[3] = 1;                   /* one message */
-  msg[7] = 12;                  /* partition of 12 bytes: arity 0 + empty row */
+  msg[3] = 1;  /* one message */
+  msg[7] = 12; /* partition of 12 bytes: arity 0 + empty row */
   /* bucket 0 at 20, flag 0 at 24 (v7), then 8 list counts */
   assert_int_equal(hostile_one(msg, 4 + 4 + 12 + 4 + 1 + 32), 0);
-  msg[25] = 0x7f;               /* first file count absurd */
+  msg[25] = 0x7f; /* first file count absurd */
   assert_int_equal(hostile_one(msg, 4 + 4 + 12 + 4 + 1 + 32), PAIMON_ECORRUPT);
   msg[25] = 0;
-  msg[4] = 0x80;                /* negative partition length */
+  msg[4] = 0x80; /* negative partition length */
   assert_int_equal(hostile_one(msg, 4 + 4 + 12 + 4 + 1 + 32), PAIMON_ECORRUPT);
   msg[4] = 0;
-  msg[8] = 0x7f;                /* partition arity absurd */
+  msg[8] = 0x7f; /* partition arity absurd */
   assert_int_equal(hostile_one(msg, 4 + 4 + 12 + 4 + 1 + 32), PAIMON_ECORRUPT);
   /* an empty list is valid, and explicit versions out of range are refused */
   static const uint8_t empty[] = {0, 0, 0, 0};
@@ -492,9 +495,10 @@ static void test_details(void **state) {
   paimon_error err = {0};
   size_t len = 0;
   /* pk_table_with_total_buckets README: partition 10, buckets 0 and 1 of 2 */
-  char *b = mt_slurp(pm_test_shared("compat/tables/orc/pk_table_with_total_buckets.db/"
-                                    "pk_table_with_total_buckets/commit_messages/commit_messages-01"),
-                     &len);
+  char *b =
+      mt_slurp(pm_test_shared("compat/tables/orc/pk_table_with_total_buckets.db/"
+                              "pk_table_with_total_buckets/commit_messages/commit_messages-01"),
+               &len);
   assert_non_null(b);
   pm_cm *m = NULL;
   size_t n = 0;
@@ -620,8 +624,9 @@ static void test_public_api(void **state) {
   paimon_table_close(t);
 
   /* a table with other partition keys refuses these messages */
-  PM_ASSERT_OK(paimon_table_open(&t, pm_test_shared("compat/tables/parquet/pk_table_nested_type.db/"
-                                                    "pk_table_nested_type"),
+  PM_ASSERT_OK(paimon_table_open(&t,
+                                 pm_test_shared("compat/tables/parquet/pk_table_nested_type.db/"
+                                                "pk_table_nested_type"),
                                  NULL, &err),
                &err);
   assert_int_equal(paimon_commit_messages_deserialize(&ms, t, (uint8_t *)b, len, &err),
@@ -631,7 +636,8 @@ static void test_public_api(void **state) {
   free(b);
 
   /* deletion-vector index files cannot be committed by the table layer yet: refused */
-  tp = pm_test_shared("compat/tables/orc/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality");
+  tp = pm_test_shared(
+      "compat/tables/orc/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality");
   b = mt_slurp(pm_test_shared("compat/tables/orc/pk_table_with_dv_cardinality.db/"
                               "pk_table_with_dv_cardinality/commit_messages/commit_messages-01"),
                &len);

@@ -71,7 +71,8 @@ static void test_dv_64(void **state) {
   roaring_bitmap_add(lo, 5);
   roaring_bitmap_add(lo, 70000);
   roaring_bitmap_add(hi, 1);
-  size_t nl = roaring_bitmap_portable_size_in_bytes(lo), nh = roaring_bitmap_portable_size_in_bytes(hi);
+  size_t nl = roaring_bitmap_portable_size_in_bytes(lo),
+         nh = roaring_bitmap_portable_size_in_bytes(hi);
   size_t size = 4 + 8 + 4 + nl + 4 + nh;
   uint8_t *b = calloc(1, size + 8);
   pm_store_be32(b, (uint32_t)size);
@@ -167,9 +168,12 @@ static void test_dv_hostile(void **state) {
   free(b);
   roaring_bitmap_free(r);
   /* bad ranges for pm_dv_read */
-  assert_int_equal(pm_dv_read(pm_fs_local_shared(), "/nonexistent", 0, 22, &dv, &err), PAIMON_ECORRUPT);
-  assert_int_equal(pm_dv_read(pm_fs_local_shared(), "/nonexistent", 1, -5, &dv, &err), PAIMON_ECORRUPT);
-  const char *f = pm_test_shared("compat/tables/orc/pk_09.db/pk_09/index/index-7badd250-6c0b-49e9-8e40-2449ae9a2539-0");
+  assert_int_equal(pm_dv_read(pm_fs_local_shared(), "/nonexistent", 0, 22, &dv, &err),
+                   PAIMON_ECORRUPT);
+  assert_int_equal(pm_dv_read(pm_fs_local_shared(), "/nonexistent", 1, -5, &dv, &err),
+                   PAIMON_ECORRUPT);
+  const char *f = pm_test_shared(
+      "compat/tables/orc/pk_09.db/pk_09/index/index-7badd250-6c0b-49e9-8e40-2449ae9a2539-0");
   PM_ASSERT_OK(pm_dv_read(pm_fs_local_shared(), f, 31, 22, &dv, &err), &err);
   assert_int_equal(dv.count, 1);
   assert_int_equal(dv.positions[0], 0);
@@ -183,10 +187,17 @@ static void test_dv_hostile(void **state) {
 
 static void test_escape(void **state) {
   (void)state;
-  struct { const char *in, *out; } v[] = {
-      {"abc", "abc"}, {"a/b", "a%2Fb"}, {"x=1:2", "x%3D1%3A2"}, {"%", "%25"},
-      {"\"#'*?\\{}[]^", "%22%23%27%2A%3F%5C%7B%7D%5B%5D%5E"}, {"\x01\x1f\x7f", "%01%1F%7F"},
-      {"caf\xc3\xa9 ok", "caf\xc3\xa9 ok"}, {"", ""},
+  struct {
+    const char *in, *out;
+  } v[] = {
+      {"abc", "abc"},
+      {"a/b", "a%2Fb"},
+      {"x=1:2", "x%3D1%3A2"},
+      {"%", "%25"},
+      {"\"#'*?\\{}[]^", "%22%23%27%2A%3F%5C%7B%7D%5B%5D%5E"},
+      {"\x01\x1f\x7f", "%01%1F%7F"},
+      {"caf\xc3\xa9 ok", "caf\xc3\xa9 ok"},
+      {"", ""},
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     char *e = pm_partition_escape(v[i].in);
@@ -216,7 +227,8 @@ static char *render1(const char *ts, setter set, const void *arg, bool legacy, c
   paimon_error err = {0};
   PM_ASSERT_OK(pm_col_export(&c, &a, &err), &err);
   pm_buf b = PM_BUF_INIT;
-  PM_ASSERT_OK(pm_binrow_build(r, (const struct ArrowArray *const *)a.children, 0, true, &b, &err), &err);
+  PM_ASSERT_OK(pm_binrow_build(r, (const struct ArrowArray *const *)a.children, 0, true, &b, &err),
+               &err);
   pm_binrow row;
   PM_ASSERT_OK(pm_binrow_view(&row, b.data, b.len, &err), &err);
   char *out = NULL;
@@ -228,9 +240,15 @@ static char *render1(const char *ts, setter set, const void *arg, bool legacy, c
   return out;
 }
 
-static void set_f32(pm_col *c, const void *a) { assert_int_equal(pm_col_append_f32(c, *(const float *)a), 0); }
-static void set_f64(pm_col *c, const void *a) { assert_int_equal(pm_col_append_f64(c, *(const double *)a), 0); }
-static void set_int(pm_col *c, const void *a) { assert_int_equal(pm_col_append_int(c, *(const int64_t *)a), 0); }
+static void set_f32(pm_col *c, const void *a) {
+  assert_int_equal(pm_col_append_f32(c, *(const float *)a), 0);
+}
+static void set_f64(pm_col *c, const void *a) {
+  assert_int_equal(pm_col_append_f64(c, *(const double *)a), 0);
+}
+static void set_int(pm_col *c, const void *a) {
+  assert_int_equal(pm_col_append_int(c, *(const int64_t *)a), 0);
+}
 static void set_str(pm_col *c, const void *a) {
   assert_int_equal(pm_col_append_bytes(c, a, strlen(a)), 0);
 }
@@ -254,16 +272,31 @@ static void expect(const char *ts, setter s, const void *arg, bool legacy, const
 static void test_partition_values(void **state) {
   (void)state;
   /* Java Float.toString / Double.toString */
-  struct { float f; const char *s; } fv[] = {
-      {1.0f, "1.0"}, {0.1f, "0.1"}, {1.0e10f, "1.0E10"}, {123456.7f, "123456.7"}, {1.0e7f, "1.0E7"},
-      {9999999.0f, "9999999.0"}, {0.001f, "0.001"}, {1.0e-4f, "1.0E-4"}, {-1234.56f, "-1234.56"},
-      {3.4028235e38f, "3.4028235E38"}, {-0.0f, "-0.0"}, {100.0f, "100.0"}, {1.25e-5f, "1.25E-5"}};
-  for (size_t i = 0; i < sizeof fv / sizeof fv[0]; i++) expect("FLOAT", set_f32, &fv[i].f, true, fv[i].s);
-  struct { double d; const char *s; } dv[] = {
-      {0.30000000000000004, "0.30000000000000004"}, {4.9e-324, "4.9E-324"}, {1e21, "1.0E21"},
-      {123.0, "123.0"}, {-1234567890.0987654, "-1.2345678900987654E9"}, {1e-3, "0.001"},
-      {12345.678, "12345.678"}, {1.7976931348623157e308, "1.7976931348623157E308"}};
-  for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) expect("DOUBLE", set_f64, &dv[i].d, true, dv[i].s);
+  struct {
+    float f;
+    const char *s;
+  } fv[] = {{1.0f, "1.0"},           {0.1f, "0.1"},
+            {1.0e10f, "1.0E10"},     {123456.7f, "123456.7"},
+            {1.0e7f, "1.0E7"},       {9999999.0f, "9999999.0"},
+            {0.001f, "0.001"},       {1.0e-4f, "1.0E-4"},
+            {-1234.56f, "-1234.56"}, {3.4028235e38f, "3.4028235E38"},
+            {-0.0f, "-0.0"},         {100.0f, "100.0"},
+            {1.25e-5f, "1.25E-5"}};
+  for (size_t i = 0; i < sizeof fv / sizeof fv[0]; i++)
+    expect("FLOAT", set_f32, &fv[i].f, true, fv[i].s);
+  struct {
+    double d;
+    const char *s;
+  } dv[] = {{0.30000000000000004, "0.30000000000000004"},
+            {4.9e-324, "4.9E-324"},
+            {1e21, "1.0E21"},
+            {123.0, "123.0"},
+            {-1234567890.0987654, "-1.2345678900987654E9"},
+            {1e-3, "0.001"},
+            {12345.678, "12345.678"},
+            {1.7976931348623157e308, "1.7976931348623157E308"}};
+  for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++)
+    expect("DOUBLE", set_f64, &dv[i].d, true, dv[i].s);
   /* integers, booleans, strings */
   int64_t v = -42;
   expect("INT", set_int, &v, true, "-42");
@@ -326,8 +359,8 @@ static void test_partition_values(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_dv_croaring), cmocka_unit_test(test_dv_64),
-      cmocka_unit_test(test_dv_hostile),  cmocka_unit_test(test_escape),
+      cmocka_unit_test(test_dv_croaring),      cmocka_unit_test(test_dv_64),
+      cmocka_unit_test(test_dv_hostile),       cmocka_unit_test(test_escape),
       cmocka_unit_test(test_partition_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,7 +59,8 @@ static pm_type *partition_type(const pm_schema *s) {
     int k = pm_row_find(s->row, s->partition_keys[i]);
     assert_true(k >= 0);
     assert_int_equal(pm_type_row_add(r, s->row->fields[k].id, s->partition_keys[i],
-                                     pm_type_clone(s->row->fields[k].type)), 0);
+                                     pm_type_clone(s->row->fields[k].type)),
+                     0);
   }
   return r;
 }
@@ -79,7 +80,8 @@ typedef struct {
 
 static bool same_file(const pm_manifest_entry *a, const pm_manifest_entry *b) {
   return a->bucket == b->bucket && a->file.level == b->file.level &&
-         a->partition_len == b->partition_len && memcmp(a->partition, b->partition, a->partition_len) == 0 &&
+         a->partition_len == b->partition_len &&
+         memcmp(a->partition, b->partition, a->partition_len) == 0 &&
          strcmp(a->file.file_name, b->file.file_name) == 0;
 }
 
@@ -145,10 +147,12 @@ static void check_bucket(const pm_schema *s, const pm_manifest_entry *e, int32_t
   pm_type *kt = pm_type_new_row(false);
   for (int i = 0; i < s->nprimary_keys; i++) {
     bool part = false;
-    for (int j = 0; j < s->npartition_keys; j++) part |= strcmp(s->primary_keys[i], s->partition_keys[j]) == 0;
+    for (int j = 0; j < s->npartition_keys; j++)
+      part |= strcmp(s->primary_keys[i], s->partition_keys[j]) == 0;
     if (part) continue;
     int k = pm_row_find(s->row, s->primary_keys[i]);
-    assert_int_equal(pm_type_row_add(kt, -1, s->primary_keys[i], pm_type_clone(s->row->fields[k].type)), 0);
+    assert_int_equal(
+        pm_type_row_add(kt, -1, s->primary_keys[i], pm_type_clone(s->row->fields[k].type)), 0);
   }
   const char *bk = pm_schema_option(s, "bucket-key");
   pm_type *bt = pm_type_new_row(false);
@@ -162,7 +166,9 @@ static void check_bucket(const pm_schema *s, const pm_manifest_entry *e, int32_t
   }
   for (int i = 0; i < nb; i++) {
     assert_true(idx[i] >= 0);
-    assert_int_equal(pm_type_row_add(bt, -1, kt->fields[idx[i]].name, pm_type_clone(kt->fields[idx[i]].type)), 0);
+    assert_int_equal(
+        pm_type_row_add(bt, -1, kt->fields[idx[i]].name, pm_type_clone(kt->fields[idx[i]].type)),
+        0);
   }
   paimon_error err = {0};
   pm_binrow key;
@@ -176,9 +182,11 @@ static void check_bucket(const pm_schema *s, const pm_manifest_entry *e, int32_t
   struct ArrowArray a;
   PM_ASSERT_OK(pm_col_export(&c, &a, &err), &err);
   pm_buf b = PM_BUF_INIT;
-  PM_ASSERT_OK(pm_binrow_build(bt, (const struct ArrowArray *const *)a.children, 0, false, &b, &err), &err);
+  PM_ASSERT_OK(
+      pm_binrow_build(bt, (const struct ArrowArray *const *)a.children, 0, false, &b, &err), &err);
   int32_t want = pm_bucket_of_row(b.data, b.len, nbuckets);
-  if (want != e->bucket) fail_msg("%s: bucket %d, key hashes to %d", e->file.file_name, e->bucket, want);
+  if (want != e->bucket)
+    fail_msg("%s: bucket %d, key hashes to %d", e->file.file_name, e->bucket, want);
   pm_buf_free(&b);
   pm_array_release(&a);
   pm_col_free(&c);
@@ -195,7 +203,8 @@ typedef struct {
 
 static size_t dv_oracle(const char *path, dv_oracle_entry *out, size_t max) {
   char cmd[4300];
-  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", pm_test_shared("tools/inspect/dv_index_dump.py"), path);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", pm_test_shared("tools/inspect/dv_index_dump.py"),
+           path);
   FILE *f = popen(cmd, "r");
   assert_non_null(f);
   char line[8192];
@@ -244,8 +253,11 @@ static void check_index(const char *root, const pm_schema *s, const pm_type *pt,
       pm_binrow part;
       PM_ASSERT_OK(pm_binrow_view(&part, ix[i].partition, ix[i].partition_len, &err), &err);
       char *pp;
-      PM_ASSERT_OK(pm_partition_path(pt, &part, pm_schema_option(s, "partition.default-name"), true, &pp, &err), &err);
-      snprintf(fpath, sizeof fpath, "%s/%s%sbucket-%d/%s", root, pp, pp[0] ? "/" : "", ix[i].bucket, ix[i].file_name);
+      PM_ASSERT_OK(pm_partition_path(pt, &part, pm_schema_option(s, "partition.default-name"), true,
+                                     &pp, &err),
+                   &err);
+      snprintf(fpath, sizeof fpath, "%s/%s%sbucket-%d/%s", root, pp, pp[0] ? "/" : "", ix[i].bucket,
+               ix[i].file_name);
       pm_free(pp);
     } else {
       snprintf(fpath, sizeof fpath, "%s/index/%s", root, ix[i].file_name);
@@ -315,7 +327,8 @@ static void test_tables(void **state) {
         char *pp;
         PM_ASSERT_OK(pm_partition_path(pt, &part, dn, legacy, &pp, &err), &err);
         char dir[4096], fpath[4400];
-        if (e->bucket == -2) snprintf(dir, sizeof dir, "%s/%s%sbucket-postpone", root, pp, pp[0] ? "/" : "");
+        if (e->bucket == -2)
+          snprintf(dir, sizeof dir, "%s/%s%sbucket-postpone", root, pp, pp[0] ? "/" : "");
         else snprintf(dir, sizeof dir, "%s/%s%sbucket-%d", root, pp, pp[0] ? "/" : "", e->bucket);
         pm_free(pp);
         if (e->file.external_path) {
@@ -324,7 +337,8 @@ static void test_tables(void **state) {
         } else {
           snprintf(fpath, sizeof fpath, "%s/%s", dir, e->file.file_name);
           if (file_size(fpath) != e->file.file_size)
-            fail_msg("snapshot %lld of %s: live file %s missing or of another size", (long long)ids[si], root, fpath);
+            fail_msg("snapshot %lld of %s: live file %s missing or of another size",
+                     (long long)ids[si], root, fpath);
           for (int32_t k = 0; k < e->file.nextra_files; k++) {
             snprintf(fpath, sizeof fpath, "%s/%s", dir, e->file.extra_files[k]);
             if (!exists(fpath)) fail_msg("extra file %s missing", fpath);
@@ -338,8 +352,8 @@ static void test_tables(void **state) {
         }
       }
       if (snap->total_record_count != PM_NULL_I64 && rows != snap->total_record_count)
-        fail_msg("%s snapshot %lld: live rows %lld, totalRecordCount %lld", root, (long long)ids[si],
-                 (long long)rows, (long long)snap->total_record_count);
+        fail_msg("%s snapshot %lld: live rows %lld, totalRecordCount %lld", root,
+                 (long long)ids[si], (long long)rows, (long long)snap->total_record_count);
       if (snap->index_manifest) check_index(root, s, pt, snap->index_manifest);
       live_free(&ls);
       pm_type_free(pt);
@@ -400,7 +414,8 @@ static void eq_i64(json_t *j, int64_t v, const char *what) {
     if (v != PM_NULL_I64 && v != -1) fail_msg("%s: %lld vs oracle null", what, (long long)v);
     return;
   }
-  if (json_integer_value(j) != v) fail_msg("%s: %lld vs oracle %lld", what, (long long)v, (long long)json_integer_value(j));
+  if (json_integer_value(j) != v)
+    fail_msg("%s: %lld vs oracle %lld", what, (long long)v, (long long)json_integer_value(j));
 }
 
 static void eq_str(json_t *j, const char *v, const char *what) {
@@ -430,7 +445,8 @@ static void eq_stats(json_t *j, const pm_simple_stats *s) {
     return;
   }
   assert_int_equal(json_array_size(nc), s->nnull_counts);
-  for (int32_t i = 0; i < s->nnull_counts; i++) eq_i64(json_array_get(nc, (size_t)i), s->null_counts[i], "null count");
+  for (int32_t i = 0; i < s->nnull_counts; i++)
+    eq_i64(json_array_get(nc, (size_t)i), s->null_counts[i], "null count");
 }
 
 static void compare_manifest(const char *path) {
@@ -461,13 +477,15 @@ static void compare_manifest(const char *path) {
     eq_strs(json_object_get(f, "_EXTRA_FILES"), d->extra_files, d->nextra_files, "_EXTRA_FILES");
     json_t *ct = json_object_get(f, "_CREATION_TIME");
     if (ct && !json_is_null(ct))
-      assert_int_equal(atoll(json_string_value(json_object_get(ct, "ts_ns"))) / 1000000, d->creation_time);
-    else
-      assert_int_equal(d->creation_time, PM_NULL_I64);
+      assert_int_equal(atoll(json_string_value(json_object_get(ct, "ts_ns"))) / 1000000,
+                       d->creation_time);
+    else assert_int_equal(d->creation_time, PM_NULL_I64);
     eq_i64(json_object_get(f, "_DELETE_ROW_COUNT"), d->delete_row_count, "_DELETE_ROW_COUNT");
-    eq_hex(json_object_get(f, "_EMBEDDED_FILE_INDEX"), d->embedded_index, d->embedded_index_len, "index");
+    eq_hex(json_object_get(f, "_EMBEDDED_FILE_INDEX"), d->embedded_index, d->embedded_index_len,
+           "index");
     eq_i64(json_object_get(f, "_FILE_SOURCE"), d->file_source, "_FILE_SOURCE");
-    eq_strs(json_object_get(f, "_VALUE_STATS_COLS"), d->value_stats_cols, d->nvalue_stats_cols, "stats cols");
+    eq_strs(json_object_get(f, "_VALUE_STATS_COLS"), d->value_stats_cols, d->nvalue_stats_cols,
+            "stats cols");
     eq_str(json_object_get(f, "_EXTERNAL_PATH"), d->external_path, "_EXTERNAL_PATH");
     eq_i64(json_object_get(f, "_FIRST_ROW_ID"), d->first_row_id, "_FIRST_ROW_ID");
     eq_strs(json_object_get(f, "_WRITE_COLS"), d->write_cols, d->nwrite_cols, "_WRITE_COLS");
@@ -569,10 +587,12 @@ static void test_avro_oracle(void **state) {
   compare_list(p);
   snprintf(p, sizeof p, "%s/avro_manifest_list_11", fx);
   compare_list(p);
-  const char *dirs[] = {"parquet/pk_09.db/pk_09", "parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality",
-                        "parquet/append_table_row_tracking_with_compact.db/append_table_row_tracking_with_compact",
-                        "parquet/append_with_bitmap.db/append_with_bitmap",
-                        "parquet/append_table_with_rt_branch.db/append_table_with_rt_branch"};
+  const char *dirs[] = {
+      "parquet/pk_09.db/pk_09",
+      "parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality",
+      "parquet/append_table_row_tracking_with_compact.db/append_table_row_tracking_with_compact",
+      "parquet/append_with_bitmap.db/append_with_bitmap",
+      "parquet/append_table_with_rt_branch.db/append_table_with_rt_branch"};
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
     char rel[512];
     snprintf(rel, sizeof rel, "compat/tables/%s/manifest", dirs[i]);
@@ -586,7 +606,10 @@ static void test_worked_example_manifest(void **state) {
   paimon_error err = {0};
   pm_manifest_entry *e;
   size_t n;
-  PM_ASSERT_OK(pm_manifest_read(FS(), pm_test_shared("compat/tables/avro/manifest/avro_manifest_09"), &e, &n, &err), &err);
+  PM_ASSERT_OK(
+      pm_manifest_read(FS(), pm_test_shared("compat/tables/avro/manifest/avro_manifest_09"), &e, &n,
+                       &err),
+      &err);
   assert_int_equal(n, 1);
   const pm_simple_stats *vs = &e[0].file.value_stats;
   assert_int_equal(vs->min_len, 164);
@@ -626,15 +649,19 @@ static void test_version_rejected(void **state) {
   const char *dir = pm_test_tmpdir();
   char out[1024], cmd[8192];
   snprintf(out, sizeof out, "%s/manifest-v1", dir);
-  snprintf(cmd, sizeof cmd,
-           PY " -c \"import sys,warnings;warnings.filterwarnings('ignore');import avro.datafile as D,avro.io as I\n"
-           "r=D.DataFileReader(open(sys.argv[1],'rb'),I.DatumReader())\n"
-           "s=r.datum_reader.writers_schema if hasattr(r.datum_reader,'writers_schema') else r.schema\n"
-           "rows=list(r)\n"
-           "w=D.DataFileWriter(open(sys.argv[2],'wb'),I.DatumWriter(),r.datum_reader.writer_schema if hasattr(r.datum_reader,'writer_schema') else s)\n"
-           "[w.append(dict(x,_VERSION=1)) for x in rows]\n"
-           "w.close()\" '%s' '%s'",
-           pm_test_shared("compat/tables/avro/manifest/avro_manifest_11"), out);
+  snprintf(
+      cmd, sizeof cmd,
+      PY
+      " -c \"import sys,warnings;warnings.filterwarnings('ignore');import avro.datafile as "
+      "D,avro.io as I\n"
+      "r=D.DataFileReader(open(sys.argv[1],'rb'),I.DatumReader())\n"
+      "s=r.datum_reader.writers_schema if hasattr(r.datum_reader,'writers_schema') else r.schema\n"
+      "rows=list(r)\n"
+      "w=D.DataFileWriter(open(sys.argv[2],'wb'),I.DatumWriter(),r.datum_reader.writer_schema if "
+      "hasattr(r.datum_reader,'writer_schema') else s)\n"
+      "[w.append(dict(x,_VERSION=1)) for x in rows]\n"
+      "w.close()\" '%s' '%s'",
+      pm_test_shared("compat/tables/avro/manifest/avro_manifest_11"), out);
   assert_int_equal(system(cmd), 0);
   paimon_error err = {0};
   pm_manifest_entry *e = NULL;
@@ -644,7 +671,10 @@ static void test_version_rejected(void **state) {
   assert_null(e);
   /* a manifest read as a manifest list or an index manifest fails cleanly too */
   pm_manifest_file_meta *m = NULL;
-  assert_int_not_equal(pm_manifest_list_read(FS(), pm_test_shared("compat/tables/avro/manifest/avro_manifest_11"), &m, &n, &err), 0);
+  assert_int_not_equal(
+      pm_manifest_list_read(FS(), pm_test_shared("compat/tables/avro/manifest/avro_manifest_11"),
+                            &m, &n, &err),
+      0);
   assert_null(m);
   /* not a metadata file */
   snprintf(out, sizeof out, "%s/junk", dir);

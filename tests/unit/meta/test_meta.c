@@ -13,9 +13,11 @@ static void assert_schema_equal(const pm_schema *a, const pm_schema *b) {
   assert_true(pm_type_equal(a->row, b->row));
   assert_int_equal(a->highest_field_id, b->highest_field_id);
   assert_int_equal(a->npartition_keys, b->npartition_keys);
-  for (int i = 0; i < a->npartition_keys; i++) assert_string_equal(a->partition_keys[i], b->partition_keys[i]);
+  for (int i = 0; i < a->npartition_keys; i++)
+    assert_string_equal(a->partition_keys[i], b->partition_keys[i]);
   assert_int_equal(a->nprimary_keys, b->nprimary_keys);
-  for (int i = 0; i < a->nprimary_keys; i++) assert_string_equal(a->primary_keys[i], b->primary_keys[i]);
+  for (int i = 0; i < a->nprimary_keys; i++)
+    assert_string_equal(a->primary_keys[i], b->primary_keys[i]);
   assert_int_equal(a->noptions, b->noptions);
   for (int i = 0; i < a->noptions; i++) {
     assert_string_equal(a->option_keys[i], b->option_keys[i]);
@@ -48,7 +50,8 @@ static void test_schema_corpus(void **state) {
     char *json = pm_schema_to_json(s);
     assert_non_null(json);
     if (s->version == 3 && strcmp(json, text) != 0)
-      fail_msg("%s: re-serialized JSON differs:\n%s\n--- vs original ---\n%s", files.v[i], json, text);
+      fail_msg("%s: re-serialized JSON differs:\n%s\n--- vs original ---\n%s", files.v[i], json,
+               text);
     PM_ASSERT_OK(pm_schema_parse(&s2, json, strlen(json), &err), &err);
     assert_schema_equal(s, s2);
     for (size_t k = 0; k < n; k += 7) {
@@ -69,8 +72,9 @@ static void test_schema_pk09(void **state) {
   (void)state;
   paimon_error err = {0};
   pm_schema *s = NULL;
-  PM_ASSERT_OK(pm_schema_load(&s, pm_fs_local_shared(), pm_test_shared("compat/tables/orc/pk_09.db/pk_09"),
-                              0, &err), &err);
+  PM_ASSERT_OK(pm_schema_load(&s, pm_fs_local_shared(),
+                              pm_test_shared("compat/tables/orc/pk_09.db/pk_09"), 0, &err),
+               &err);
   assert_int_equal(s->version, 3);
   assert_int_equal(s->id, 0);
   assert_int_equal(s->row->nfields, 4);
@@ -104,7 +108,8 @@ static void test_schema_nested(void **state) {
   (void)state;
   paimon_error err = {0};
   pm_schema *s = NULL;
-  const char *dir = pm_test_shared("compat/tables/orc/append_table_with_nested_type.db/append_table_with_nested_type");
+  const char *dir = pm_test_shared(
+      "compat/tables/orc/append_table_with_nested_type.db/append_table_with_nested_type");
   PM_ASSERT_OK(pm_schema_load(&s, pm_fs_local_shared(), dir, 0, &err), &err);
   const pm_type *r = s->row;
   assert_int_equal(r->nfields, 3);
@@ -135,8 +140,10 @@ static void test_schema_nested(void **state) {
   const char *j =
       "{\"id\":4,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":{\"type\":\"ARRAY NOT NULL\","
       "\"element\":\"INT NOT NULL\"}},{\"id\":1,\"name\":\"m\",\"type\":{\"type\":\"MULTISET\","
-      "\"element\":\"VARCHAR(3)\"},\"description\":\"d\\\"q\\n\"},{\"id\":2,\"name\":\"t\",\"type\":"
-      "\"TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL\"},{\"id\":3,\"name\":\"x\",\"type\":\"BINARY(4)\"}],"
+      "\"element\":\"VARCHAR(3)\"},\"description\":\"d\\\"q\\n\"},{\"id\":2,\"name\":\"t\","
+      "\"type\":"
+      "\"TIMESTAMP(3) WITH LOCAL TIME ZONE NOT "
+      "NULL\"},{\"id\":3,\"name\":\"x\",\"type\":\"BINARY(4)\"}],"
       "\"highestFieldId\":3,\"partitionKeys\":[],\"primaryKeys\":[\"t\"],\"options\":{},"
       "\"comment\":\"c\"}";
   PM_ASSERT_OK(pm_schema_parse(&s, j, strlen(j), &err), &err);
@@ -163,8 +170,9 @@ static void test_schema_nested(void **state) {
   pm_schema_free(s);
 
   /* version 3 without options gets no defaults */
-  const char *j3 = "{\"version\":3,\"id\":0,\"fields\":[],\"highestFieldId\":-1,\"partitionKeys\":[],"
-                   "\"primaryKeys\":[],\"options\":{}}";
+  const char *j3 =
+      "{\"version\":3,\"id\":0,\"fields\":[],\"highestFieldId\":-1,\"partitionKeys\":[],"
+      "\"primaryKeys\":[],\"options\":{}}";
   PM_ASSERT_OK(pm_schema_parse(&s, j3, strlen(j3), &err), &err);
   assert_int_equal(s->noptions, 0);
   pm_schema_free(s);
@@ -173,13 +181,19 @@ static void test_schema_nested(void **state) {
 static void test_schema_hostile(void **state) {
   (void)state;
   static const char *bad[] = {
-      "", "[]", "{", "{\"id\":\"x\",\"fields\":[]}", "{\"fields\":[]}",
-      "{\"id\":0,\"fields\":{}}", "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\"}]}",
+      "",
+      "[]",
+      "{",
+      "{\"id\":\"x\",\"fields\":[]}",
+      "{\"fields\":[]}",
+      "{\"id\":0,\"fields\":{}}",
+      "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\"}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":\"NOPE\"}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":{\"type\":\"ARRAY\"}}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":{\"type\":\"ROW\",\"fields\":3}}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":5}]}",
-      "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"a\",\"type\":\"INT\"}]}",
+      "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"a\","
+      "\"type\":\"INT\"}]}",
       "{\"id\":0,\"fields\":[],\"partitionKeys\":[\"zz\"]}",
       "{\"id\":0,\"fields\":[],\"options\":{\"a\":1}}",
       "{\"id\":0,\"fields\":[],\"primaryKeys\":[1]}",
@@ -198,8 +212,10 @@ static void test_schema_hostile(void **state) {
   /* deep nesting is bounded */
   char deep[8192];
   size_t o = 0;
-  o += (size_t)snprintf(deep + o, sizeof deep - o, "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":");
-  for (int k = 0; k < 100; k++) o += (size_t)snprintf(deep + o, sizeof deep - o, "{\"type\":\"ARRAY\",\"element\":");
+  o += (size_t)snprintf(deep + o, sizeof deep - o,
+                        "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":");
+  for (int k = 0; k < 100; k++)
+    o += (size_t)snprintf(deep + o, sizeof deep - o, "{\"type\":\"ARRAY\",\"element\":");
   o += (size_t)snprintf(deep + o, sizeof deep - o, "\"INT\"");
   for (int k = 0; k < 100; k++) deep[o++] = '}';
   o += (size_t)snprintf(deep + o, sizeof deep - o, "}]}");
@@ -211,9 +227,12 @@ static void test_schema_latest(void **state) {
   (void)state;
   paimon_error err = {0};
   int64_t id = -1;
-  PM_ASSERT_OK(pm_schema_latest_id(pm_fs_local_shared(),
-                                   pm_test_shared("compat/tables/orc/pk_table_with_alter_table.db/pk_table_with_alter_table"),
-                                   &id, &err), &err);
+  PM_ASSERT_OK(pm_schema_latest_id(
+                   pm_fs_local_shared(),
+                   pm_test_shared(
+                       "compat/tables/orc/pk_table_with_alter_table.db/pk_table_with_alter_table"),
+                   &id, &err),
+               &err);
   assert_int_equal(id, 1);
   const char *dir = pm_test_tmpdir();
   char p[1024];
@@ -221,7 +240,8 @@ static void test_schema_latest(void **state) {
   assert_int_equal(pm_schema_latest_id(pm_fs_local_shared(), dir, &id, &err), PAIMON_ENOTFOUND);
   mkdir(p, 0755);
   assert_int_equal(pm_schema_latest_id(pm_fs_local_shared(), dir, &id, &err), PAIMON_ENOTFOUND);
-  const char *names[] = {"schema-0", "schema-3", ".schema-4.1234.tmp", "schema-x", "schema-", "schema-12a"};
+  const char *names[] = {"schema-0", "schema-3", ".schema-4.1234.tmp",
+                         "schema-x", "schema-",  "schema-12a"};
   for (int i = 0; i < 6; i++) {
     snprintf(p, sizeof p, "%s/schema/%s", dir, names[i]);
     mt_write(p, "{}");
@@ -251,7 +271,8 @@ static void test_snapshot_corpus(void **state) {
     const char *dash = strrchr(files.v[i], '-');
     assert_int_equal(s->id, atoll(dash + 1));
     char *json = pm_snapshot_to_json(s);
-    if (strcmp(json, text) != 0) fail_msg("%s: re-serialized differs:\n%s\n--- original ---\n%s", files.v[i], json, text);
+    if (strcmp(json, text) != 0)
+      fail_msg("%s: re-serialized differs:\n%s\n--- original ---\n%s", files.v[i], json, text);
     PM_ASSERT_OK(pm_snapshot_parse(&s2, json, strlen(json), &err), &err);
     assert_int_equal(s->total_record_count, s2->total_record_count);
     assert_string_equal(s->commit_user, s2->commit_user);
@@ -277,8 +298,10 @@ static void test_snapshot_pk09(void **state) {
   assert_int_equal(s->version, 3);
   assert_int_equal(s->id, 6);
   assert_int_equal(s->schema_id, 0);
-  assert_string_equal(s->base_manifest_list, "manifest-list-6ca0d436-9449-4f28-af7d-b6d082ed5301-2");
-  assert_string_equal(s->delta_manifest_list, "manifest-list-6ca0d436-9449-4f28-af7d-b6d082ed5301-3");
+  assert_string_equal(s->base_manifest_list,
+                      "manifest-list-6ca0d436-9449-4f28-af7d-b6d082ed5301-2");
+  assert_string_equal(s->delta_manifest_list,
+                      "manifest-list-6ca0d436-9449-4f28-af7d-b6d082ed5301-3");
   assert_int_equal(s->base_manifest_list_size, PM_NULL_I64);
   assert_null(s->changelog_manifest_list);
   assert_string_equal(s->index_manifest, "index-manifest-f86126a1-6717-4fa9-a7ca-29cf28de9dba-0");
@@ -305,7 +328,9 @@ static void test_snapshot_pk09(void **state) {
   pm_free(ids);
 
   /* 1.3 writer with sizes and nextRowId */
-  const char *d13 = pm_test_shared("compat/tables/orc/append_table_row_tracking_with_compact.db/append_table_row_tracking_with_compact");
+  const char *d13 = pm_test_shared(
+      "compat/tables/orc/append_table_row_tracking_with_compact.db/"
+      "append_table_row_tracking_with_compact");
   PM_ASSERT_OK(pm_snapshot_load(&s, pm_fs_local_shared(), d13, 3, &err), &err);
   assert_int_equal(s->base_manifest_list_size, 1456);
   assert_int_equal(s->delta_manifest_list_size, 370);
@@ -321,9 +346,12 @@ static void test_snapshot_versions(void **state) {
   const char *j2 =
       "{\"version\":3,\"uuid\":\"u-1\",\"id\":9,\"schemaId\":2,\"baseManifestList\":\"b\","
       "\"deltaManifestList\":\"d\",\"indexManifest\":\"i\",\"commitUser\":\"cu\","
-      "\"writerVersion\":\"2.1\",\"commitIdentifier\":9223372036854775807,\"commitKind\":\"OVERWRITE\","
-      "\"timeMillis\":5,\"totalRecordCount\":10,\"deltaRecordCount\":-3,\"watermark\":-9223372036854775807,"
-      "\"statistics\":\"stat-1\",\"properties\":{\"fluss-offsets\":\"p\",\"k\":\"v\"},\"nextRowId\":4,"
+      "\"writerVersion\":\"2.1\",\"commitIdentifier\":9223372036854775807,\"commitKind\":"
+      "\"OVERWRITE\","
+      "\"timeMillis\":5,\"totalRecordCount\":10,\"deltaRecordCount\":-3,\"watermark\":-"
+      "9223372036854775807,"
+      "\"statistics\":\"stat-1\",\"properties\":{\"fluss-offsets\":\"p\",\"k\":\"v\"},"
+      "\"nextRowId\":4,"
       "\"operation\":\"WRITE\",\"futureKey\":{\"x\":[1,2]}}";
   PM_ASSERT_OK(pm_snapshot_parse(&s, j2, strlen(j2), &err), &err);
   assert_string_equal(s->uuid, "u-1");
@@ -335,7 +363,8 @@ static void test_snapshot_versions(void **state) {
   char *out = pm_snapshot_to_json(s);
   assert_non_null(strstr(out, "\"changelogManifestList\" : null,\n"));
   assert_non_null(strstr(out, "\"logOffsets\" : { },\n"));
-  assert_non_null(strstr(out, "\"properties\" : {\n    \"fluss-offsets\" : \"p\",\n    \"k\" : \"v\"\n  },\n"));
+  assert_non_null(
+      strstr(out, "\"properties\" : {\n    \"fluss-offsets\" : \"p\",\n    \"k\" : \"v\"\n  },\n"));
   assert_non_null(strstr(out, "\"operation\" : \"WRITE\"\n}"));
   pm_snapshot *s2 = NULL;
   PM_ASSERT_OK(pm_snapshot_parse(&s2, out, strlen(out), &err), &err);
@@ -346,24 +375,30 @@ static void test_snapshot_versions(void **state) {
   pm_free(out);
   pm_snapshot_free(s);
   /* 0.3-style: no version */
-  const char *j1 = "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
-                   "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,"
-                   "\"logOffsets\":{\"0\":5}}";
+  const char *j1 =
+      "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
+      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,"
+      "\"logOffsets\":{\"0\":5}}";
   PM_ASSERT_OK(pm_snapshot_parse(&s, j1, strlen(j1), &err), &err);
   assert_int_equal(s->version, 1);
   assert_int_equal(s->total_record_count, PM_NULL_I64);
   pm_snapshot_free(s);
   static const char *bad[] = {
-      "{}", "{\"id\":1}", "[1]", "{\"id\":0,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
+      "{}",
+      "{\"id\":1}",
+      "[1]",
+      "{\"id\":0,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
       "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
       "{\"id\":1,\"schemaId\":0,\"baseManifestList\":3,\"deltaManifestList\":\"d\","
       "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
       "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
-      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,\"logOffsets\":3}",
+      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,"
+      "\"logOffsets\":3}",
       "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
       "\"commitUser\":\"u\",\"commitIdentifier\":1.5,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
       "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
-      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,\"properties\":{\"a\":null}}",
+      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1,"
+      "\"properties\":{\"a\":null}}",
       "{\"id\":1,\"schemaId\":0,\"baseManifestList\":\"b\\u0000c\",\"deltaManifestList\":\"d\","
       "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
   };
@@ -377,10 +412,11 @@ static void test_snapshot_versions(void **state) {
 static void write_snap(const char *dir, int64_t id) {
   char p[1024], j[512];
   snprintf(p, sizeof p, "%s/snapshot/snapshot-%lld", dir, (long long)id);
-  snprintf(j, sizeof j,
-           "{\"id\":%lld,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
-           "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
-           (long long)id);
+  snprintf(
+      j, sizeof j,
+      "{\"id\":%lld,\"schemaId\":0,\"baseManifestList\":\"b\",\"deltaManifestList\":\"d\","
+      "\"commitUser\":\"u\",\"commitIdentifier\":1,\"commitKind\":\"APPEND\",\"timeMillis\":1}",
+      (long long)id);
   mt_write(p, j);
 }
 
@@ -410,7 +446,7 @@ static void test_snapshot_hints(void **state) {
   assert_int_equal(id, 6); /* no hints: listing */
   PM_ASSERT_OK(pm_snapshot_earliest_id(fs, dir, &id, &err), &err);
   assert_int_equal(id, 3);
-  hint(dir, "LATEST", "4"); /* stale: snapshot-5 exists */
+  hint(dir, "LATEST", "4");   /* stale: snapshot-5 exists */
   hint(dir, "EARLIEST", "2"); /* stale: snapshot-2 is gone */
   PM_ASSERT_OK(pm_snapshot_latest_id(fs, dir, &id, &err), &err);
   assert_int_equal(id, 6);
@@ -450,10 +486,10 @@ static void test_snapshot_hints(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_schema_corpus),   cmocka_unit_test(test_schema_pk09),
-      cmocka_unit_test(test_schema_nested),   cmocka_unit_test(test_schema_hostile),
-      cmocka_unit_test(test_schema_latest),   cmocka_unit_test(test_snapshot_corpus),
-      cmocka_unit_test(test_snapshot_pk09),   cmocka_unit_test(test_snapshot_versions),
+      cmocka_unit_test(test_schema_corpus),  cmocka_unit_test(test_schema_pk09),
+      cmocka_unit_test(test_schema_nested),  cmocka_unit_test(test_schema_hostile),
+      cmocka_unit_test(test_schema_latest),  cmocka_unit_test(test_snapshot_corpus),
+      cmocka_unit_test(test_snapshot_pk09),  cmocka_unit_test(test_snapshot_versions),
       cmocka_unit_test(test_snapshot_hints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,17 +15,18 @@
 #include <paimon/paimon.h>
 
 /* A valid version-3 schema with nested ids 0..4; each case edits it by substitution. */
-#define BASE_FIELDS                                                                          \
-  "[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"                                   \
-  "{\"id\":1,\"name\":\"p\",\"type\":\"STRING NOT NULL\"},"                                 \
-  "{\"id\":2,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":["                          \
+#define BASE_FIELDS                                                  \
+  "[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"            \
+  "{\"id\":1,\"name\":\"p\",\"type\":\"STRING NOT NULL\"},"          \
+  "{\"id\":2,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":[" \
   "{\"id\":3,\"name\":\"x\",\"type\":\"INT\"},{\"id\":4,\"name\":\"y\",\"type\":\"INT\"}]}}]"
 
 static char *schema_text(const char *fields, const char *hid, const char *pks, const char *parts,
                          const char *opts) {
-  return pm_asprintf("{\"version\":3,\"id\":0,\"fields\":%s,\"highestFieldId\":%s,"
-                     "\"partitionKeys\":%s,\"primaryKeys\":%s,\"options\":%s}",
-                     fields, hid, parts, pks, opts);
+  return pm_asprintf(
+      "{\"version\":3,\"id\":0,\"fields\":%s,\"highestFieldId\":%s,"
+      "\"partitionKeys\":%s,\"primaryKeys\":%s,\"options\":%s}",
+      fields, hid, parts, pks, opts);
 }
 
 static void expect_corrupt(const char *json, const char *want1, const char *want2) {
@@ -57,8 +58,8 @@ static void test_valid_schema_accepted(void **state) {
 /* SchemaSerializer.deserialize reads these without a null check. */
 static void test_missing_required_keys(void **state) {
   (void)state;
-  static const char *keys[] = {"id", "fields", "highestFieldId", "partitionKeys", "primaryKeys",
-                               "options"};
+  static const char *keys[] = {"id",          "fields", "highestFieldId", "partitionKeys",
+                               "primaryKeys", "options"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     char *full = schema_text(BASE_FIELDS, "4", "[\"k\"]", "[]", "{}");
     json_t *root = json_loads(full, 0, NULL);
@@ -81,25 +82,28 @@ static void test_missing_required_keys(void **state) {
 static void test_field_ids(void **state) {
   (void)state;
   /* duplicate top-level ids */
-  char *j = schema_text("[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":0,\"name\":\"b\",\"type\":\"INT\"}]",
-                        "1", "[]", "[]", "{}");
+  char *j = schema_text(
+      "[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":0,\"name\":\"b\",\"type\":\"INT\"}]",
+      "1", "[]", "[]", "{}");
   expect_corrupt(j, "field id 0 is used by both \"a\" and \"b\"", NULL);
   pm_free(j);
   /* a nested id equal to a top-level one (RowType.collectFieldIds looks into nested rows,
    * arrays and maps) */
-  j = schema_text("[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"m\",\"type\":"
-                  "{\"type\":\"MAP\",\"key\":\"INT NOT NULL\",\"value\":{\"type\":\"ROW\",\"fields\":["
-                  "{\"id\":0,\"name\":\"z\",\"type\":\"INT\"}]}}}]",
-                  "1", "[]", "[]", "{}");
+  j = schema_text(
+      "[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"m\",\"type\":"
+      "{\"type\":\"MAP\",\"key\":\"INT NOT NULL\",\"value\":{\"type\":\"ROW\",\"fields\":["
+      "{\"id\":0,\"name\":\"z\",\"type\":\"INT\"}]}}}]",
+      "1", "[]", "[]", "{}");
   expect_corrupt(j, "field id 0", "\"m.z\"");
   pm_free(j);
   /* negative ids, at the top and nested */
   j = schema_text("[{\"id\":-1,\"name\":\"a\",\"type\":\"INT\"}]", "0", "[]", "[]", "{}");
   expect_corrupt(j, "field \"a\" has negative id -1", NULL);
   pm_free(j);
-  j = schema_text("[{\"id\":0,\"name\":\"r\",\"type\":{\"type\":\"ARRAY\",\"element\":{\"type\":\"ROW\","
-                  "\"fields\":[{\"id\":-5,\"name\":\"q\",\"type\":\"INT\"}]}}}]",
-                  "0", "[]", "[]", "{}");
+  j = schema_text(
+      "[{\"id\":0,\"name\":\"r\",\"type\":{\"type\":\"ARRAY\",\"element\":{\"type\":\"ROW\","
+      "\"fields\":[{\"id\":-5,\"name\":\"q\",\"type\":\"INT\"}]}}}]",
+      "0", "[]", "[]", "{}");
   expect_corrupt(j, "field \"r.q\" has negative id -5", NULL);
   pm_free(j);
   /* highestFieldId below an id in use (nested id 4 here) */
@@ -111,9 +115,10 @@ static void test_field_ids(void **state) {
   expect_corrupt(j, "field with id 0 has a blank name", NULL);
   pm_free(j);
   /* duplicate names inside a nested row */
-  j = schema_text("[{\"id\":0,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":["
-                  "{\"id\":1,\"name\":\"x\",\"type\":\"INT\"},{\"id\":2,\"name\":\"x\",\"type\":\"INT\"}]}}]",
-                  "2", "[]", "[]", "{}");
+  j = schema_text(
+      "[{\"id\":0,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":["
+      "{\"id\":1,\"name\":\"x\",\"type\":\"INT\"},{\"id\":2,\"name\":\"x\",\"type\":\"INT\"}]}}]",
+      "2", "[]", "[]", "{}");
   expect_corrupt(j, "duplicate field name \"x\"", NULL);
   pm_free(j);
 }
@@ -161,17 +166,21 @@ static void test_open_names_file(void **state) {
   mkdir(dir, 0755);
   mkdir(sdir, 0755);
   /* the primary-key table of the issue: without its primaryKeys it would read as append */
-  write_file(file, "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"}],"
-                   "\"highestFieldId\":0,\"partitionKeys\":[],\"options\":{}}");
+  write_file(
+      file,
+      "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"}],"
+      "\"highestFieldId\":0,\"partitionKeys\":[],\"options\":{}}");
   paimon_error err = {0};
   paimon_table *t = NULL;
   assert_int_equal(paimon_table_open(&t, dir, NULL, &err), PAIMON_ECORRUPT);
   assert_null(t);
-  if (!strstr(err.message, "schema/schema-0") || !strstr(err.message, "missing key \"primaryKeys\""))
+  if (!strstr(err.message, "schema/schema-0") ||
+      !strstr(err.message, "missing key \"primaryKeys\""))
     fail_msg("message: %s", err.message);
-  write_file(file, "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT\"},"
-                   "{\"id\":0,\"name\":\"v\",\"type\":\"INT\"}],\"highestFieldId\":0,"
-                   "\"partitionKeys\":[],\"primaryKeys\":[],\"options\":{}}");
+  write_file(file,
+             "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT\"},"
+             "{\"id\":0,\"name\":\"v\",\"type\":\"INT\"}],\"highestFieldId\":0,"
+             "\"partitionKeys\":[],\"primaryKeys\":[],\"options\":{}}");
   assert_int_equal(paimon_table_open(&t, dir, NULL, &err), PAIMON_ECORRUPT);
   if (!strstr(err.message, "schema/schema-0") || !strstr(err.message, "\"k\" and \"v\""))
     fail_msg("message: %s", err.message);
@@ -198,15 +207,20 @@ static void test_older_schema_checked(void **state) {
   paimon_error err = {0};
   paimon_table *t = NULL;
   char *dir = pm_asprintf("%s/evo", pm_test_tmpdir());
-  PM_ASSERT_OK(paimon_table_create_json(&t, dir, "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},"
-                                                 "{\"name\":\"v\",\"type\":\"INT\"}],\"primaryKeys\":[\"k\"],"
-                                                 "\"options\":{\"bucket\":\"1\"}}", &err), &err);
+  PM_ASSERT_OK(
+      paimon_table_create_json(&t, dir,
+                               "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},"
+                               "{\"name\":\"v\",\"type\":\"INT\"}],\"primaryKeys\":[\"k\"],"
+                               "\"options\":{\"bucket\":\"1\"}}",
+                               &err),
+      &err);
   const char *line = "{\"k\":1,\"v\":2}";
   size_t len = strlen(line);
   int64_t no = 1;
   struct ArrowArray a;
   struct ArrowSchema sch;
-  PM_ASSERT_OK(paimon_jsonl_parse(&a, &sch, t, &line, &len, 1, &no, PAIMON_JSONL_VALUE_KIND, &err), &err);
+  PM_ASSERT_OK(paimon_jsonl_parse(&a, &sch, t, &line, &len, 1, &no, PAIMON_JSONL_VALUE_KIND, &err),
+               &err);
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &sch, &err), &err);
@@ -246,7 +260,8 @@ static void test_older_schema_checked(void **state) {
     st.release(&st);
   }
   if (rc == 0) fail_msg("read with a broken schema-0 succeeded");
-  if (!strstr(err.message, "schema/schema-0") || !strstr(err.message, "missing key \"primaryKeys\""))
+  if (!strstr(err.message, "schema/schema-0") ||
+      !strstr(err.message, "missing key \"primaryKeys\""))
     fail_msg("message: %s", err.message);
   paimon_scan_free(sc);
   paimon_table_close(t);
@@ -271,7 +286,9 @@ static int create_with(const char *fields, const char *pks, const char *parts, c
   return rc;
 }
 
-#define F3 "[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},{\"name\":\"s\",\"type\":\"STRING\"}]"
+#define F3                                                                                   \
+  "[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},{\"name\":\"s\"," \
+  "\"type\":\"STRING\"}]"
 
 static void expect_refused(const char *pks, const char *parts, const char *opts, const char *want) {
   paimon_error err = {0};
@@ -283,71 +300,115 @@ static void expect_refused(const char *pks, const char *parts, const char *opts,
 static void test_create_options(void **state) {
   (void)state;
   const char *pk = "[\"k\"]", *none = "[]";
-  expect_refused(pk, none, "{\"sequence.field\":\"nope\"}", "sequence field 'nope' is not a column");
+  expect_refused(pk, none, "{\"sequence.field\":\"nope\"}",
+                 "sequence field 'nope' is not a column");
   expect_refused(pk, none, "{\"sequence.field\":\"v, v\"}", "sequence.field lists 'v' twice");
-  expect_refused(pk, none, "{\"sequence.field\":\"v\",\"merge-engine\":\"aggregation\","
-                           "\"fields.v.aggregate-function\":\"sum\"}",
+  expect_refused(pk, none,
+                 "{\"sequence.field\":\"v\",\"merge-engine\":\"aggregation\","
+                 "\"fields.v.aggregate-function\":\"sum\"}",
                  "sequence field 'v' cannot be aggregated");
   expect_refused(pk, none, "{\"sequence.field\":\"v\",\"merge-engine\":\"first-row\"}",
                  "sequence.field cannot be used with merge-engine=first-row");
-  expect_refused(pk, none, "{\"merge-engine\":\"last-one\"}", "merge-engine: unknown value 'last-one'");
-  expect_refused(none, none, "{\"changelog-producer\":\"input\"}", "changelog-producer=input needs a primary key");
+  expect_refused(pk, none, "{\"merge-engine\":\"last-one\"}",
+                 "merge-engine: unknown value 'last-one'");
+  expect_refused(none, none, "{\"changelog-producer\":\"input\"}",
+                 "changelog-producer=input needs a primary key");
   expect_refused(pk, none, "{\"merge-engine\":\"first-row\",\"changelog-producer\":\"input\"}",
                  "first-row supports only changelog-producer none or lookup");
-  expect_refused(pk, none, "{\"bucket\":\"-1\",\"bucket-key\":\"k\"}", "bucket-key cannot be set with bucket=-1");
+  expect_refused(pk, none, "{\"bucket\":\"-1\",\"bucket-key\":\"k\"}",
+                 "bucket-key cannot be set with bucket=-1");
   expect_refused(none, none, "{\"bucket\":\"-2\"}", "bucket=-2 (postpone) needs a primary key");
   expect_refused(none, none, "{\"bucket\":\"-1\",\"full-compaction.delta-commits\":\"2\"}",
                  "full-compaction.delta-commits");
-  expect_refused(pk, none, "{\"merge-engine\":\"aggregation\",\"fields.w.aggregate-function\":\"sum\"}",
+  expect_refused(pk, none,
+                 "{\"merge-engine\":\"aggregation\",\"fields.w.aggregate-function\":\"sum\"}",
                  "option fields.w.aggregate-function: 'w' is not a column");
-  expect_refused(pk, none, "{\"merge-engine\":\"partial-update\",\"fields.v,zz.sequence-group\":\"s\"}",
+  expect_refused(pk, none,
+                 "{\"merge-engine\":\"partial-update\",\"fields.v,zz.sequence-group\":\"s\"}",
                  "'zz' is not a column");
   expect_refused(pk, none, "{\"rowkind.field\":\"rk\"}", "rowkind.field: 'rk' is not a column");
-  expect_refused(none, none, "{\"partition.expiration-time\":\"1 d\"}", "partition.expiration-time needs a partitioned table");
-  expect_refused(none, none, "{\"snapshot.num-retained.min\":\"0\"}", "snapshot.num-retained.min must be at least 1");
-  expect_refused(none, none, "{\"snapshot.num-retained.min\":\"5\",\"snapshot.num-retained.max\":\"3\"}",
+  expect_refused(none, none, "{\"partition.expiration-time\":\"1 d\"}",
+                 "partition.expiration-time needs a partitioned table");
+  expect_refused(none, none, "{\"snapshot.num-retained.min\":\"0\"}",
+                 "snapshot.num-retained.min must be at least 1");
+  expect_refused(none, none,
+                 "{\"snapshot.num-retained.min\":\"5\",\"snapshot.num-retained.max\":\"3\"}",
                  "snapshot.num-retained.min (5) is larger than snapshot.num-retained.max (3)");
-  expect_refused(none, none, "{\"changelog.num-retained.min\":\"20\",\"changelog.num-retained.max\":\"5\"}",
+  expect_refused(none, none,
+                 "{\"changelog.num-retained.min\":\"20\",\"changelog.num-retained.max\":\"5\"}",
                  "changelog.num-retained.min (20) is larger than changelog.num-retained.max (5)");
-  expect_refused(none, none, "{\"snapshot.num-retained.min\":\"many\"}", "snapshot.num-retained.min: 'many' is not an integer");
-  expect_refused(pk, none, "{\"deletion-vectors.enabled\":\"true\",\"changelog-producer\":\"full-compaction\"}",
-                 "deletion-vectors.enabled supports only changelog-producer none, input or lookup");
+  expect_refused(none, none, "{\"snapshot.num-retained.min\":\"many\"}",
+                 "snapshot.num-retained.min: 'many' is not an integer");
+  expect_refused(
+      pk, none,
+      "{\"deletion-vectors.enabled\":\"true\",\"changelog-producer\":\"full-compaction\"}",
+      "deletion-vectors.enabled supports only changelog-producer none, input or lookup");
   expect_refused(pk, none, "{\"deletion-vectors.enabled\":\"true\",\"merge-engine\":\"first-row\"}",
                  "deletion-vectors.enabled is not for merge-engine=first-row");
-  expect_refused(none, none, "{\"streaming-read-overwrite\":\"true\"}", "streaming-read-overwrite needs a primary key");
-  expect_refused(pk, none, "{\"record-level.time-field\":\"s\"}", "column 's' must be INT, BIGINT or TIMESTAMP");
-  expect_refused(pk, none, "{\"upsert-key\":\"v\"}", "upsert-key cannot be set on a table with a primary key");
+  expect_refused(none, none, "{\"streaming-read-overwrite\":\"true\"}",
+                 "streaming-read-overwrite needs a primary key");
+  expect_refused(pk, none, "{\"record-level.time-field\":\"s\"}",
+                 "column 's' must be INT, BIGINT or TIMESTAMP");
+  expect_refused(pk, none, "{\"upsert-key\":\"v\"}",
+                 "upsert-key cannot be set on a table with a primary key");
   /* the same options on tables where Java accepts them */
   paimon_error err = {0};
   PM_ASSERT_OK(create_with(F3, pk, none, "{\"sequence.field\":\"v\"}", &err), &err);
-  PM_ASSERT_OK(create_with(F3, pk, none, "{\"merge-engine\":\"FIRST-ROW\",\"changelog-producer\":\"lookup\"}", &err), &err);
-  PM_ASSERT_OK(create_with(F3, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\","
-                                         "\"fields.default-aggregate-function\":\"last_value\"}", &err), &err);
-  PM_ASSERT_OK(create_with(F3, pk, none, "{\"bucket\":\"-2\",\"deletion-vectors.enabled\":\"true\"}", &err), &err);
-  PM_ASSERT_OK(create_with(F3, none, none, "{\"snapshot.num-retained.min\":\"3\",\"snapshot.num-retained.max\":\"3\"}", &err), &err);
+  PM_ASSERT_OK(
+      create_with(F3, pk, none,
+                  "{\"merge-engine\":\"FIRST-ROW\",\"changelog-producer\":\"lookup\"}", &err),
+      &err);
+  PM_ASSERT_OK(
+      create_with(F3, pk, none,
+                  "{\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\","
+                  "\"fields.default-aggregate-function\":\"last_value\"}",
+                  &err),
+      &err);
+  PM_ASSERT_OK(
+      create_with(F3, pk, none, "{\"bucket\":\"-2\",\"deletion-vectors.enabled\":\"true\"}", &err),
+      &err);
+  PM_ASSERT_OK(
+      create_with(F3, none, none,
+                  "{\"snapshot.num-retained.min\":\"3\",\"snapshot.num-retained.max\":\"3\"}",
+                  &err),
+      &err);
   /* max/min of a BOOLEAN or nested column: Java creates it, then fails at the first merge */
-  const char *fb = "[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"b\",\"type\":\"BOOLEAN\"},"
-                   "{\"name\":\"a\",\"type\":\"ARRAY<INT>\"}]";
-  assert_int_equal(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"max\"}", &err),
-                   PAIMON_EINVAL);
+  const char *fb =
+      "[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"b\",\"type\":\"BOOLEAN\"},"
+      "{\"name\":\"a\",\"type\":\"ARRAY<INT>\"}]";
+  assert_int_equal(
+      create_with(fb, pk, none,
+                  "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"max\"}",
+                  &err),
+      PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "column 'b' has a type Java Paimon cannot order"));
-  assert_int_equal(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.default-aggregate-function\":\"MIN\","
-                                             "\"fields.b.aggregate-function\":\"bool_or\"}", &err),
-                   PAIMON_EINVAL);
+  assert_int_equal(
+      create_with(fb, pk, none,
+                  "{\"merge-engine\":\"aggregation\",\"fields.default-aggregate-function\":\"MIN\","
+                  "\"fields.b.aggregate-function\":\"bool_or\"}",
+                  &err),
+      PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "fields.default-aggregate-function=MIN: column 'a'"));
-  PM_ASSERT_OK(create_with(fb, pk, none, "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"bool_and\"}", &err),
-               &err);
+  PM_ASSERT_OK(
+      create_with(fb, pk, none,
+                  "{\"merge-engine\":\"aggregation\",\"fields.b.aggregate-function\":\"bool_and\"}",
+                  &err),
+      &err);
 }
 
 static void test_create_fields(void **state) {
   (void)state;
   paimon_error err = {0};
   /* ids given by the user are checked as a read schema is */
-  assert_int_equal(create_with("[{\"id\":3,\"name\":\"a\",\"type\":\"INT\"},{\"id\":3,\"name\":\"b\",\"type\":\"INT\"}]",
-                               "[]", "[]", "{}", &err),
+  assert_int_equal(
+      create_with(
+          "[{\"id\":3,\"name\":\"a\",\"type\":\"INT\"},{\"id\":3,\"name\":\"b\",\"type\":\"INT\"}]",
+          "[]", "[]", "{}", &err),
+      PAIMON_EINVAL);
+  if (!strstr(err.message, "field id 3 is used by both \"a\" and \"b\""))
+    fail_msg("message: %s", err.message);
+  assert_int_equal(create_with("[{\"name\":\"_LEVEL\",\"type\":\"INT\"}]", "[]", "[]", "{}", &err),
                    PAIMON_EINVAL);
-  if (!strstr(err.message, "field id 3 is used by both \"a\" and \"b\"")) fail_msg("message: %s", err.message);
-  assert_int_equal(create_with("[{\"name\":\"_LEVEL\",\"type\":\"INT\"}]", "[]", "[]", "{}", &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "'_LEVEL' is reserved"));
   assert_int_equal(create_with("[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"a\",\"type\":"
                                "{\"type\":\"ARRAY\",\"element\":\"INT\"}}]",
@@ -355,7 +416,8 @@ static void test_create_fields(void **state) {
                    PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "bucket key 'a' cannot be a nested type"));
   /* Java allows this with bucket=-1 (cross-partition update), which we cannot write */
-  assert_int_equal(create_with(F3, "[\"k\"]", "[\"v\"]", "{\"bucket\":\"-1\"}", &err), PAIMON_EINVAL);
+  assert_int_equal(create_with(F3, "[\"k\"]", "[\"v\"]", "{\"bucket\":\"-1\"}", &err),
+                   PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "'v' is missing): Java's cross-partition update"));
   assert_int_equal(create_with(F3, "[\"k\"]", "[\"k\"]", "{}", &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "primaryKeys are all partition keys"));
@@ -363,9 +425,12 @@ static void test_create_fields(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_valid_schema_accepted), cmocka_unit_test(test_missing_required_keys),
-      cmocka_unit_test(test_field_ids),             cmocka_unit_test(test_keys),
-      cmocka_unit_test(test_open_names_file),       cmocka_unit_test(test_older_schema_checked),
+      cmocka_unit_test(test_valid_schema_accepted),
+      cmocka_unit_test(test_missing_required_keys),
+      cmocka_unit_test(test_field_ids),
+      cmocka_unit_test(test_keys),
+      cmocka_unit_test(test_open_names_file),
+      cmocka_unit_test(test_older_schema_checked),
       cmocka_unit_test(test_create_options),
       cmocka_unit_test(test_create_fields),
   };

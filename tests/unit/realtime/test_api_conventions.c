@@ -59,8 +59,7 @@ static void test_snapshot_latest_everywhere(void **state) {
     assert_null(snap);
     assert_refused(paimon_scan_set_snapshot(sc, BAD_IDS[i], &err), &err,
                    "paimon_scan_set_snapshot");
-    assert_refused(paimon_realtime_refresh(ctx, BAD_IDS[i], &err), &err,
-                   "paimon_realtime_refresh");
+    assert_refused(paimon_realtime_refresh(ctx, BAD_IDS[i], &err), &err, "paimon_realtime_refresh");
   }
   PM_ASSERT_OK(paimon_scan_plan(&plan, sc, &err), &err);
   assert_int_equal(paimon_plan_snapshot_id(plan), s3);

@@ -27,8 +27,8 @@ static paimon_table *create(const char *json) {
 
 /* Batch of rows i in [0,n): offset = offs[i], k = ks[i], v = vs[i], p = k % 2.
  * kinds (nullable) adds a _VALUE_KIND column. */
-static void batch(int n, const int64_t *offs, const int32_t *ks, const int64_t *vs, const int8_t *kinds,
-                  struct ArrowArray *a, struct ArrowSchema *s) {
+static void batch(int n, const int64_t *offs, const int32_t *ks, const int64_t *vs,
+                  const int8_t *kinds, struct ArrowArray *a, struct ArrowSchema *s) {
   paimon_error err = {0};
   pm_type *row = pm_type_new_row(false);
   pm_type_row_add(row, -1, "_REALTIME_OFFSET", pm_type_new(PM_BIGINT, false));
@@ -111,14 +111,17 @@ static sums read_table(paimon_table *t, paimon_realtime_context *ctx) {
 
 static void test_requires_enabled(void **state) {
   (void)state;
-  paimon_table *t = create("{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],"
-                           "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\"}}");
+  paimon_table *t = create(
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],"
+      "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\"}}");
   paimon_error err = {0};
   paimon_realtime_context *ctx = NULL;
   assert_int_equal(paimon_realtime_context_new(&ctx, t, NULL, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "realtime.enabled"));
   paimon_table_close(t);
-  t = create("{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],\"options\":{\"realtime.enabled\":\"true\"}}");
+  t = create(
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"}],\"options\":{\"realtime.enabled\":\"true\"}"
+      "}");
   assert_int_equal(paimon_realtime_context_new(&ctx, t, NULL, &err), PAIMON_EUNSUPPORTED);
   paimon_table_close(t);
 }
@@ -386,14 +389,16 @@ static int64_t read_kv(paimon_table *t, paimon_realtime_context *ctx, int64_t *v
 
 static const char *PK_SCHEMA_FMT =
     "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
+    "{\"name\":\"p\",\"type\":\"INT NOT "
+    "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
     "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}";
 
 /* Primary key: memory rows merge with every engine's semantics before any commit. */
 static void test_pk_memory_merge(void **state) {
   (void)state;
-  const char *engines[] = {"", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
-                           ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\""};
+  const char *engines[] = {
+      "", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
+      ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\""};
   /* first-row real-time writers are refused at creation (test_rt_refuse_early) */
   for (int e = 0; e < 3; e++) {
     char js[1024];
@@ -449,13 +454,13 @@ static void test_pk_memory_merge(void **state) {
   }
 }
 
-
 /* Primary key, aggregation (sum): memory, committed level-0 files and new memory rows
  * merge into one total per key, before and after commits, with no loss or double count. */
 static void test_pk_commit_union(void **state) {
   (void)state;
   char js[1024];
-  snprintf(js, sizeof js, PK_SCHEMA_FMT, ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\"");
+  snprintf(js, sizeof js, PK_SCHEMA_FMT,
+           ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\"");
   paimon_table *t = create(js);
   paimon_error err = {0};
   paimon_realtime_context *ctx;
@@ -509,7 +514,6 @@ static void test_pk_commit_union(void **state) {
   paimon_table_close(t);
 }
 
-
 /* Ingestion continues while the same writer prepares on another thread. */
 typedef struct ingest_arg {
   paimon_writer *w;
@@ -523,7 +527,8 @@ static void *ingest_thread(void *p) {
   ingest_arg *a = p;
   paimon_error err = {0};
   for (int64_t off = 0; off < a->rows && a->rc == 0; off += 100)
-    if ((a->rc = write_range(a->w, off, off + 100, &err)) != 0) snprintf(a->msg, sizeof a->msg, "%s", err.message);
+    if ((a->rc = write_range(a->w, off, off + 100, &err)) != 0)
+      snprintf(a->msg, sizeof a->msg, "%s", err.message);
   atomic_store(&a->stop, 1);
   return NULL;
 }
@@ -569,7 +574,6 @@ static void test_write_during_prepare(void **state) {
   paimon_table_close(t);
 }
 
-
 /* Filters apply exactly to memory rows too (the store may only skip whole batches). */
 static void test_filtered_union_read(void **state) {
   (void)state;
@@ -599,7 +603,8 @@ static void test_filtered_union_read(void **state) {
     struct ArrowArrayStream st;
     PM_ASSERT_OK(paimon_read_scan(&st, s, NULL, p, &err), &err);
     sums r = read_stream(&st);
-    if (r.rows != expect[i]) fail_msg("%s: %lld rows, expected %lld", wheres[i], (long long)r.rows, (long long)expect[i]);
+    if (r.rows != expect[i])
+      fail_msg("%s: %lld rows, expected %lld", wheres[i], (long long)r.rows, (long long)expect[i]);
     paimon_scan_free(s);
     paimon_predicate_free(p);
   }
@@ -607,7 +612,6 @@ static void test_filtered_union_read(void **state) {
   paimon_realtime_context_free(ctx);
   paimon_table_close(t);
 }
-
 
 /* Primary key, every engine the level-0 writer accepts: rows on disk, in a sealed (prepared,
  * uncommitted) segment and in the building segment merge into one row per key, with
@@ -627,8 +631,9 @@ static void write_kv(paimon_writer *w, int64_t *off, int n, const int32_t *k, co
 
 static void test_pk_disk_sealed_building(void **state) {
   (void)state;
-  const char *engines[] = {"", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
-                           ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\""};
+  const char *engines[] = {
+      "", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"",
+      ",\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\""};
   for (int e = 0; e < 3; e++) {
     char js[1024];
     snprintf(js, sizeof js, PK_SCHEMA_FMT, engines[e]);

@@ -27,7 +27,8 @@
 static paimon_table *create(const char *name, bool realtime) {
   char js[1024], path[600];
   snprintf(js, sizeof js,
-           "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+           "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT "
+           "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
            "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\"%s}}",
            realtime ? ",\"realtime.enabled\":\"true\"" : "");
   snprintf(path, sizeof path, "%s/%s", pm_test_tmpdir(), name);
@@ -94,9 +95,11 @@ static void check_model(paimon_table *t, const int64_t *model, const char *when)
   PM_ASSERT_OK(pm_test_read_batches(t, 0, on_batch, &sn, &err), &err);
   for (int k = 0; k < NKEYS; k++) {
     if (model[k] < 0 && sn.present[k]) fail_msg("%s: key %d read, never written", when, k);
-    if (model[k] >= 0 && !sn.present[k]) fail_msg("%s: key %d lost (want v=%lld)", when, k, (long long)model[k]);
+    if (model[k] >= 0 && !sn.present[k])
+      fail_msg("%s: key %d lost (want v=%lld)", when, k, (long long)model[k]);
     if (model[k] >= 0 && sn.v[k] != model[k])
-      fail_msg("%s: key %d has v=%lld, want %lld", when, k, (long long)sn.v[k], (long long)model[k]);
+      fail_msg("%s: key %d has v=%lld, want %lld", when, k, (long long)sn.v[k],
+               (long long)model[k]);
   }
 }
 
@@ -138,7 +141,8 @@ static uint32_t le32(const uint8_t *p) {
 
 /* The messages inside serialized progress ("PMRP\1", ranges, then the length-prefixed
  * commit messages, the last section). */
-static paimon_commit_messages *progress_messages(paimon_table *t, const paimon_realtime_progress *p) {
+static paimon_commit_messages *progress_messages(paimon_table *t,
+                                                 const paimon_realtime_progress *p) {
   paimon_error err = {0};
   uint8_t *bytes = NULL;
   size_t len = 0;
@@ -216,8 +220,8 @@ static void test_realtime_chained(void **state) {
     assert_true(nchain > 0); /* the compactions did chain */
     assert_true(data_file_exists(t, x));
     /* all pending progress at once, under the last identifier */
-    PM_ASSERT_OK(paimon_realtime_commit(&sid, ctx, "u", (const paimon_realtime_progress *const *)pg, NPREP,
-                                        ident, &err),
+    PM_ASSERT_OK(paimon_realtime_commit(&sid, ctx, "u", (const paimon_realtime_progress *const *)pg,
+                                        NPREP, ident, &err),
                  &err);
     if (err.message[0]) fail_msg("round %d: commit warned: %s", round, err.message);
     /* the intermediate is neither published nor left behind */
@@ -266,7 +270,8 @@ static void test_merged_messages_chained(void **state) {
     char x[256] = "";
     assert_true(chained(ms, NPREP, x, sizeof x) > 0);
     assert_true(data_file_exists(t, x));
-    for (int i = 1; i < NPREP; i++) PM_ASSERT_OK(paimon_commit_messages_merge(ms[0], ms[i], &err), &err);
+    for (int i = 1; i < NPREP; i++)
+      PM_ASSERT_OK(paimon_commit_messages_merge(ms[0], ms[i], &err), &err);
     PM_ASSERT_OK(paimon_table_commit(&sid, t, "u", ident, ms[0], NULL, &err), &err);
     if (err.message[0]) fail_msg("round %d: commit warned: %s", round, err.message);
     assert_false(data_file_exists(t, x));

@@ -21,13 +21,14 @@
 #include "meta/meta.h"
 #include "util/util.h"
 
-#define NB 4        /* buckets = writer threads */
-#define NQ 2        /* query threads */
-#define POOL 64     /* keys per bucket */
+#define NB 4          /* buckets = writer threads */
+#define NQ 2          /* query threads */
+#define POOL 64       /* keys per bucket */
 #define CODE_SHIFT 40 /* v = bucket << CODE_SHIFT | offset */
 
 static const char *SCHEMA =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "\"options\":{\"bucket\":\"4\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"}}";
 
 /* ---- shared state ------------------------------------------------------------------ */
@@ -135,7 +136,8 @@ static void serve_prepare(writer_slot *ws) {
   paimon_error err = {0};
   paimon_realtime_progress *pg = NULL;
   int rc = paimon_realtime_prepare_commit(&pg, ws->w, req, &err);
-  if (rc) record_failure("bucket %d: prepare %lld: %d %s", ws->bucket, (long long)req, rc, err.message);
+  if (rc)
+    record_failure("bucket %d: prepare %lld: %d %s", ws->bucket, (long long)req, rc, err.message);
   pthread_mutex_lock(&ws->mu);
   ws->pg = pg;
   ws->done = req;
@@ -161,7 +163,8 @@ static void *writer_main(void *arg) {
       continue;
     }
     if (rc) {
-      record_failure("bucket %d: write at %lld: %d %s", ws->bucket, (long long)ws->next, rc, err.message);
+      record_failure("bucket %d: write at %lld: %d %s", ws->bucket, (long long)ws->next, rc,
+                     err.message);
       break;
     }
     ws->next += n;
@@ -252,7 +255,8 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* One union read; returns false after recording a failure. `acked` = what writers had
  * acknowledged before the plan. */
-static bool check_read(paimon_realtime_context *ctx, const int64_t *acked, offs_vec *ov, const char *who) {
+static bool check_read(paimon_realtime_context *ctx, const int64_t *acked, offs_vec *ov,
+                       const char *who) {
   paimon_error err = {0};
   paimon_scan *s = NULL;
   struct ArrowArrayStream st;
@@ -286,7 +290,8 @@ static bool check_read(paimon_realtime_context *ctx, const int64_t *acked, offs_
       int b = (int)(v >> CODE_SHIFT);
       int64_t o = v & (((int64_t)1 << CODE_SHIFT) - 1);
       if (b < 0 || b >= NB || g_keys[b][o % POOL] != k) {
-        record_failure("%s: row k=%lld v=%lld does not belong to its bucket", who, (long long)k, (long long)v);
+        record_failure("%s: row k=%lld v=%lld does not belong to its bucket", who, (long long)k,
+                       (long long)v);
         ok = false;
         break;
       }
@@ -309,14 +314,15 @@ static bool check_read(paimon_realtime_context *ctx, const int64_t *acked, offs_
     if (x->n > 1) qsort(x->v, x->n, sizeof *x->v, cmp_i64);
     for (size_t i = 0; i < x->n; i++)
       if (x->v[i] != (int64_t)i) {
-        record_failure("%s: bucket %d: offsets are not a gap-free prefix: position %zu holds %lld "
-                       "(%s; %zu rows)",
-                       who, b, i, (long long)x->v[i], x->v[i] < (int64_t)i ? "duplicate" : "gap", x->n);
+        record_failure(
+            "%s: bucket %d: offsets are not a gap-free prefix: position %zu holds %lld "
+            "(%s; %zu rows)",
+            who, b, i, (long long)x->v[i], x->v[i] < (int64_t)i ? "duplicate" : "gap", x->n);
         return false;
       }
     if ((int64_t)x->n < acked[b]) {
-      record_failure("%s: bucket %d: saw %zu rows but %lld were acknowledged before the plan", who, b,
-                     x->n, (long long)acked[b]);
+      record_failure("%s: bucket %d: saw %zu rows but %lld were acknowledged before the plan", who,
+                     b, x->n, (long long)acked[b]);
       return false;
     }
   }
@@ -363,8 +369,10 @@ static void test_concurrent_writes_queries_commits(void **state) {
   }
   pthread_t wt[NB], qt[NQ], ct;
   static const char *qnames[NQ] = {"query 0", "query 1"};
-  for (int b = 0; b < NB; b++) assert_int_equal(pthread_create(&wt[b], NULL, writer_main, &g_slots[b]), 0);
-  for (int q = 0; q < NQ; q++) assert_int_equal(pthread_create(&qt[q], NULL, query_main, (void *)qnames[q]), 0);
+  for (int b = 0; b < NB; b++)
+    assert_int_equal(pthread_create(&wt[b], NULL, writer_main, &g_slots[b]), 0);
+  for (int q = 0; q < NQ; q++)
+    assert_int_equal(pthread_create(&qt[q], NULL, query_main, (void *)qnames[q]), 0);
   assert_int_equal(pthread_create(&ct, NULL, commit_main, NULL), 0);
   double t0 = now_s();
   while (now_s() - t0 < seconds && !atomic_load(&g_stop)) sleep_us(50000);
@@ -410,11 +418,12 @@ static void test_concurrent_writes_queries_commits(void **state) {
   if (!ok) fail_msg("%s", g_fail);
   int64_t total = 0;
   for (int b = 0; b < NB; b++) total += g_slots[b].next;
-  printf("# %.0f s: %lld rows written, %lld commit rounds, %lld queries (%lld rows read), "
-         "%lld EFULL retries, peak memory %lld bytes\n",
-         seconds, (long long)total, (long long)atomic_load(&g_rounds), (long long)atomic_load(&g_queries),
-         (long long)atomic_load(&g_query_rows), (long long)atomic_load(&g_efull),
-         (long long)atomic_load(&g_max_mem));
+  printf(
+      "# %.0f s: %lld rows written, %lld commit rounds, %lld queries (%lld rows read), "
+      "%lld EFULL retries, peak memory %lld bytes\n",
+      seconds, (long long)total, (long long)atomic_load(&g_rounds),
+      (long long)atomic_load(&g_queries), (long long)atomic_load(&g_query_rows),
+      (long long)atomic_load(&g_efull), (long long)atomic_load(&g_max_mem));
   assert_true(atomic_load(&g_rounds) > 0);
   assert_true(atomic_load(&g_queries) > 0);
   for (int b = 0; b < NB; b++) {

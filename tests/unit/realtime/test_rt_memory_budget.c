@@ -40,7 +40,8 @@ static paimon_realtime_context *open_ctx(paimon_table *t, const char *const *kv)
   paimon_error err = {0};
   paimon_options *o = NULL;
   assert_int_equal(paimon_options_new(&o, NULL), 0);
-  for (int i = 0; kv && kv[i]; i += 2) assert_int_equal(paimon_options_set(o, kv[i], kv[i + 1], NULL), 0);
+  for (int i = 0; kv && kv[i]; i += 2)
+    assert_int_equal(paimon_options_set(o, kv[i], kv[i + 1], NULL), 0);
   paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   co.options = o;
   paimon_realtime_context *ctx = NULL;

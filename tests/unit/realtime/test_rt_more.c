@@ -89,8 +89,8 @@ static void mk(int n, const int64_t *offs, const int64_t *ks, const int64_t *vs,
 
 /* Writes offsets [from, to) of bucket `b` with keys from `keys` (nk of them) and
  * v = b << CODE_SHIFT | offset. */
-static int write_bucket(paimon_writer *w, int b, const int64_t *keys, int nk, int64_t from, int64_t to,
-                        paimon_error *err) {
+static int write_bucket(paimon_writer *w, int b, const int64_t *keys, int nk, int64_t from,
+                        int64_t to, paimon_error *err) {
   int n = (int)(to - from);
   int64_t *o = malloc(sizeof(int64_t) * (size_t)n), *k = malloc(sizeof(int64_t) * (size_t)n),
           *v = malloc(sizeof(int64_t) * (size_t)n);
@@ -157,8 +157,9 @@ static int drain(struct ArrowArrayStream *st, rows *r, paimon_error *err) {
     }
     for (int64_t i = 0; i < b.length; i++) {
       r->k[r->n] = ck >= 0 ? PM_ARR_FIXED(b.children[ck], int64_t, i) : 0;
-      r->v[r->n] = cv >= 0 && pm_arr_is_valid(b.children[cv], i) ? PM_ARR_FIXED(b.children[cv], int64_t, i)
-                                                                   : INT64_MIN;
+      r->v[r->n] = cv >= 0 && pm_arr_is_valid(b.children[cv], i)
+                       ? PM_ARR_FIXED(b.children[cv], int64_t, i)
+                       : INT64_MIN;
       r->p[r->n] = cp >= 0 ? PM_ARR_FIXED(b.children[cp], int32_t, i) : 0;
       r->n++;
     }
@@ -170,8 +171,8 @@ static int drain(struct ArrowArrayStream *st, rows *r, paimon_error *err) {
 }
 
 /* Plans and reads the table (union read with `ctx`), with an optional filter. */
-static int read_all(paimon_table *t, paimon_realtime_context *ctx, const paimon_predicate *filter, rows *r,
-                    paimon_error *err) {
+static int read_all(paimon_table *t, paimon_realtime_context *ctx, const paimon_predicate *filter,
+                    rows *r, paimon_error *err) {
   memset(r, 0, sizeof *r);
   paimon_scan *s = NULL;
   struct ArrowArrayStream st;
@@ -200,7 +201,8 @@ static void assert_prefix(const rows *r, int b, int64_t n) {
   free(seen);
 }
 
-static int64_t commit1(paimon_realtime_context *ctx, const char *user, paimon_realtime_progress *pg, int64_t id) {
+static int64_t commit1(paimon_realtime_context *ctx, const char *user, paimon_realtime_progress *pg,
+                       int64_t id) {
   paimon_error err = {0};
   int64_t sid = 0;
   const paimon_realtime_progress *one[1] = {pg};
@@ -211,7 +213,8 @@ static int64_t commit1(paimon_realtime_context *ctx, const char *user, paimon_re
 /* ---- conflicting committers ------------------------------------------------------- */
 
 static const char *TWO_BUCKETS =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"}}";
 
 typedef struct committer {
@@ -290,10 +293,12 @@ static void test_conflicting_committers_rebased(void **state) {
   /* racing commits: both succeed every round, each on top of the other's snapshot */
   pthread_barrier_t bar;
   pthread_barrier_init(&bar, NULL, 2);
-  committer c[2] = {{.ctx = ca, .w = wa, .bucket = 0, .keys = keys[0], .next = 10, .rounds = 12, .bar = &bar},
-                    {.ctx = cb, .w = wb, .bucket = 1, .keys = keys[1], .next = 20, .rounds = 12, .bar = &bar}};
+  committer c[2] = {
+      {.ctx = ca, .w = wa, .bucket = 0, .keys = keys[0], .next = 10, .rounds = 12, .bar = &bar},
+      {.ctx = cb, .w = wb, .bucket = 1, .keys = keys[1], .next = 20, .rounds = 12, .bar = &bar}};
   pthread_t th[2];
-  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, committer_main, &c[i]), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, committer_main, &c[i]), 0);
   for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
   pthread_barrier_destroy(&bar);
   for (int i = 0; i < 2; i++)
@@ -379,7 +384,8 @@ static void test_identifier_range_disagreement(void **state) {
 /* ---- progress bytes ------------------------------------------------------------- */
 
 static const char *PARTITIONED =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
     "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],"
     "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"}}";
 
@@ -444,7 +450,8 @@ static void test_progress_bytes_committed_elsewhere(void **state) {
     memcpy(mut, bytes, len);
     mut[i] ^= 0xA5;
     paimon_realtime_progress *bad = NULL;
-    if (paimon_realtime_progress_deserialize(&bad, t2, mut, len, &err) == 0) paimon_realtime_progress_free(bad);
+    if (paimon_realtime_progress_deserialize(&bad, t2, mut, len, &err) == 0)
+      paimon_realtime_progress_free(bad);
   }
   free(mut);
 
@@ -482,7 +489,8 @@ static void test_progress_bytes_committed_elsewhere(void **state) {
 /* ---- memory pinned by open readers ------------------------------------------------ */
 
 static const char *ONE_BUCKET =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}";
 
 static void test_memory_drops_to_pinned(void **state) {
@@ -598,7 +606,8 @@ static void test_overwrite_detected(void **state) {
   if (rc == 0) {
     for (int64_t i = 0; i < r.n; i++)
       if (r.p[i] == 0 && r.k[i] < 1000)
-        fail_msg("overwritten partition p=0 shows old row k=%lld before refresh", (long long)r.k[i]);
+        fail_msg("overwritten partition p=0 shows old row k=%lld before refresh",
+                 (long long)r.k[i]);
     rows_free(&r);
   }
   /* refresh detects the overwrite; the context is then unusable */
@@ -665,22 +674,23 @@ typedef struct rec_store {
 
 #define INNER(s) (&((rec_store *)(s)->private_data)->inner)
 
-static int rec_write(paimon_realtime_store *s, struct ArrowArray *b, paimon_offset_range r, paimon_error *e) {
+static int rec_write(paimon_realtime_store *s, struct ArrowArray *b, paimon_offset_range r,
+                     paimon_error *e) {
   return INNER(s)->write(INNER(s), b, r, e);
 }
 static int rec_seal(paimon_realtime_store *s, paimon_realtime_segment *o, paimon_error *e) {
   return INNER(s)->seal_for_commit(INNER(s), o, e);
 }
-static int rec_commit_readers(paimon_realtime_store *s, const paimon_realtime_segment *g, paimon_stream_sink k,
-                              void *p, paimon_error *e) {
+static int rec_commit_readers(paimon_realtime_store *s, const paimon_realtime_segment *g,
+                              paimon_stream_sink k, void *p, paimon_error *e) {
   return INNER(s)->create_commit_readers(INNER(s), g, k, p, e);
 }
 static int rec_acquire(paimon_realtime_store *s, paimon_realtime_view *v, paimon_error *e) {
   return INNER(s)->acquire_read_view(INNER(s), v, e);
 }
 static int rec_query(paimon_realtime_store *s, const paimon_realtime_view *v, int64_t from,
-                     const char *const *cols, const paimon_predicate *f, paimon_stream_sink k, void *p,
-                     paimon_error *e) {
+                     const char *const *cols, const paimon_predicate *f, paimon_stream_sink k,
+                     void *p, paimon_error *e) {
   pthread_mutex_lock(&g_rec.mu);
   g_rec.calls++;
   if (f) {
@@ -737,7 +747,8 @@ static void rec_factory_release(paimon_realtime_store_factory *f) {
 }
 
 static const char *PK_TABLE =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"true\"}}";
 
 static void test_no_value_predicate_reaches_pk_memory(void **state) {
@@ -767,7 +778,8 @@ static void test_no_value_predicate_reaches_pk_memory(void **state) {
   memset(&g_rec, 0, sizeof g_rec);
   pthread_mutex_init(&g_rec.mu, NULL);
   PM_ASSERT_OK(paimon_realtime_default_store_factory(&g_rec.inner, &err), &err);
-  paimon_realtime_store_factory f = {PAIMON_REALTIME_STORE_VERSION, rec_create, rec_factory_release, &g_rec};
+  paimon_realtime_store_factory f = {PAIMON_REALTIME_STORE_VERSION, rec_create, rec_factory_release,
+                                     &g_rec};
   paimon_realtime_context *ctx;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, &f, &err), &err);
   paimon_writer *w;
@@ -804,12 +816,17 @@ static void test_no_value_predicate_reaches_pk_memory(void **state) {
     rows r;
     PM_ASSERT_OK(read_all(t, ctx, p, &r, &err), &err);
     if (filters[i]) {
-      if (r.n != nexpect[i]) fail_msg("filter '%s': %lld rows, expected %lld", filters[i], (long long)r.n, (long long)nexpect[i]);
+      if (r.n != nexpect[i])
+        fail_msg("filter '%s': %lld rows, expected %lld", filters[i], (long long)r.n,
+                 (long long)nexpect[i]);
       for (int64_t j = 0; j < r.n; j++) {
         bool found = false;
-        for (int e = 0; e < 6 && !found; e += 2) found = expect[i][e] == r.k[j] && expect[i][e + 1] == r.v[j];
+        for (int e = 0; e < 6 && !found; e += 2)
+          found = expect[i][e] == r.k[j] && expect[i][e + 1] == r.v[j];
         if (i == 2 && r.k[j] == 5 && r.v[j] == 50) found = true;
-        if (!found) fail_msg("filter '%s': unexpected row k=%lld v=%lld", filters[i], (long long)r.k[j], (long long)r.v[j]);
+        if (!found)
+          fail_msg("filter '%s': unexpected row k=%lld v=%lld", filters[i], (long long)r.k[j],
+                   (long long)r.v[j]);
       }
     } else {
       assert_int_equal(r.n, 4); /* 1, 2, 4, 5 */

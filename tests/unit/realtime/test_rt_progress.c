@@ -41,7 +41,8 @@ static void replay_and_check(paimon_table *t, int64_t other) {
 
 /* Committed ends of the four partition-buckets. */
 static void offsets_of(paimon_realtime_context *ctx, int64_t out[4]) {
-  for (int i = 0; i < 4; i++) out[i] = paimon_realtime_committed_offset(ctx, i / 2 ? "p=1" : "p=0", i % 2);
+  for (int i = 0; i < 4; i++)
+    out[i] = paimon_realtime_committed_offset(ctx, i / 2 ? "p=1" : "p=0", i % 2);
 }
 
 static void assert_offsets(paimon_table *t, const int64_t want[4]) {
@@ -121,7 +122,8 @@ static void lost_file_case(const char *schema, const char *name, bool orphans) {
   int rc = paimon_realtime_commit(&sid, ctx, "job", one, 1, 2, &err);
   assert_int_equal(rc, PAIMON_ENOTFOUND);
   const char *base = strrchr(victim, '/') + 1;
-  if (!orphans && !strstr(err.message, base)) fail_msg("error does not name %s: %s", base, err.message);
+  if (!orphans && !strstr(err.message, base))
+    fail_msg("error does not name %s: %s", base, err.message);
   assert_non_null(strstr(err.message, "data file"));
   assert_non_null(strstr(err.message, "replay"));
   assert_int_equal(latest_id(t), before_id); /* nothing published */
@@ -300,8 +302,9 @@ static void test_replay_after_rollback(void **state) {
 }
 
 #define BOTH(fn)                                              \
-  {#fn "/append", fn, NULL, NULL, (void *)RT_APPEND_TABLE},   \
-      {#fn "/primary-key", fn, NULL, NULL, (void *)RT_PK_TABLE}
+  {#fn "/append", fn, NULL, NULL, (void *)RT_APPEND_TABLE}, { \
+#fn "/primary-key", fn, NULL, NULL, (void *)RT_PK_TABLE   \
+  }
 
 int main(void) {
   const struct CMUnitTest tests[] = {

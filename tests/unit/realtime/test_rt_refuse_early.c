@@ -11,10 +11,12 @@
 
 static paimon_table *create(const char *opts, int idx) {
   char js[1024], path[600];
-  snprintf(js, sizeof js,
-           "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
-           "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"true\"%s}}",
-           opts);
+  snprintf(
+      js, sizeof js,
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT "
+      "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+      "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"true\"%s}}",
+      opts);
   snprintf(path, sizeof path, "%s/t%d", pm_test_tmpdir(), idx);
   paimon_error err = {0};
   paimon_table *t = NULL;

@@ -7,14 +7,14 @@
 static const int64_t BASE_B = 100000; /* source b's keys */
 
 static int commit_state(int64_t *sid, paimon_realtime_context *ctx, const char *user,
-                        const paimon_realtime_progress *const *pg, size_t n, int64_t ident, const void *arg,
-                        paimon_error *err) {
+                        const paimon_realtime_progress *const *pg, size_t n, int64_t ident,
+                        const void *arg, paimon_error *err) {
   return paimon_realtime_commit_source(sid, ctx, user, pg, n, ident, arg, err);
 }
 
 /* A round committed with source state `st`. */
-static int64_t round_state(paimon_realtime_context *ctx, paimon_writer *w, const char *user, int64_t ident,
-                           int64_t base, int64_t from, int64_t to, const char *st) {
+static int64_t round_state(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
+                           int64_t ident, int64_t base, int64_t from, int64_t to, const char *st) {
   return rt_round_with(ctx, w, user, ident, base, from, to, commit_state, st);
 }
 
@@ -32,8 +32,8 @@ static void replay_source(paimon_table *t, const char *source_id, const char *us
 /* Source `ida` (rows [0, na), user `ua`) and source `idb` (rows BASE_B + [0, nb)) each
  * replay their whole input; then every row of each is in the table exactly once, beside
  * the other's rows and `foreign` plain rows. */
-static void replay_both(paimon_table *t, const char *ida, const char *ua, int64_t na, const char *idb,
-                        const char *ub, int64_t nb, int64_t foreign) {
+static void replay_both(paimon_table *t, const char *ida, const char *ua, int64_t na,
+                        const char *idb, const char *ub, int64_t nb, int64_t foreign) {
   replay_source(t, idb, ub, 9, BASE_B, nb);
   replay_source(t, ida, ua, 9, 0, na);
   assert_int_equal(rt_assert_exactly_once(t, 0, na), nb + foreign);
@@ -131,14 +131,17 @@ static void test_source_state_round_trip(void **state) {
 
   /* n == 0: a snapshot that only advances the state and repeats the offsets */
   int64_t sid = 0;
-  PM_ASSERT_OK(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 2, "len=25;h=77", &err), &err);
+  PM_ASSERT_OK(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 2, "len=25;h=77", &err),
+               &err);
   assert_true(sid > 0);
   assert_state(t, NULL, "len=25;h=77");
   assert_int_equal(offsets_sum(t, NULL), sum);
   /* a retry of identifier 2 with another state is refused, with the same one accepted */
-  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 2, "len=26", &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 2, "len=26", &err),
+                   PAIMON_EINVAL);
   int64_t again = 0;
-  PM_ASSERT_OK(paimon_realtime_commit_source(&again, ctx, "job", NULL, 0, 2, "len=25;h=77", &err), &err);
+  PM_ASSERT_OK(paimon_realtime_commit_source(&again, ctx, "job", NULL, 0, 2, "len=25;h=77", &err),
+               &err);
   assert_int_equal(again, sid);
   /* plain paimon_realtime_commit keeps the committed state */
   PM_ASSERT_OK(paimon_realtime_refresh(ctx, PAIMON_SNAPSHOT_LATEST, &err), &err);
@@ -148,9 +151,12 @@ static void test_source_state_round_trip(void **state) {
   char big[4200];
   memset(big, 'a', sizeof big - 1);
   big[sizeof big - 1] = 0;
-  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, big, &err), PAIMON_EINVAL);
-  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, "tab\there", &err), PAIMON_EINVAL);
-  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, NULL, &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, big, &err),
+                   PAIMON_EINVAL);
+  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, "tab\there", &err),
+                   PAIMON_EINVAL);
+  assert_int_equal(paimon_realtime_commit_source(&sid, ctx, "job", NULL, 0, 4, NULL, &err),
+                   PAIMON_EINVAL);
   paimon_realtime_context *bad = NULL;
   paimon_realtime_context_opts co = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   co.source_id = "no/slash";
@@ -255,7 +261,8 @@ static void test_two_sources_keep_their_own_progress(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "two", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *ca = NULL, *cb = NULL;
-  paimon_realtime_context_opts oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT, ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  paimon_realtime_context_opts oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT,
+                               ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   oa.source_id = "a";
   ob.source_id = "src.B-2";
   PM_ASSERT_OK(paimon_realtime_context_open(&ca, t, NULL, &oa, &err), &err);
@@ -324,7 +331,8 @@ static void test_new_named_source_after_expiry(void **state) {
   ob.source_id = "b";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);
   for (int p = 0; p < 2; p++)
-    for (int b = 0; b < 2; b++) assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
+    for (int b = 0; b < 2; b++)
+      assert_int_equal(paimon_realtime_committed_offset(cb, p ? "p=1" : "p=0", b), -1);
   char *st = (char *)"x";
   PM_ASSERT_OK(paimon_realtime_committed_source(&st, cb, &err), &err);
   assert_null(st);
@@ -402,7 +410,8 @@ static void test_committed_named_source_not_taken_as_new(void **state) {
   paimon_table *t = rt_create(RT_APPEND_TABLE, "committed", path, sizeof path);
   paimon_error err = {0};
   paimon_realtime_context *cb = NULL, *ca = NULL, *cd = NULL;
-  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT, oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  paimon_realtime_context_opts ob = PAIMON_REALTIME_CONTEXT_OPTS_INIT,
+                               oa = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
   ob.source_id = "b";
   oa.source_id = "a";
   PM_ASSERT_OK(paimon_realtime_context_open(&cb, t, NULL, &ob, &err), &err);

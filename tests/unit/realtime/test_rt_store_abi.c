@@ -852,10 +852,8 @@ static void test_store_version_refused(void **state) {
 static void filled_version(bool segment, uint32_t store_version, int64_t version, int expect) {
   paimon_table *t = create_table(segment ? "segv" : "viewv", false, 1);
   paimon_realtime_store_factory f = wrap(MAXV, store_version, true);
-  if (segment)
-    g.seg_version = version;
-  else
-    g.view_version = version;
+  if (segment) g.seg_version = version;
+  else g.view_version = version;
   paimon_error err = {0};
   paimon_realtime_context *ctx;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, &f, &err), &err);
@@ -870,18 +868,14 @@ static void filled_version(bool segment, uint32_t store_version, int64_t version
     assert_int_equal(rc, expect);
     assert_int_equal(atomic_load(&g.seals), 1);
     assert_int_equal(atomic_load(&g.seg_releases), 1);
-    if (rc == 0)
-      commit(ctx, pg, 1, 1);
-    else
-      assert_non_null(strstr(err.message, want));
+    if (rc == 0) commit(ctx, pg, 1, 1);
+    else assert_non_null(strstr(err.message, want));
   } else {
     int64_t cnt, sum;
     int rc = read_sum(t, ctx, &cnt, &sum, &err);
     assert_int_equal(rc, expect);
-    if (rc == 0)
-      assert_int_equal(cnt, 4);
-    else
-      assert_non_null(strstr(err.message, want));
+    if (rc == 0) assert_int_equal(cnt, 4);
+    else assert_non_null(strstr(err.message, want));
     struct ArrowArray keys;
     make_keys(false, ks, 4, &keys);
     rows got = {0};

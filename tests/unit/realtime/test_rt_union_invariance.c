@@ -99,7 +99,9 @@ static void read_all(paimon_table *t, paimon_realtime_context *ctx, char *out, s
       assert_false(present[k]); /* one row per key */
       present[k] = 1;
       for (int f = 0; f < 3; f++)
-        v[k][f] = pm_arr_is_valid(b.children[1 + f], i) ? PM_ARR_FIXED(b.children[1 + f], int64_t, i) : NUL;
+        v[k][f] = pm_arr_is_valid(b.children[1 + f], i)
+                      ? PM_ARR_FIXED(b.children[1 + f], int64_t, i)
+                      : NUL;
     }
     b.release(&b);
   }
@@ -120,8 +122,8 @@ static void read_all(paimon_table *t, paimon_realtime_context *ctx, char *out, s
 
 /* Commits the pending progress objects in prepare order, one snapshot each (ids[i]:
  * the identifier of prepare i); returns the last snapshot id. */
-static int64_t commit_all(paimon_realtime_context *ctx, paimon_realtime_progress **pg, const int64_t *ids,
-                          int *npg) {
+static int64_t commit_all(paimon_realtime_context *ctx, paimon_realtime_progress **pg,
+                          const int64_t *ids, int *npg) {
   paimon_error err = {0};
   int64_t sid = 0;
   for (int i = 0; i < *npg; i++) {
@@ -145,8 +147,9 @@ static int64_t commit_all(paimon_realtime_context *ctx, paimon_realtime_progress
  * union read must say so before prepare already, and keep saying so. */
 static void test_remove_record_on_delete_sequence(void **state) {
   (void)state;
-  paimon_table *t =
-      create(",\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":\"true\"", 1, 0);
+  paimon_table *t = create(
+      ",\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":\"true\"", 1,
+      0);
   paimon_error err = {0};
   paimon_realtime_context *ctx;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
@@ -210,8 +213,8 @@ static void test_remove_record_on_delete_sequence(void **state) {
 typedef struct config {
   const char *name;
   const char *opts;
-  bool retracts;    /* -U/-D allowed (else the merge function refuses them) */
-  int s_mode;       /* s: 0 random, 1 never null (a sequence field), 2 always null */
+  bool retracts; /* -U/-D allowed (else the merge function refuses them) */
+  int s_mode;    /* s: 0 random, 1 never null (a sequence field), 2 always null */
   /* Associative: the answer does not depend on how rows are grouped into runs, nor on a
    * compaction into the top level dropping deletes, so prepare may compact and a full
    * compaction changes nothing. The others depend on it, in Java 1.4.1 alike (its
@@ -232,12 +235,12 @@ static const config CONFIGS[] = {
     {"deduplicate", "", true, 0, true},
     {"deduplicate ignore-delete", ",\"ignore-delete\":\"true\"", true, 0, true},
     {"deduplicate sequence.field", ",\"sequence.field\":\"s\"", true, 1, false},
-    {"partial-update ignore-delete", ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"", true,
-     0, true},
+    {"partial-update ignore-delete",
+     ",\"merge-engine\":\"partial-update\",\"ignore-delete\":\"true\"", true, 0, true},
     {"partial-update inserts only", ",\"merge-engine\":\"partial-update\"", false, 0, true},
     {"partial-update remove-record-on-delete",
-     ",\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":\"true\"", true, 0,
-     false},
+     ",\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":\"true\"",
+     true, 0, false},
     {"partial-update sequence-group",
      ",\"merge-engine\":\"partial-update\",\"fields.s.sequence-group\":\"a,b\"", true, 0, false},
     {"aggregation sum with retractions",
@@ -260,7 +263,8 @@ static uint32_t rnd(uint32_t n) {
 static int64_t rnd_val(void) { return rnd(5) == 0 ? NUL : (int64_t)rnd(100); }
 
 /* Prepares; a non-empty progress joins the pending ones. */
-static void prepare_into(paimon_writer *w, int64_t ident, paimon_realtime_progress **pg, int64_t *ids, int *npg) {
+static void prepare_into(paimon_writer *w, int64_t ident, paimon_realtime_progress **pg,
+                         int64_t *ids, int *npg) {
   paimon_error err = {0};
   paimon_realtime_progress *p = NULL;
   PM_ASSERT_OK(paimon_realtime_prepare_commit(&p, w, ident, &err), &err);
@@ -274,8 +278,8 @@ static void prepare_into(paimon_writer *w, int64_t ident, paimon_realtime_progre
 static void same(const char *before, const char *after, const config *c, uint64_t seed, int step,
                  const char *what) {
   if (strcmp(before, after) != 0)
-    fail_msg("%s, seed %llu, step %d: union read changed across %s:\n  before %s\n  after  %s", c->name,
-             (unsigned long long)seed, step, what, before, after);
+    fail_msg("%s, seed %llu, step %d: union read changed across %s:\n  before %s\n  after  %s",
+             c->name, (unsigned long long)seed, step, what, before, after);
 }
 
 static void run_one(const config *c, int ci, uint64_t seed, int steps) {
@@ -289,7 +293,8 @@ static void run_one(const config *c, int ci, uint64_t seed, int steps) {
   paimon_options *wo;
   PM_ASSERT_OK(paimon_options_new(&wo, &err), &err);
   /* associative: compact often, so prepares also compact; otherwise never */
-  if (c->associative) PM_ASSERT_OK(paimon_options_set(wo, "num-sorted-run.compaction-trigger", "2", &err), &err);
+  if (c->associative)
+    PM_ASSERT_OK(paimon_options_set(wo, "num-sorted-run.compaction-trigger", "2", &err), &err);
   else PM_ASSERT_OK(paimon_options_set(wo, "write-only", "true", &err), &err);
   paimon_writer *w;
   PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", wo, &err), &err);
@@ -325,7 +330,9 @@ static void run_one(const config *c, int ci, uint64_t seed, int steps) {
       read_all(t, ctx, after, sizeof after);
       same(before, after, c, seed, step, "commit");
       if (rnd(2)) {
-        PM_ASSERT_OK(paimon_realtime_refresh(ctx, last_sid > 0 ? last_sid : PAIMON_SNAPSHOT_LATEST, &err), &err);
+        PM_ASSERT_OK(
+            paimon_realtime_refresh(ctx, last_sid > 0 ? last_sid : PAIMON_SNAPSHOT_LATEST, &err),
+            &err);
         read_all(t, ctx, after, sizeof after);
         same(before, after, c, seed, step, "refresh after commit");
       }

@@ -28,7 +28,8 @@
 #define LOW_MASK ((INT64_C(1) << A_SHIFT) - 1)
 
 static const char *TWO_BUCKETS =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "%s\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\","
     "\"realtime.store.max-memory\":\"64kb\"}}";
 
@@ -81,7 +82,8 @@ typedef struct part {
 
 /* Writes one batch made of `np` parts, in order; row (b, o) gets key g_keys[b][o] and
  * v = b << B_SHIFT | attempt << A_SHIFT | o. */
-static int write_parts(paimon_writer *w, const part *ps, int np, int64_t attempt, paimon_error *err) {
+static int write_parts(paimon_writer *w, const part *ps, int np, int64_t attempt,
+                       paimon_error *err) {
   int64_t n = 0;
   for (int i = 0; i < np; i++) n += ps[i].to - ps[i].from;
   pm_type *row = pm_type_new_row(false);
@@ -145,7 +147,8 @@ static int read_vals(paimon_table *t, paimon_realtime_context *ctx, vals *out, p
       out->cap = (out->n + b.length) * 2;
       out->v = realloc(out->v, (size_t)out->cap * sizeof(int64_t));
     }
-    for (int64_t i = 0; i < b.length; i++) out->v[out->n++] = PM_ARR_FIXED(b.children[cv], int64_t, i);
+    for (int64_t i = 0; i < b.length; i++)
+      out->v[out->n++] = PM_ARR_FIXED(b.children[cv], int64_t, i);
     b.release(&b);
   }
   st.release(&st);
@@ -159,12 +162,14 @@ static void assert_bucket(const vals *r, int b, int64_t count) {
   for (int64_t i = 0; i < r->n; i++) {
     if ((r->v[i] >> B_SHIFT) != b) continue;
     int64_t o = r->v[i] & LOW_MASK;
-    if (o >= count) fail_msg("bucket %d: offset %lld beyond %lld", b, (long long)o, (long long)count);
+    if (o >= count)
+      fail_msg("bucket %d: offset %lld beyond %lld", b, (long long)o, (long long)count);
     if (seen[o]) fail_msg("bucket %d: offset %lld twice", b, (long long)o);
     seen[o] = 1;
     got++;
   }
-  if (got != count) fail_msg("bucket %d: %lld rows, expected %lld", b, (long long)got, (long long)count);
+  if (got != count)
+    fail_msg("bucket %d: %lld rows, expected %lld", b, (long long)got, (long long)count);
   free(seen);
 }
 
@@ -179,8 +184,8 @@ static void assert_table(paimon_table *t, paimon_realtime_context *ctx, int64_t 
 }
 
 /* Prepares, commits (identifier `id`) and optionally refreshes. */
-static void commit_round(paimon_realtime_context *ctx, paimon_writer *w, const char *user, int64_t id,
-                         bool refresh) {
+static void commit_round(paimon_realtime_context *ctx, paimon_writer *w, const char *user,
+                         int64_t id, bool refresh) {
   paimon_error err = {0};
   paimon_realtime_progress *pg = NULL;
   PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg, w, id, &err), &err);
@@ -236,14 +241,15 @@ static void fill_bucket(paimon_writer *w, int b, int64_t *next) {
  * private_data (the same leading layout as paimon_realtime_store). */
 typedef struct store_v1 {
   uint32_t version;
-  int (*write)(struct paimon_realtime_store *, struct ArrowArray *, paimon_offset_range, paimon_error *);
+  int (*write)(struct paimon_realtime_store *, struct ArrowArray *, paimon_offset_range,
+               paimon_error *);
   int (*seal_for_commit)(struct paimon_realtime_store *, paimon_realtime_segment *, paimon_error *);
   int (*create_commit_readers)(struct paimon_realtime_store *, const paimon_realtime_segment *,
                                paimon_stream_sink, void *, paimon_error *);
   int (*acquire_read_view)(struct paimon_realtime_store *, paimon_realtime_view *, paimon_error *);
   int (*create_query_readers)(struct paimon_realtime_store *, const paimon_realtime_view *, int64_t,
-                              const char *const *, const paimon_predicate *, paimon_stream_sink, void *,
-                              paimon_error *);
+                              const char *const *, const paimon_predicate *, paimon_stream_sink,
+                              void *, paimon_error *);
   int (*advance_committed_offset)(struct paimon_realtime_store *, int64_t, paimon_error *);
   int64_t (*memory_usage)(struct paimon_realtime_store *);
   void (*release)(struct paimon_realtime_store *);
@@ -269,7 +275,8 @@ static wrap_cfg g_wrap;
 
 #define W(s) ((wrap_store *)(s)->private_data)
 
-static int ws_write(paimon_realtime_store *s, struct ArrowArray *b, paimon_offset_range r, paimon_error *e) {
+static int ws_write(paimon_realtime_store *s, struct ArrowArray *b, paimon_offset_range r,
+                    paimon_error *e) {
   wrap_store *ws = W(s);
   if (atomic_load(&ws->cfg->fail) == ws->bucket) {
     ws->inner.cancel_reservation(&ws->inner); /* consumed, as the ABI says */
@@ -291,8 +298,8 @@ static void ws_cancel(paimon_realtime_store *s) {
   atomic_fetch_add(&W(s)->cfg->cancels[W(s)->bucket], 1);
   W(s)->inner.cancel_reservation(&W(s)->inner);
 }
-static int ws_reserve_never(paimon_realtime_store *s, const struct ArrowArray *b, paimon_offset_range r,
-                            paimon_error *e) {
+static int ws_reserve_never(paimon_realtime_store *s, const struct ArrowArray *b,
+                            paimon_offset_range r, paimon_error *e) {
   (void)s, (void)b, (void)r, (void)e;
   fail_msg("reserve called on a version-1 store");
   return PAIMON_EINVAL;
@@ -300,22 +307,24 @@ static int ws_reserve_never(paimon_realtime_store *s, const struct ArrowArray *b
 static int ws_seal(paimon_realtime_store *s, paimon_realtime_segment *o, paimon_error *e) {
   return W(s)->inner.seal_for_commit(&W(s)->inner, o, e);
 }
-static int ws_commit_readers(paimon_realtime_store *s, const paimon_realtime_segment *g, paimon_stream_sink k,
-                             void *p, paimon_error *e) {
+static int ws_commit_readers(paimon_realtime_store *s, const paimon_realtime_segment *g,
+                             paimon_stream_sink k, void *p, paimon_error *e) {
   return W(s)->inner.create_commit_readers(&W(s)->inner, g, k, p, e);
 }
 static int ws_acquire(paimon_realtime_store *s, paimon_realtime_view *v, paimon_error *e) {
   return W(s)->inner.acquire_read_view(&W(s)->inner, v, e);
 }
 static int ws_query(paimon_realtime_store *s, const paimon_realtime_view *v, int64_t from,
-                    const char *const *cols, const paimon_predicate *f, paimon_stream_sink k, void *p,
-                    paimon_error *e) {
+                    const char *const *cols, const paimon_predicate *f, paimon_stream_sink k,
+                    void *p, paimon_error *e) {
   return W(s)->inner.create_query_readers(&W(s)->inner, v, from, cols, f, k, p, e);
 }
 static int ws_advance(paimon_realtime_store *s, int64_t end, paimon_error *e) {
   return W(s)->inner.advance_committed_offset(&W(s)->inner, end, e);
 }
-static int64_t ws_memory(paimon_realtime_store *s) { return W(s)->inner.memory_usage(&W(s)->inner); }
+static int64_t ws_memory(paimon_realtime_store *s) {
+  return W(s)->inner.memory_usage(&W(s)->inner);
+}
 static void ws_release(paimon_realtime_store *s) {
   wrap_store *ws = W(s);
   ws->inner.release(&ws->inner);
@@ -343,7 +352,7 @@ static int ws_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
    * must never be called */
   out->reserve = ws_reserve_never;
   store_v1 *o = (store_v1 *)out;
-  *o = (store_v1){v,         ws_write,  ws_seal,   ws_commit_readers, ws_acquire,
+  *o = (store_v1){v,        ws_write,   ws_seal,   ws_commit_readers, ws_acquire,
                   ws_query, ws_advance, ws_memory, ws_release,        ws};
   if (v >= 2) {
     out->reserve = ws_reserve;
@@ -358,7 +367,8 @@ static void ws_factory_release(paimon_realtime_store_factory *f) {
 }
 
 /* A factory whose stores declare version v0 (bucket 0) and v1 (bucket 1). */
-static paimon_realtime_store_factory wrap_factory(uint32_t factory_version, uint32_t v0, uint32_t v1) {
+static paimon_realtime_store_factory wrap_factory(uint32_t factory_version, uint32_t v0,
+                                                  uint32_t v1) {
   memset(&g_wrap, 0, sizeof g_wrap);
   paimon_error err = {0};
   PM_ASSERT_OK(paimon_realtime_default_store_factory(&g_wrap.inner, &err), &err);
@@ -428,7 +438,8 @@ static void test_v2_store_refusing_reservation_writes_nothing(void **state) {
   int64_t id = 0;
   for (int refuse = 0; refuse < 2; refuse++) {
     for (int first = 0; first < 2; first++) {
-      part batch[2] = {{first, n[first], n[first] + 10}, {1 - first, n[1 - first], n[1 - first] + 20}};
+      part batch[2] = {{first, n[first], n[first] + 10},
+                       {1 - first, n[1 - first], n[1 - first] + 20}};
       atomic_store(&g_wrap.refuse, refuse);
       long writes = total(g_wrap.writes);
       int64_t held = paimon_realtime_memory_usage(ctx);
@@ -548,9 +559,9 @@ static void test_store_version_checked(void **state) {
   paimon_table *t = create_table(false);
   paimon_error err = {0};
   for (int c = 0; c < 3; c++) {
-    paimon_realtime_store_factory f =
-        c == 0 ? wrap_factory(2, PAIMON_REALTIME_STORE_VERSION + 1, PAIMON_REALTIME_STORE_VERSION + 1)
-               : wrap_factory(2, c == 1 ? 0 : 2, c == 1 ? 0 : 2);
+    paimon_realtime_store_factory f = c == 0 ? wrap_factory(2, PAIMON_REALTIME_STORE_VERSION + 1,
+                                                            PAIMON_REALTIME_STORE_VERSION + 1)
+                                             : wrap_factory(2, c == 1 ? 0 : 2, c == 1 ? 0 : 2);
     g_wrap.reserve_only = c == 2;
     paimon_realtime_context *ctx;
     paimon_writer *w;
@@ -627,7 +638,8 @@ static void test_reader_never_sees_refused_batch(void **state) {
   assert_true(nfull >= 2);
   assert_true(ra.reads >= 1);
   for (int64_t a = 1; a <= attempt; a++)
-    if (refused[a] && ra.seen[a]) fail_msg("a reader saw rows of refused attempt %lld", (long long)a);
+    if (refused[a] && ra.seen[a])
+      fail_msg("a reader saw rows of refused attempt %lld", (long long)a);
   commit_round(ctx, w, "job", ++id, true);
   assert_table(t, NULL, n0, n1);
   printf("# %d refused batches, %ld concurrent reads\n", nfull, ra.reads);

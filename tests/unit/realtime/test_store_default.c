@@ -121,19 +121,15 @@ static void std_batch(const fx *f, const int64_t *offs, const int32_t *keys, con
   for (int64_t i = 0; i < n; i++) {
     int64_t o = offs[i];
     int c = 0;
-    if (i == 0 && g_null_offset)
-      pm_col_append_null(&cols[c++]);
-    else
-      pm_col_append_i64(&cols[c++], o);
+    if (i == 0 && g_null_offset) pm_col_append_null(&cols[c++]);
+    else pm_col_append_i64(&cols[c++], o);
     if (f->pk) {
       pm_col_append_i64(&cols[c++], seqs[i]);
       pm_col_append_i8(&cols[c++], (int8_t)rule_kind(o));
     }
     pm_col_append_i32(&cols[c++], keys ? keys[i] : rule_k(o));
-    if (rule_v_null(o))
-      pm_col_append_null(&cols[c++]);
-    else
-      pm_col_append_i64(&cols[c++], rule_v(o));
+    if (rule_v_null(o)) pm_col_append_null(&cols[c++]);
+    else pm_col_append_i64(&cols[c++], rule_v(o));
     char s[32];
     snprintf(s, sizeof s, "s%lld", (long long)o);
     pm_col_append_bytes(&cols[c++], s, strlen(s));
@@ -235,14 +231,10 @@ static void read_stream(const fx *f, struct ArrowArrayStream *s, const char *con
         const struct ArrowArray *ch = a.children[c];
         assert_int_equal(ch->length, a.length);
         const char *nm = f->row->fields[idx[c]].name;
-        if (!strcmp(nm, "_REALTIME_OFFSET"))
-          r.off = PM_ARR_FIXED(ch, int64_t, i);
-        else if (!strcmp(nm, "_SEQUENCE_NUMBER"))
-          r.seq = PM_ARR_FIXED(ch, int64_t, i);
-        else if (!strcmp(nm, "_VALUE_KIND"))
-          r.kind = PM_ARR_FIXED(ch, int8_t, i);
-        else if (!strcmp(nm, "k"))
-          r.k = PM_ARR_FIXED(ch, int32_t, i);
+        if (!strcmp(nm, "_REALTIME_OFFSET")) r.off = PM_ARR_FIXED(ch, int64_t, i);
+        else if (!strcmp(nm, "_SEQUENCE_NUMBER")) r.seq = PM_ARR_FIXED(ch, int64_t, i);
+        else if (!strcmp(nm, "_VALUE_KIND")) r.kind = PM_ARR_FIXED(ch, int8_t, i);
+        else if (!strcmp(nm, "k")) r.k = PM_ARR_FIXED(ch, int32_t, i);
         else if (!strcmp(nm, "v")) {
           r.v_null = !pm_arr_is_valid(ch, i);
           if (!r.v_null) r.v = PM_ARR_FIXED(ch, int64_t, i);
@@ -1017,10 +1009,8 @@ static void eval_offsets(sinkbuf *sb, pm_pred *bp, char *mark, int64_t *nrows) {
       assert_int_equal(st->get_next(st, &a), 0);
       if (!a.release) break;
       uint8_t *sel = malloc((size_t)a.length + 1);
-      if (bp)
-        PM_ASSERT_OK(pm_pred_eval(bp, &a, sel, NULL, &err), &err);
-      else
-        memset(sel, 1, (size_t)a.length);
+      if (bp) PM_ASSERT_OK(pm_pred_eval(bp, &a, sel, NULL, &err), &err);
+      else memset(sel, 1, (size_t)a.length);
       for (int64_t i = 0; i < a.length; i++) {
         int64_t off = PM_ARR_FIXED(a.children[0], int64_t, i);
         if (sel[i]) mark[off] = 1;
@@ -1233,8 +1223,7 @@ static void *mt_reader(void *arg) {
           if (!a.release) break;
           for (int64_t i = 0; i < a.length; i++) {
             int64_t off = PM_ARR_FIXED(a.children[0], int64_t, i);
-            if (first < 0)
-              first = off;
+            if (first < 0) first = off;
             else if (off != last + 1)
               fail_msg("gap: %lld after %lld", (long long)off, (long long)last);
             last = off;

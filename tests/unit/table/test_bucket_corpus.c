@@ -69,13 +69,17 @@ static int64_t check_file(paimon_table *t, const paimon_file_info *fi, int32_t b
   pm_type *file_keys = pm_type_new_row(false), *bkey = pm_type_new_row(false);
   for (int i = 0; i < nk; i++) {
     int f = pm_row_find(s->row, names[i]);
-    if (f < 0) fail_msg("%s: bucket key %s not in schema %lld", fi->path, names[i], (long long)fi->schema_id);
+    if (f < 0)
+      fail_msg("%s: bucket key %s not in schema %lld", fi->path, names[i],
+               (long long)fi->schema_id);
     const pm_field *fd = &s->row->fields[f];
     char kname[160];
     snprintf(kname, sizeof kname, "_KEY_%s", fd->name);
     bool in_pk = false;
-    for (int32_t k = 0; k < s->nprimary_keys; k++) in_pk |= strcmp(s->primary_keys[k], fd->name) == 0;
-    if (pk && in_pk) pm_type_row_add(file_keys, KEY_FIELD_ID_START + fd->id, kname, pm_type_clone(fd->type));
+    for (int32_t k = 0; k < s->nprimary_keys; k++)
+      in_pk |= strcmp(s->primary_keys[k], fd->name) == 0;
+    if (pk && in_pk)
+      pm_type_row_add(file_keys, KEY_FIELD_ID_START + fd->id, kname, pm_type_clone(fd->type));
     else pm_type_row_add(file_keys, fd->id, fd->name, pm_type_clone(fd->type));
     pm_type_row_add(bkey, fd->id, fd->name, pm_type_clone(fd->type));
   }
@@ -167,7 +171,8 @@ static void test_corpus_buckets(void **state) {
       paimon_plan_free(p);
       paimon_scan_free(sc);
     }
-    print_message("%-70s %2zu snapshots %3zu files %6lld rows\n", rel, nids, seen.n, (long long)rows);
+    print_message("%-70s %2zu snapshots %3zu files %6lld rows\n", rel, nids, seen.n,
+                  (long long)rows);
     if (nids > 0) assert_true(rows > 0);
     total_rows += rows;
     total_files += seen.n;
@@ -177,8 +182,8 @@ static void test_corpus_buckets(void **state) {
     paimon_table_close(t);
   }
   fclose(tsv);
-  print_message("%d fixed-bucket tables (%d primary-key): %zu files, %lld rows recomputed\n", tables,
-                pk_tables, total_files, (long long)total_rows);
+  print_message("%d fixed-bucket tables (%d primary-key): %zu files, %lld rows recomputed\n",
+                tables, pk_tables, total_files, (long long)total_rows);
   /* the corpus has 6 fixed-bucket append tables and 15 primary-key ones */
   assert_true(tables >= 20);
   assert_true(pk_tables >= 14);

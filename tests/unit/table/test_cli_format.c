@@ -39,8 +39,11 @@ static struct ArrowArray fixed(const void *data, int64_t n, const uint8_t *valid
   const void **b = bufs[slot++ & 63];
   b[0] = validity;
   b[1] = data;
-  struct ArrowArray a = {.length = n, .null_count = validity ? -1 : 0, .n_buffers = 2,
-                         .buffers = b, .release = noop_release};
+  struct ArrowArray a = {.length = n,
+                         .null_count = validity ? -1 : 0,
+                         .n_buffers = 2,
+                         .buffers = b,
+                         .release = noop_release};
   return a;
 }
 
@@ -153,8 +156,9 @@ static void test_decimals(void **state) {
               "\"-170141183460469231731687303715884105.728\"\n");
   a.length = 2;
   expect_rows("d:23,5", NULL, &a, "\"0.00000\"\n\"-0.12345\"\n");
-  expect_rows("d:38,38", NULL, &a, "\"0.00000000000000000000000000000000000000\"\n"
-                                   "\"-0.00000000000000000000000000000000012345\"\n");
+  expect_rows("d:38,38", NULL, &a,
+              "\"0.00000000000000000000000000000000000000\"\n"
+              "\"-0.00000000000000000000000000000000012345\"\n");
 }
 
 static struct ArrowArray varlen(const int32_t *offs, const char *data, int64_t n,
@@ -165,14 +169,22 @@ static struct ArrowArray varlen(const int32_t *offs, const char *data, int64_t n
   b[0] = validity;
   b[1] = offs;
   b[2] = data;
-  struct ArrowArray a = {.length = n, .null_count = validity ? -1 : 0, .n_buffers = 3,
-                         .buffers = b, .release = noop_release};
+  struct ArrowArray a = {.length = n,
+                         .null_count = validity ? -1 : 0,
+                         .n_buffers = 3,
+                         .buffers = b,
+                         .release = noop_release};
   return a;
 }
 
 static void test_strings_binary(void **state) {
   (void)state;
-  const char *s = "a\"b\\c\n\x01" "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "\xff" "x" "\xed\xa0\x80";
+  const char *s =
+      "a\"b\\c\n\x01"
+      "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+      "\xff"
+      "x"
+      "\xed\xa0\x80";
   int32_t offs[5] = {0, 7, 16, 18, 21};
   struct ArrowArray a = varlen(offs, s, 4, NULL);
   expect_rows("u", NULL, &a,
@@ -182,11 +194,19 @@ static void test_strings_binary(void **state) {
   const char *foobar = "foobar";
   int32_t bo[8] = {0, 0, 1, 3, 6, 10, 15, 21};
   char data[32];
-  memcpy(data, "f" "fo" "foo" "foob" "fooba" "foobar", 21);
+  memcpy(data,
+         "f"
+         "fo"
+         "foo"
+         "foob"
+         "fooba"
+         "foobar",
+         21);
   (void)foobar;
   uint8_t valid = 0xff;
   struct ArrowArray b = varlen(bo, data, 7, &valid);
-  expect_rows("z", NULL, &b, "\"\"\n\"Zg==\"\n\"Zm8=\"\n\"Zm9v\"\n\"Zm9vYg==\"\n\"Zm9vYmE=\"\n\"Zm9vYmFy\"\n");
+  expect_rows("z", NULL, &b,
+              "\"\"\n\"Zg==\"\n\"Zm8=\"\n\"Zm9v\"\n\"Zm9vYg==\"\n\"Zm9vYmE=\"\n\"Zm9vYmFy\"\n");
   struct ArrowArray w = fixed("foobar", 2, NULL);
   expect_rows("w:3", NULL, &w, "\"Zm9v\"\n\"YmFy\"\n");
   /* text cells keep strings raw */
@@ -217,9 +237,10 @@ static void test_dates_times(void **state) {
   /* epoch values from Python datetime arithmetic */
   int64_t ms[] = {1709210096789LL, -1, 0, -2208988801000LL};
   struct ArrowArray t = fixed(ms, 4, NULL);
-  expect_rows("tsm:", NULL, &t,
-              "\"2024-02-29T12:34:56.789\"\n\"1969-12-31T23:59:59.999\"\n\"1970-01-01T00:00:00.000\"\n"
-              "\"1899-12-31T23:59:59.000\"\n");
+  expect_rows(
+      "tsm:", NULL, &t,
+      "\"2024-02-29T12:34:56.789\"\n\"1969-12-31T23:59:59.999\"\n\"1970-01-01T00:00:00.000\"\n"
+      "\"1899-12-31T23:59:59.000\"\n");
   char *m0 = meta1("paimon.type", "TIMESTAMP(0)");
   expect_rows("tsm:", m0, &t,
               "\"2024-02-29T12:34:56\"\n\"1969-12-31T23:59:59\"\n\"1970-01-01T00:00:00\"\n"
@@ -228,7 +249,8 @@ static void test_dates_times(void **state) {
   int64_t us[] = {-1, 1709210096789123LL};
   struct ArrowArray u = fixed(us, 2, NULL);
   char *m6 = meta1("paimon.type", "TIMESTAMP(6) WITH LOCAL TIME ZONE");
-  expect_rows("tsu:UTC", m6, &u, "\"1969-12-31T23:59:59.999999Z\"\n\"2024-02-29T12:34:56.789123Z\"\n");
+  expect_rows("tsu:UTC", m6, &u,
+              "\"1969-12-31T23:59:59.999999Z\"\n\"2024-02-29T12:34:56.789123Z\"\n");
   free(m6);
   char *m5 = meta1("paimon.type", "TIMESTAMP(5)");
   expect_rows("tsu:", m5, &u, "\"1969-12-31T23:59:59.99999\"\n\"2024-02-29T12:34:56.78912\"\n");
@@ -236,7 +258,8 @@ static void test_dates_times(void **state) {
   int64_t ns[] = {-2240521239998998999LL, 1728555010100100100LL};
   struct ArrowArray n = fixed(ns, 2, NULL);
   char *m9 = meta1("paimon.type", "TIMESTAMP(9)");
-  expect_rows("tsn:", m9, &n, "\"1899-01-01T00:59:20.001001001\"\n\"2024-10-10T10:10:10.100100100\"\n");
+  expect_rows("tsn:", m9, &n,
+              "\"1899-01-01T00:59:20.001001001\"\n\"2024-10-10T10:10:10.100100100\"\n");
   free(m9);
   int32_t tm[] = {45296789, 0, 86399999};
   struct ArrowArray ti = fixed(tm, 3, NULL);
@@ -256,8 +279,13 @@ static void test_nested(void **state) {
   uint8_t lvalid = 0x0d;
   struct ArrowArray *lkids[1] = {&elem};
   const void *lb[2] = {&lvalid, loffs};
-  struct ArrowArray list = {.length = 4, .null_count = 1, .n_buffers = 2, .buffers = lb,
-                            .n_children = 1, .children = lkids, .release = noop_release};
+  struct ArrowArray list = {.length = 4,
+                            .null_count = 1,
+                            .n_buffers = 2,
+                            .buffers = lb,
+                            .n_children = 1,
+                            .children = lkids,
+                            .release = noop_release};
   struct ArrowSchema se = {.format = "i", .name = "element"};
   struct ArrowSchema *sek[1] = {&se};
   struct ArrowSchema sl = {.format = "+l", .name = "l", .n_children = 1, .children = sek};
@@ -276,13 +304,21 @@ static void test_nested(void **state) {
   struct ArrowArray values = fixed(vals, 2, &vvalid);
   struct ArrowArray *ekids[2] = {&keys, &values};
   const void *eb[1] = {NULL};
-  struct ArrowArray entries = {.length = 2, .n_buffers = 1, .buffers = eb, .n_children = 2,
-                               .children = ekids, .release = noop_release};
+  struct ArrowArray entries = {.length = 2,
+                               .n_buffers = 1,
+                               .buffers = eb,
+                               .n_children = 2,
+                               .children = ekids,
+                               .release = noop_release};
   int32_t moffs[3] = {0, 2, 2};
   struct ArrowArray *mkids[1] = {&entries};
   const void *mb[2] = {NULL, moffs};
-  struct ArrowArray map = {.length = 2, .n_buffers = 2, .buffers = mb, .n_children = 1,
-                           .children = mkids, .release = noop_release};
+  struct ArrowArray map = {.length = 2,
+                           .n_buffers = 2,
+                           .buffers = mb,
+                           .n_children = 1,
+                           .children = mkids,
+                           .release = noop_release};
   struct ArrowSchema sk = {.format = "u", .name = "key"}, sv = {.format = "i", .name = "value"};
   struct ArrowSchema *skv[2] = {&sk, &sv};
   struct ArrowSchema sen = {.format = "+s", .name = "entries", .n_children = 2, .children = skv};
@@ -300,8 +336,14 @@ static void test_nested(void **state) {
   struct ArrowArray *rkids[2] = {&xa, &list};
   uint8_t rvalid = 0x0b; /* row 2 null */
   const void *rb[1] = {&rvalid};
-  struct ArrowArray row = {.length = 3, .offset = 1, .null_count = 1, .n_buffers = 1, .buffers = rb,
-                           .n_children = 2, .children = rkids, .release = noop_release};
+  struct ArrowArray row = {.length = 3,
+                           .offset = 1,
+                           .null_count = 1,
+                           .n_buffers = 1,
+                           .buffers = rb,
+                           .n_children = 2,
+                           .children = rkids,
+                           .release = noop_release};
   struct ArrowSchema sx = {.format = "i", .name = "x"};
   struct ArrowSchema *srk[2] = {&sx, &sl};
   struct ArrowSchema sr = {.format = "+s", .name = "r", .n_children = 2, .children = srk};
@@ -342,9 +384,9 @@ static void test_millis_text(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_integers),     cmocka_unit_test(test_floats),
-      cmocka_unit_test(test_decimals),     cmocka_unit_test(test_strings_binary),
-      cmocka_unit_test(test_dates_times),  cmocka_unit_test(test_nested),
+      cmocka_unit_test(test_integers),    cmocka_unit_test(test_floats),
+      cmocka_unit_test(test_decimals),    cmocka_unit_test(test_strings_binary),
+      cmocka_unit_test(test_dates_times), cmocka_unit_test(test_nested),
       cmocka_unit_test(test_millis_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

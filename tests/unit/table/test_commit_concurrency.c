@@ -21,7 +21,8 @@
 static int64_t row_id(int p, int i, int j) { return (int64_t)p * 1000000 + (int64_t)i * 1000 + j; }
 
 static const char *SCHEMA_JSON =
-    "{\"fields\":[{\"name\":\"id\",\"type\":\"BIGINT NOT NULL\"},{\"name\":\"proc\",\"type\":\"INT\"},"
+    "{\"fields\":[{\"name\":\"id\",\"type\":\"BIGINT NOT "
+    "NULL\"},{\"name\":\"proc\",\"type\":\"INT\"},"
     "{\"name\":\"s\",\"type\":\"STRING\"}],"
     "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"id\",\"commit.max-retries\":\"200\"}}";
 

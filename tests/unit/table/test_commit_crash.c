@@ -170,7 +170,8 @@ static void referenced(paimon_fs *fs, const char *root, names *out) {
   for (size_t i = 0; i < n; i++) {
     pm_snapshot *s = NULL;
     PM_ASSERT_OK(pm_snapshot_load(&s, fs, root, ids[i], &err), &err);
-    const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+    const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
+                            s->changelog_manifest_list};
     for (int l = 0; l < 3; l++) {
       if (!lists[l] || names_has(out, lists[l])) continue;
       names_add(out, lists[l]);
@@ -287,7 +288,8 @@ static void test_sigkill_during_write_and_commit(void **state) {
     kill(pid, SIGKILL);
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
-    if (WIFEXITED(st)) fail_msg("writer exited by itself (status %d) instead of being killed", WEXITSTATUS(st));
+    if (WIFEXITED(st))
+      fail_msg("writer exited by itself (status %d) instead of being killed", WEXITSTATUS(st));
     read_log(logp, &ls);
     int64_t inflight = ls.last_begun > ls.last_committed ? ls.last_begun : 0;
     if (inflight && ls.last_prepared == inflight) in_commit++;
@@ -341,7 +343,8 @@ static void test_sigkill_during_write_and_commit(void **state) {
     }
     st2.release(&st2);
     paimon_scan_free(sc);
-    for (size_t i = 0; i < ls.ncommitted; i++) assert_int_equal(count[ls.committed[i]], rows_of(ls.committed[i]));
+    for (size_t i = 0; i < ls.ncommitted; i++)
+      assert_int_equal(count[ls.committed[i]], rows_of(ls.committed[i]));
     if (inflight) {
       assert_true(count[inflight] == 0 || count[inflight] == rows_of(inflight));
       assert_int_equal(count[inflight] != 0, inflight_snapshot);
@@ -367,9 +370,10 @@ static void test_sigkill_during_write_and_commit(void **state) {
     paimon_table_close(t);
     next_ident = ls.last_begun + 1;
   }
-  print_message("%d kills: %d while writing, %d while committing (%d of those landed), "
-                "%d between commits; %d leftover files and %d snapshot temp files removed\n",
-                ITERATIONS, in_write, in_commit, landed, after_commit, cleaned, tmp_seen);
+  print_message(
+      "%d kills: %d while writing, %d while committing (%d of those landed), "
+      "%d between commits; %d leftover files and %d snapshot temp files removed\n",
+      ITERATIONS, in_write, in_commit, landed, after_commit, cleaned, tmp_seen);
   assert_true(ls.ncommitted > 0);
   free(ls.committed);
   free(count);

@@ -16,9 +16,9 @@
 
 #include "table/write_internal.h"
 
-#define assert_has(msg, text)                                                            \
-  do {                                                                                   \
-    if (!strstr((msg), (text))) fail_msg("message '%s' lacks '%s'", (msg), (text));      \
+#define assert_has(msg, text)                                                       \
+  do {                                                                              \
+    if (!strstr((msg), (text))) fail_msg("message '%s' lacks '%s'", (msg), (text)); \
   } while (0)
 
 static const char *SCHEMA =

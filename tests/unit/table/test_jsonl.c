@@ -19,11 +19,11 @@
 
 /* ---- value comparison of two Arrow arrays of the same type ------------------------- */
 
-static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b,
-                       int64_t j, char *why, size_t n);
+static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i,
+                       const struct ArrowArray *b, int64_t j, char *why, size_t n);
 
-static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b,
-                       int64_t j, char *why, size_t n) {
+static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i,
+                       const struct ArrowArray *b, int64_t j, char *why, size_t n) {
   bool va = pm_arr_is_valid(a, i), vb = pm_arr_is_valid(b, j);
   if (va != vb) {
     snprintf(why, n, "null %d vs %d", !va, !vb);
@@ -36,12 +36,14 @@ static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
       return true;
     case PM_FLOAT: {
       float x = PM_ARR_FIXED(a, float, i), y = PM_ARR_FIXED(b, float, j);
-      if (!(x == y || (isnan(x) && isnan(y)))) return snprintf(why, n, "float %g vs %g", x, y), false;
+      if (!(x == y || (isnan(x) && isnan(y))))
+        return snprintf(why, n, "float %g vs %g", x, y), false;
       return true;
     }
     case PM_DOUBLE: {
       double x = PM_ARR_FIXED(a, double, i), y = PM_ARR_FIXED(b, double, j);
-      if (!(x == y || (isnan(x) && isnan(y)))) return snprintf(why, n, "double %.17g vs %.17g", x, y), false;
+      if (!(x == y || (isnan(x) && isnan(y))))
+        return snprintf(why, n, "double %.17g vs %.17g", x, y), false;
       return true;
     }
     case PM_DECIMAL:
@@ -55,26 +57,32 @@ static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
       int64_t ab, ae, bb, be;
       pm_arr_list_range(a, i, &ab, &ae);
       pm_arr_list_range(b, j, &bb, &be);
-      if (ae - ab != be - bb) return snprintf(why, n, "list length %lld vs %lld", (long long)(ae - ab), (long long)(be - bb)), false;
+      if (ae - ab != be - bb)
+        return snprintf(why, n, "list length %lld vs %lld", (long long)(ae - ab),
+                        (long long)(be - bb)),
+               false;
       if (t->id == PM_ARRAY) {
         for (int64_t k = 0; k < ae - ab; k++)
-          if (!same_value(t->elem, a->children[0], ab + k, b->children[0], bb + k, why, n)) return false;
+          if (!same_value(t->elem, a->children[0], ab + k, b->children[0], bb + k, why, n))
+            return false;
         return true;
       }
       static const pm_type int_nn = {.id = PM_INT};
       const struct ArrowArray *ea = a->children[0], *eb = b->children[0];
       for (int64_t k = 0; k < ae - ab; k++) {
-        if (!same_value(t->elem, ea->children[0], ea->offset + ab + k, eb->children[0], eb->offset + bb + k, why, n))
-          return false;
-        if (!same_value(t->id == PM_MAP ? t->value : &int_nn, ea->children[1], ea->offset + ab + k, eb->children[1],
+        if (!same_value(t->elem, ea->children[0], ea->offset + ab + k, eb->children[0],
                         eb->offset + bb + k, why, n))
+          return false;
+        if (!same_value(t->id == PM_MAP ? t->value : &int_nn, ea->children[1], ea->offset + ab + k,
+                        eb->children[1], eb->offset + bb + k, why, n))
           return false;
       }
       return true;
     }
     case PM_ROW:
       for (int32_t f = 0; f < t->nfields; f++)
-        if (!same_value(t->fields[f].type, a->children[f], a->offset + i, b->children[f], b->offset + j, why, n))
+        if (!same_value(t->fields[f].type, a->children[f], a->offset + i, b->children[f],
+                        b->offset + j, why, n))
           return false;
       return true;
     default: break;
@@ -82,11 +90,14 @@ static bool same_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
   if (pm_type_is_var(t)) {
     int32_t la, lb;
     const uint8_t *pa = pm_arr_bytes(a, i, &la), *pb = pm_arr_bytes(b, j, &lb);
-    if (la != lb || (la && memcmp(pa, pb, (size_t)la) != 0)) return snprintf(why, n, "bytes differ"), false;
+    if (la != lb || (la && memcmp(pa, pb, (size_t)la) != 0))
+      return snprintf(why, n, "bytes differ"), false;
     return true;
   }
   if (pm_arr_int(a, t, i) != pm_arr_int(b, t, j))
-    return snprintf(why, n, "%lld vs %lld", (long long)pm_arr_int(a, t, i), (long long)pm_arr_int(b, t, j)), false;
+    return snprintf(why, n, "%lld vs %lld", (long long)pm_arr_int(a, t, i),
+                    (long long)pm_arr_int(b, t, j)),
+           false;
   return true;
 }
 
@@ -133,10 +144,13 @@ static void roundtrip(const char *rel, size_t min_rows) {
   paimon_table *t = NULL;
   PM_ASSERT_OK(paimon_table_open(&t, path, NULL, &err), &err);
   lines l = cli_cat(path);
-  if (l.n < min_rows) fail_msg("%s: cat printed %zu rows, expected at least %zu", rel, l.n, min_rows);
+  if (l.n < min_rows)
+    fail_msg("%s: cat printed %zu rows, expected at least %zu", rel, l.n, min_rows);
   struct ArrowArray parsed;
   struct ArrowSchema psch;
-  PM_ASSERT_OK(paimon_jsonl_parse(&parsed, &psch, t, (const char *const *)l.v, l.len, l.n, NULL, 0, &err), &err);
+  PM_ASSERT_OK(
+      paimon_jsonl_parse(&parsed, &psch, t, (const char *const *)l.v, l.len, l.n, NULL, 0, &err),
+      &err);
   assert_int_equal(parsed.length, (int64_t)l.n);
   /* the reader's rows, in the same order */
   paimon_scan *s = NULL;
@@ -153,7 +167,8 @@ static void roundtrip(const char *rel, size_t min_rows) {
     map[c] = -1;
     for (int64_t k = 0; k < psch.n_children; k++)
       if (strcmp(psch.children[k]->name, rsch.children[c]->name) == 0) map[c] = k;
-    if (map[c] < 0) fail_msg("%s: column %s missing from the parsed batch", rel, rsch.children[c]->name);
+    if (map[c] < 0)
+      fail_msg("%s: column %s missing from the parsed batch", rel, rsch.children[c]->name);
     PM_ASSERT_OK(pm_type_from_arrow(&types[c], rsch.children[c], &err), &err);
     assert_string_equal(psch.children[map[c]]->format, rsch.children[c]->format);
   }
@@ -166,9 +181,10 @@ static void roundtrip(const char *rel, size_t min_rows) {
     for (int64_t i = 0; i < b.length; i++, row++) {
       assert_true(row < parsed.length);
       for (int64_t c = 0; c < nc; c++)
-        if (!same_value(types[c], b.children[c], b.offset + i, parsed.children[map[c]], row, why, sizeof why))
-          fail_msg("%s: row %lld column %s: %s (line: %.*s)", rel, (long long)row, rsch.children[c]->name, why,
-                   (int)l.len[row], l.v[row]);
+        if (!same_value(types[c], b.children[c], b.offset + i, parsed.children[map[c]], row, why,
+                        sizeof why))
+          fail_msg("%s: row %lld column %s: %s (line: %.*s)", rel, (long long)row,
+                   rsch.children[c]->name, why, (int)l.len[row], l.v[row]);
     }
     b.release(&b);
   }
@@ -194,8 +210,12 @@ static void test_corpus_roundtrip(void **state) {
     size_t min_rows;
   } tables[] = {
       {"compat/tables/parquet/append_complex_data.db/append_complex_data", 1},
-      {"compat/tables/parquet/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone", 1},
-      {"compat/tables/parquet/append_table_alter_table_with_cast.db/append_table_alter_table_with_cast", 1},
+      {"compat/tables/parquet/append_with_multiple_ts_precision_and_timezone.db/"
+       "append_with_multiple_ts_precision_and_timezone",
+       1},
+      {"compat/tables/parquet/append_table_alter_table_with_cast.db/"
+       "append_table_alter_table_with_cast",
+       1},
       {"compat/tables/parquet/append_09.db/append_09", 1},
       {"compat/tables/parquet/append_with_bloomfilter.db/append_with_bloomfilter", 8},
       {"compat/tables/parquet/append_table_with_alter_table.db/append_table_with_alter_table", 1},
@@ -204,7 +224,8 @@ static void test_corpus_roundtrip(void **state) {
       {"compat/tables/orc/append_complex_data.db/append_complex_data", 1},
       {"compat/tables/orc/multi_partition_append_table.db/multi_partition_append_table", 1},
   };
-  for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) roundtrip(tables[i].rel, tables[i].min_rows);
+  for (size_t i = 0; i < sizeof tables / sizeof *tables; i++)
+    roundtrip(tables[i].rel, tables[i].min_rows);
 }
 
 /* ---- hand-written lines --------------------------------------------------------------- */
@@ -226,8 +247,10 @@ static const char *SCHEMA =
     "{\"id\":12,\"name\":\"ts9\",\"type\":\"TIMESTAMP(9)\"},"
     "{\"id\":13,\"name\":\"ltz\",\"type\":\"TIMESTAMP(6) WITH LOCAL TIME ZONE\"},"
     "{\"id\":14,\"name\":\"arr\",\"type\":{\"type\":\"ARRAY\",\"element\":\"INT\"}},"
-    "{\"id\":15,\"name\":\"m\",\"type\":{\"type\":\"MAP\",\"key\":\"STRING NOT NULL\",\"value\":\"INT\"}},"
-    "{\"id\":16,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":[{\"id\":17,\"name\":\"x\",\"type\":\"INT\"},"
+    "{\"id\":15,\"name\":\"m\",\"type\":{\"type\":\"MAP\",\"key\":\"STRING NOT "
+    "NULL\",\"value\":\"INT\"}},"
+    "{\"id\":16,\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":[{\"id\":17,\"name\":\"x\","
+    "\"type\":\"INT\"},"
     "{\"id\":18,\"name\":\"y\",\"type\":\"STRING\"}]}}"
     "],\"partitionKeys\":[],\"primaryKeys\":[],\"options\":{}}";
 
@@ -241,8 +264,8 @@ static paimon_table *typed_table(const char *name) {
 }
 
 /* Parses one line; returns the status, the batch in *out on success. */
-static int parse1(paimon_table *t, const char *line, int flags, struct ArrowArray *out, struct ArrowSchema *sch,
-                  paimon_error *err) {
+static int parse1(paimon_table *t, const char *line, int flags, struct ArrowArray *out,
+                  struct ArrowSchema *sch, paimon_error *err) {
   size_t n = strlen(line);
   char *copy = malloc(n ? n : 1);
   memcpy(copy, line, n);
@@ -268,7 +291,8 @@ static void test_values(void **state) {
   struct ArrowSchema s;
   const char *line =
       "{\"b\": true, \"i8\": -128, \"i32\": 2147483647, \"i64\": -9223372036854775808, \"f\": 0.1, "
-      "\"d\": \"-Infinity\", \"dec\": \"-123.4\", \"s\": \"caf\\u00e9 \\ud83d\\ude00\\n\", \"bin\": \"AP8QIAE=\", "
+      "\"d\": \"-Infinity\", \"dec\": \"-123.4\", \"s\": \"caf\\u00e9 \\ud83d\\ude00\\n\", "
+      "\"bin\": \"AP8QIAE=\", "
       "\"dt\": \"2024-02-29\", \"tm\": \"23:59:59.999\", \"ts3\": \"1969-12-31T23:59:59.000\", "
       "\"ts9\": \"2024-02-29T13:14:15.123456789\", \"ltz\": \"2024-02-29T12:00:00+05:30\", "
       "\"arr\": [1, null, 3], \"m\": [[\"k\", 1], [\"z\", null]], \"r\": {\"y\": \"why\"}}";
@@ -298,7 +322,8 @@ static void test_values(void **state) {
   assert_int_equal(PM_ARR_FIXED(a.children[col_of(&s, "dt")], int32_t, 0), 19782);
   assert_int_equal(PM_ARR_FIXED(a.children[col_of(&s, "tm")], int32_t, 0), 86399999);
   assert_int_equal(PM_ARR_FIXED(a.children[col_of(&s, "ts3")], int64_t, 0), -1000);
-  assert_true(PM_ARR_FIXED(a.children[col_of(&s, "ts9")], int64_t, 0) == 1709212455LL * 1000000000 + 123456789);
+  assert_true(PM_ARR_FIXED(a.children[col_of(&s, "ts9")], int64_t, 0) ==
+              1709212455LL * 1000000000 + 123456789);
   assert_true(PM_ARR_FIXED(a.children[col_of(&s, "ltz")], int64_t, 0) == 1709188200LL * 1000000);
   const struct ArrowArray *arr = a.children[col_of(&s, "arr")];
   int64_t b0, e0;
@@ -327,7 +352,9 @@ static void test_values(void **state) {
   s.release(&s);
 
   /* DECIMAL: trailing zeros beyond the scale are fine, numbers accepted */
-  PM_ASSERT_OK(parse1(t, "{\"i32\": 1, \"dec\": 999.990, \"ltz\": \"1970-01-01T00:00:00Z\"}", 0, &a, &s, &err), &err);
+  PM_ASSERT_OK(parse1(t, "{\"i32\": 1, \"dec\": 999.990, \"ltz\": \"1970-01-01T00:00:00Z\"}", 0, &a,
+                      &s, &err),
+               &err);
   memcpy(&lo, a.children[col_of(&s, "dec")]->buffers[1], 8);
   assert_int_equal(lo, 99999);
   a.release(&a);
@@ -336,7 +363,8 @@ static void test_values(void **state) {
   /* several lines with line numbers: flags add _REALTIME_OFFSET */
   const char *ls[3] = {"{\"i32\": 1}", "{\"i32\": 2}", "{\"i32\": 3}"};
   int64_t nos[3] = {5, 9, 200};
-  PM_ASSERT_OK(paimon_jsonl_parse(&a, &s, t, ls, NULL, 3, nos, PAIMON_JSONL_REALTIME_OFFSET, &err), &err);
+  PM_ASSERT_OK(paimon_jsonl_parse(&a, &s, t, ls, NULL, 3, nos, PAIMON_JSONL_REALTIME_OFFSET, &err),
+               &err);
   assert_string_equal(s.children[0]->name, "_REALTIME_OFFSET");
   assert_string_equal(s.children[0]->format, "l");
   assert_int_equal(PM_ARR_FIXED(a.children[0], int64_t, 2), 200);
@@ -352,14 +380,15 @@ static void test_values(void **state) {
   s.release(&s);
 
   /* _VALUE_KIND on an append table fails, and is not a column */
-  assert_int_equal(parse1(t, "{\"i32\": 1, \"_VALUE_KIND\": 0}", PAIMON_JSONL_VALUE_KIND, &a, &s, &err),
-                   PAIMON_EINVAL);
+  assert_int_equal(
+      parse1(t, "{\"i32\": 1, \"_VALUE_KIND\": 0}", PAIMON_JSONL_VALUE_KIND, &a, &s, &err),
+      PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "primary-key"));
   /* unknown keys: refused, or skipped on request (any nesting) */
   assert_int_equal(parse1(t, "{\"i32\": 1, \"nope\": 1}", 0, &a, &s, &err), PAIMON_EINVAL);
   assert_non_null(strstr(err.message, "unknown column 'nope'"));
-  PM_ASSERT_OK(parse1(t, "{\"nope\": {\"a\": [1, {\"b\": \"}\"}]}, \"i32\": 1}", PAIMON_JSONL_IGNORE_UNKNOWN, &a, &s,
-                      &err),
+  PM_ASSERT_OK(parse1(t, "{\"nope\": {\"a\": [1, {\"b\": \"}\"}]}, \"i32\": 1}",
+                      PAIMON_JSONL_IGNORE_UNKNOWN, &a, &s, &err),
                &err);
   a.release(&a);
   s.release(&s);
@@ -372,17 +401,20 @@ static void test_value_kind(void **state) {
   snprintf(path, sizeof path, "%s/pk", pm_test_tmpdir());
   paimon_error err;
   paimon_table *t = NULL;
-  PM_ASSERT_OK(paimon_table_create_json(&t, path,
-                                        "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-                                        "{\"id\":1,\"name\":\"v\",\"type\":\"STRING\"}],\"primaryKeys\":[\"k\"],"
-                                        "\"options\":{\"bucket\":\"1\"}}",
-                                        &err),
+  PM_ASSERT_OK(paimon_table_create_json(
+                   &t, path,
+                   "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+                   "{\"id\":1,\"name\":\"v\",\"type\":\"STRING\"}],\"primaryKeys\":[\"k\"],"
+                   "\"options\":{\"bucket\":\"1\"}}",
+                   &err),
                &err);
-  const char *ls[5] = {"{\"k\": 1}", "{\"k\": 2, \"_VALUE_KIND\": \"-D\"}", "{\"_VALUE_KIND\": 2, \"k\": 3}",
-                       "{\"k\": 4, \"_VALUE_KIND\": \"-U\"}", "{\"k\": 5, \"_VALUE_KIND\": 0}"};
+  const char *ls[5] = {"{\"k\": 1}", "{\"k\": 2, \"_VALUE_KIND\": \"-D\"}",
+                       "{\"_VALUE_KIND\": 2, \"k\": 3}", "{\"k\": 4, \"_VALUE_KIND\": \"-U\"}",
+                       "{\"k\": 5, \"_VALUE_KIND\": 0}"};
   struct ArrowArray a;
   struct ArrowSchema s;
-  PM_ASSERT_OK(paimon_jsonl_parse(&a, &s, t, ls, NULL, 5, NULL, PAIMON_JSONL_VALUE_KIND, &err), &err);
+  PM_ASSERT_OK(paimon_jsonl_parse(&a, &s, t, ls, NULL, 5, NULL, PAIMON_JSONL_VALUE_KIND, &err),
+               &err);
   assert_string_equal(s.children[2]->name, "_VALUE_KIND");
   static const int8_t want[5] = {0, 3, 2, 1, 0};
   for (int i = 0; i < 5; i++) assert_int_equal(PM_ARR_FIXED(a.children[2], int8_t, i), want[i]);
@@ -393,8 +425,9 @@ static void test_value_kind(void **state) {
   const char *bad[3] = {"{\"k\": 1, \"_VALUE_KIND\": 4}", "{\"k\": 1, \"_VALUE_KIND\": \"+X\"}",
                         "{\"k\": 1, \"_VALUE_KIND\": 1, \"_VALUE_KIND\": 1}"};
   for (int i = 0; i < 3; i++) {
-    assert_int_equal(paimon_jsonl_parse(&a, &s, t, bad + i, NULL, 1, NULL, PAIMON_JSONL_VALUE_KIND, &err),
-                     PAIMON_EINVAL);
+    assert_int_equal(
+        paimon_jsonl_parse(&a, &s, t, bad + i, NULL, 1, NULL, PAIMON_JSONL_VALUE_KIND, &err),
+        PAIMON_EINVAL);
     assert_non_null(strstr(err.message, "_VALUE_KIND"));
   }
   paimon_table_close(t);
@@ -437,7 +470,8 @@ static void test_errors(void **state) {
       {"{\"i32\": 1, \"dt\": \"2024-13-01\"}", "malformed DATE", 18},
       {"{\"i32\": 1, \"tm\": \"24:00:00\"}", "malformed TIME", 18},
       {"{\"i32\": 1, \"tm\": \"10:00:00.0001\"}", "TIME holds milliseconds", 18},
-      {"{\"i32\": 1, \"ts3\": \"2024-01-01T00:00:00.0001\"}", "more fraction digits than TIMESTAMP(3)", 19},
+      {"{\"i32\": 1, \"ts3\": \"2024-01-01T00:00:00.0001\"}",
+       "more fraction digits than TIMESTAMP(3)", 19},
       {"{\"i32\": 1, \"ts3\": \"2024-01-01T00:00:00Z\"}", "no zone suffix", 19},
       {"{\"i32\": 1, \"ts9\": \"2400-01-01T00:00:00\"}", "out of range for TIMESTAMP(9)", 19},
       {"{\"i32\": 1, \"arr\": [1,]}", "expected a number", 22},
@@ -452,12 +486,13 @@ static void test_errors(void **state) {
     struct ArrowArray a;
     struct ArrowSchema s;
     int rc = parse1(t, cases[i].line, 0, &a, &s, &err);
-    if (rc != PAIMON_EINVAL) fail_msg("case %zu (%s): status %d, expected EINVAL", i, cases[i].line, rc);
+    if (rc != PAIMON_EINVAL)
+      fail_msg("case %zu (%s): status %d, expected EINVAL", i, cases[i].line, rc);
     char prefix[64];
     snprintf(prefix, sizeof prefix, "line 42, column %d: ", cases[i].column);
     if (strncmp(err.message, prefix, strlen(prefix)) != 0 || !strstr(err.message, cases[i].msg))
-      fail_msg("case %zu (%s): message '%s', expected '%s...%s'", i, cases[i].line, err.message, prefix,
-               cases[i].msg);
+      fail_msg("case %zu (%s): message '%s', expected '%s...%s'", i, cases[i].line, err.message,
+               prefix, cases[i].msg);
     assert_null(a.release);
     assert_null(s.release);
   }
@@ -470,10 +505,13 @@ static void test_mutations(void **state) {
   (void)state;
   paimon_table *t = typed_table("mutations");
   const char *seeds[] = {
-      "{\"b\": true, \"i8\": -1, \"i32\": 5, \"i64\": 77, \"f\": \"NaN\", \"d\": 1.5e300, \"dec\": \"-0.01\", "
-      "\"s\": \"a\\\"b\\u0041\", \"bin\": \"AAEC\", \"dt\": \"-0001-12-31\", \"tm\": \"00:00:00.5\", "
+      "{\"b\": true, \"i8\": -1, \"i32\": 5, \"i64\": 77, \"f\": \"NaN\", \"d\": 1.5e300, \"dec\": "
+      "\"-0.01\", "
+      "\"s\": \"a\\\"b\\u0041\", \"bin\": \"AAEC\", \"dt\": \"-0001-12-31\", \"tm\": "
+      "\"00:00:00.5\", "
       "\"ts3\": \"2000-01-01 00:00:00.123\", \"ts9\": \"1900-01-01T00:00:00.000000001\", "
-      "\"ltz\": \"2000-01-01T00:00:00.000001Z\", \"arr\": [], \"m\": [[\"a\", 1]], \"r\": {\"x\": 1, \"y\": null}}",
+      "\"ltz\": \"2000-01-01T00:00:00.000001Z\", \"arr\": [], \"m\": [[\"a\", 1]], \"r\": {\"x\": "
+      "1, \"y\": null}}",
       "{\"i32\": 0, \"r\": null, \"m\": null, \"arr\": [null]}",
   };
   uint32_t rng = 12345;
@@ -523,10 +561,8 @@ static void test_mutations(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_values),
-      cmocka_unit_test(test_value_kind),
-      cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_mutations),
+      cmocka_unit_test(test_values),           cmocka_unit_test(test_value_kind),
+      cmocka_unit_test(test_errors),           cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_corpus_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,10 +48,8 @@ static const layout_case LAYOUT[] = {
 #define NLAYOUT (sizeof LAYOUT / sizeof *LAYOUT)
 
 static const layout_case ORDINARY[] = {
-    {"target-file-size", "1mb"},
-    {"write-buffer-size", "64mb"},
-    {"parquet.compression.threads", "1"},
-    {"realtime.store.max-memory", "64mb"},
+    {"target-file-size", "1mb"},          {"write-buffer-size", "64mb"},
+    {"parquet.compression.threads", "1"}, {"realtime.store.max-memory", "64mb"},
     {"file.compression", "snappy"},
 };
 #define NORDINARY (sizeof ORDINARY / sizeof *ORDINARY)
@@ -62,7 +60,8 @@ static const char *APPEND_SCHEMA =
     "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}";
 static const char *PK_SCHEMA =
     "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"k\",\"p\"],"
+    "{\"name\":\"p\",\"type\":\"INT NOT "
+    "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"k\",\"p\"],"
     "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}";
 
 static paimon_table *create(const char *fmt, const char *extra) {
@@ -143,7 +142,8 @@ static paimon_options *ordinary_opts(void) {
 static void test_list_is_one_place(void **state) {
   (void)state;
   for (size_t i = 0; i < NLAYOUT; i++)
-    if (!pm_option_is_immutable(LAYOUT[i].key)) fail_msg("%s is not a layout option", LAYOUT[i].key);
+    if (!pm_option_is_immutable(LAYOUT[i].key))
+      fail_msg("%s is not a layout option", LAYOUT[i].key);
   for (size_t i = 0; i < NORDINARY; i++) assert_false(pm_option_is_immutable(ORDINARY[i].key));
   assert_false(pm_option_is_immutable("deletion-vectors.modifiable"));
   assert_false(pm_option_is_immutable("BUCKET")); /* keys are case-sensitive, as in Java */
@@ -170,8 +170,9 @@ static void test_every_path_refuses_every_layout_option(void **state) {
   paimon_options *o = opts1("bucket", "5");
   paimon_error err = {0};
   assert_int_equal(open_writer(tables[0], o, &err), PAIMON_EINVAL);
-  assert_non_null(strstr(err.message, "bucket is a table layout option and cannot be set per write "
-                                      "(the table has bucket=2); change it with a schema change"));
+  assert_non_null(strstr(err.message,
+                         "bucket is a table layout option and cannot be set per write "
+                         "(the table has bucket=2); change it with a schema change"));
   paimon_options_free(o);
   /* nothing was written: no snapshot */
   int64_t *ids = NULL;
@@ -282,7 +283,8 @@ static void test_deletion_vectors_modifiable(void **state) {
   assert_false(pm_option_change_allowed(t, "deletion-vectors.enabled", "false"));
   assert_true(pm_option_change_allowed(t, "deletion-vectors.enabled", "true"));
   paimon_table_close(t);
-  t = create(APPEND_SCHEMA, ",\"deletion-vectors.enabled\":\"true\",\"deletion-vectors.modifiable\":\"true\"");
+  t = create(APPEND_SCHEMA,
+             ",\"deletion-vectors.enabled\":\"true\",\"deletion-vectors.modifiable\":\"true\"");
   assert_true(pm_option_change_allowed(t, "deletion-vectors.enabled", "false"));
   paimon_table_close(t);
 }

@@ -634,11 +634,12 @@ static void test_orphan_files(void **state) {
   PM_ASSERT_OK(read_sums(t, 0, &s4), &err);
   strs live = snapshot_files(t, 0);
   /* junk, old unless named young */
-  const char *junk[] = {"p=0/bucket-0/data-junk.parquet", "manifest/manifest-junk-0",
-                        "index/index-junk-0",      "statistics/stat-junk-0",
-                        "metadata/junk.offsets",   "snapshot/.snapshot-9.x.tmp"};
-  const char *kept[] = {"metadata/keep.offsets", "metadata/notes.txt", "schema/schema-junk",
-                        "tag/junk",              "other/x.parquet",   "p=0/bucket-0/data-young.parquet"};
+  const char *junk[] = {
+      "p=0/bucket-0/data-junk.parquet", "manifest/manifest-junk-0", "index/index-junk-0",
+      "statistics/stat-junk-0",         "metadata/junk.offsets",    "snapshot/.snapshot-9.x.tmp"};
+  const char *kept[] = {"metadata/keep.offsets", "metadata/notes.txt",
+                        "schema/schema-junk",    "tag/junk",
+                        "other/x.parquet",       "p=0/bucket-0/data-young.parquet"};
   for (size_t i = 0; i < 6; i++) {
     char *p = pm_asprintf("%s/%s", t->root, junk[i]);
     write_text(t, p, "junk");
@@ -813,8 +814,8 @@ static void test_corpus_tables(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     paimon_error err = {0};
     char *dir = new_dir();
-    char *rel = pm_asprintf("compat/tables/%s/%s.db/%s", cases[i].fmt, cases[i].name,
-                            cases[i].name);
+    char *rel =
+        pm_asprintf("compat/tables/%s/%s.db/%s", cases[i].fmt, cases[i].name, cases[i].name);
     char *cmd = pm_asprintf("cp -r '%s' '%s/t'", pm_test_shared(rel), dir);
     assert_int_equal(system(cmd), 0);
     char *path = pm_asprintf("%s/t", dir);
@@ -991,8 +992,9 @@ static void test_compact_refuses(void **state) {
   paimon_error err = {0};
   char *dir = new_dir();
   paimon_table *t = create_local(
-      dir, "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"INT\"}],"
-           "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\"}}");
+      dir,
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"INT\"}],"
+      "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"1\"}}");
   paimon_commit_messages *m = NULL;
   assert_int_equal(paimon_table_compact_append(&m, t, NULL, 0, &err), PAIMON_EUNSUPPORTED);
   assert_null(m);
@@ -1002,16 +1004,11 @@ static void test_compact_refuses(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_expire_options),
-      cmocka_unit_test(test_expire_retention),
-      cmocka_unit_test(test_expire_exclusive_files),
-      cmocka_unit_test(test_expire_tags_branches),
-      cmocka_unit_test(test_expire_crash_converges),
-      cmocka_unit_test(test_orphan_files),
-      cmocka_unit_test(test_orphan_memory_fs),
-      cmocka_unit_test(test_corpus_tables),
-      cmocka_unit_test(test_compact_unaware),
-      cmocka_unit_test(test_compact_bucketed),
+      cmocka_unit_test(test_expire_options),         cmocka_unit_test(test_expire_retention),
+      cmocka_unit_test(test_expire_exclusive_files), cmocka_unit_test(test_expire_tags_branches),
+      cmocka_unit_test(test_expire_crash_converges), cmocka_unit_test(test_orphan_files),
+      cmocka_unit_test(test_orphan_memory_fs),       cmocka_unit_test(test_corpus_tables),
+      cmocka_unit_test(test_compact_unaware),        cmocka_unit_test(test_compact_bucketed),
       cmocka_unit_test(test_compact_refuses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

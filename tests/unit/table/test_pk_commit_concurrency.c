@@ -34,14 +34,16 @@ enum { AGG, DEDUP, PARTIAL, NENGINE };
 static const char *ENGINE_NAME[NENGINE] = {"aggregation", "deduplicate", "partial-update"};
 
 static char *schema_json(int engine, const char *extra) {
-  const char *eng = engine == AGG ? "\"merge-engine\":\"aggregation\",\"fields.a.aggregate-function\":\"sum\","
-                                    "\"fields.b.aggregate-function\":\"sum\","
-                    : engine == PARTIAL ? "\"merge-engine\":\"partial-update\","
-                                        : "\"merge-engine\":\"deduplicate\",";
-  return pm_asprintf("{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-                     "{\"name\":\"a\",\"type\":\"BIGINT\"},{\"name\":\"b\",\"type\":\"BIGINT\"}],"
-                     "\"primaryKeys\":[\"k\"],\"options\":{%s%s}}",
-                     eng, extra);
+  const char *eng =
+      engine == AGG ? "\"merge-engine\":\"aggregation\",\"fields.a.aggregate-function\":\"sum\","
+                      "\"fields.b.aggregate-function\":\"sum\","
+      : engine == PARTIAL ? "\"merge-engine\":\"partial-update\","
+                          : "\"merge-engine\":\"deduplicate\",";
+  return pm_asprintf(
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+      "{\"name\":\"a\",\"type\":\"BIGINT\"},{\"name\":\"b\",\"type\":\"BIGINT\"}],"
+      "\"primaryKeys\":[\"k\"],\"options\":{%s%s}}",
+      eng, extra);
 }
 
 static paimon_table *create_in(const char *dir, const char *name, int engine, const char *extra) {
@@ -70,9 +72,13 @@ static int write_rows(paimon_writer *w, const paimon_table *t, int engine, int p
   const char *lp[NKEY];
   for (int j = 0; j < NKEY; j++) {
     int k = key_of(engine, p, j);
-    if (engine == PARTIAL && ident % 2) snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"a\":%lld}", k, (long long)ident);
-    else if (engine == PARTIAL) snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"b\":%lld}", k, (long long)ident);
-    else snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"a\":%lld,\"b\":1}", k, (long long)val_a(p, ident, j));
+    if (engine == PARTIAL && ident % 2)
+      snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"a\":%lld}", k, (long long)ident);
+    else if (engine == PARTIAL)
+      snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"b\":%lld}", k, (long long)ident);
+    else
+      snprintf(lines[j], sizeof lines[j], "{\"k\":%d,\"a\":%lld,\"b\":1}", k,
+               (long long)val_a(p, ident, j));
     lp[j] = lines[j];
   }
   struct ArrowArray a;
@@ -242,7 +248,8 @@ static void test_append_survives_compaction_conflict(void **state) {
   for (size_t f = 0; f < mb->v[0].ncompact_after; f++) {
     bool upgraded = false;
     for (size_t b = 0; b < mb->v[0].ncompact_before; b++)
-      upgraded |= strcmp(mb->v[0].compact_before[b].file_name, mb->v[0].compact_after[f].file_name) == 0;
+      upgraded |=
+          strcmp(mb->v[0].compact_before[b].file_name, mb->v[0].compact_after[f].file_name) == 0;
     if (!upgraded) assert_false(file_exists(t, 0, mb->v[0].compact_after[f].file_name));
   }
   /* what the CLI used to do after the error: abort; nothing published may go */
@@ -383,7 +390,8 @@ static int f_remove(paimon_fs *fs, const char *p, paimon_error *e) {
 static int f_rename(paimon_fs *fs, const char *from, const char *to, paimon_error *e) {
   (void)fs;
   int rc = g_inner->rename_noreplace(g_inner, from, to, e);
-  if (rc == 0 && strstr(to, "/snapshot/snapshot-") && g_lost_reply_at > 0 && --g_lost_reply_at == 0) {
+  if (rc == 0 && strstr(to, "/snapshot/snapshot-") && g_lost_reply_at > 0 &&
+      --g_lost_reply_at == 0) {
     snprintf(e->message, sizeof e->message, "%s: connection reset (injected)", to);
     return PAIMON_EIO;
   }
@@ -397,9 +405,15 @@ static void f_release(paimon_fs *fs) { (void)fs; }
 static void lost_reply_case(int lost_at) {
   paimon_error err = {0};
   PM_ASSERT_OK(paimon_fs_local_new(&g_inner, &err), &err);
-  paimon_fs fs = {.version = PAIMON_FS_VERSION, .open_read = f_open_read, .open_write = f_open_write,
-                  .stat = f_stat, .list = f_list, .mkdirs = f_mkdirs, .remove = f_remove,
-                  .rename_noreplace = f_rename, .release = f_release};
+  paimon_fs fs = {.version = PAIMON_FS_VERSION,
+                  .open_read = f_open_read,
+                  .open_write = f_open_write,
+                  .stat = f_stat,
+                  .list = f_list,
+                  .mkdirs = f_mkdirs,
+                  .remove = f_remove,
+                  .rename_noreplace = f_rename,
+                  .release = f_release};
   char *path = pm_asprintf("%s/lost", pm_test_tmpdir());
   char *json = schema_json(AGG, "\"bucket\":\"1\"");
   paimon_table *t = NULL;
@@ -420,7 +434,9 @@ static void lost_reply_case(int lost_at) {
   int64_t sid = 0;
   int rc = paimon_table_commit(&sid, t, "u", 1, m, NULL, &err);
   assert_int_equal(g_lost_reply_at, 0); /* the injection fired */
-  if (rc) fail_msg("lost reply %d: the commit landed but the call failed: %d: %s", lost_at, rc, err.message);
+  if (rc)
+    fail_msg("lost reply %d: the commit landed but the call failed: %d: %s", lost_at, rc,
+             err.message);
   assert_string_equal(err.message, "");
   assert_int_equal(sid, 3);
   const char *kinds[3] = {"APPEND", "APPEND", "COMPACT"};
@@ -580,15 +596,16 @@ static void check_engine(const char *dir, int e) {
     fclose(f);
     pm_free(okp);
   }
-  fprintf(stderr, "%s: %zu snapshots, %d COMPACT, %d successful commits\n", ENGINE_NAME[e], n, compacts,
-          succeeded);
+  fprintf(stderr, "%s: %zu snapshots, %d COMPACT, %d successful commits\n", ENGINE_NAME[e], n,
+          compacts, succeeded);
   assert_true(compacts > 0); /* compaction really ran and committed */
   /* every snapshot reads back exactly the commits it holds */
   static kv rows[MAXK], want[MAXK];
   for (size_t i = 0; i < n; i++) {
     int64_t id = ids[i];
     int rc = read_at(t, id, rows, &err);
-    if (rc) fail_msg("%s: snapshot %lld unreadable: %s", ENGINE_NAME[e], (long long)id, err.message);
+    if (rc)
+      fail_msg("%s: snapshot %lld unreadable: %s", ENGINE_NAME[e], (long long)id, err.message);
     memset(want, 0, sizeof want);
     for (int p = 0; p < NPROC; p++)
       for (int64_t c = 1; c <= NCOMMIT; c++) {
@@ -616,15 +633,18 @@ static void check_engine(const char *dir, int e) {
         }
       }
     for (int k = 0; k < MAXK; k++) {
-      bool same = rows[k].has == want[k].has &&
-                  (!want[k].has || (rows[k].a_null == want[k].a_null && rows[k].b_null == want[k].b_null &&
-                                    rows[k].a == want[k].a && rows[k].b == want[k].b));
+      bool same =
+          rows[k].has == want[k].has &&
+          (!want[k].has || (rows[k].a_null == want[k].a_null && rows[k].b_null == want[k].b_null &&
+                            rows[k].a == want[k].a && rows[k].b == want[k].b));
       if (!same)
-        fail_msg("%s: snapshot %lld key %d: read has=%d a=%lld%s b=%lld%s, want has=%d a=%lld%s b=%lld%s",
-                 ENGINE_NAME[e], (long long)id, k, rows[k].has, (long long)rows[k].a,
-                 rows[k].a_null ? "(null)" : "", (long long)rows[k].b, rows[k].b_null ? "(null)" : "",
-                 want[k].has, (long long)want[k].a, want[k].a_null ? "(null)" : "", (long long)want[k].b,
-                 want[k].b_null ? "(null)" : "");
+        fail_msg(
+            "%s: snapshot %lld key %d: read has=%d a=%lld%s b=%lld%s, want has=%d a=%lld%s "
+            "b=%lld%s",
+            ENGINE_NAME[e], (long long)id, k, rows[k].has, (long long)rows[k].a,
+            rows[k].a_null ? "(null)" : "", (long long)rows[k].b, rows[k].b_null ? "(null)" : "",
+            want[k].has, (long long)want[k].a, want[k].a_null ? "(null)" : "", (long long)want[k].b,
+            want[k].b_null ? "(null)" : "");
     }
   }
   assert_latest_files_exist(t);

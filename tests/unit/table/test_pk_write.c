@@ -18,7 +18,7 @@
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
 
-#define NP 2   /* partitions */
+#define NP 2    /* partitions */
 #define NK 2000 /* keys per partition */
 
 enum { E_DEDUP, E_PARTIAL, E_AGG };
@@ -81,7 +81,9 @@ static void apply(mrow *m, int engine, const op *o) {
 
 static const char *engine_json(int e) {
   switch (e) {
-    case E_PARTIAL: return "\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":\"true\",";
+    case E_PARTIAL:
+      return "\"merge-engine\":\"partial-update\",\"partial-update.remove-record-on-delete\":"
+             "\"true\",";
     case E_AGG:
       return "\"merge-engine\":\"aggregation\",\"fields.v.aggregate-function\":\"sum\","
              "\"aggregation.remove-record-on-delete\":\"true\",";
@@ -94,7 +96,8 @@ static paimon_table *create_table(int engine, const char *extra) {
   snprintf(json, sizeof json,
            "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT NULL\"},"
            "{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-           "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":\"STRING\"}],"
+           "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":"
+           "\"STRING\"}],"
            "\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
            "\"options\":{%s%s\"bucket\":\"3\",\"file.format\":\"parquet\"}}",
            engine_json(engine), extra ? extra : "");
@@ -156,10 +159,12 @@ static void check_read(paimon_table *t) {
     if (st.get_next(&st, &b)) fail_msg("%s", st.get_last_error(&st));
     if (!b.release) break;
     for (int64_t i = 0; i < b.length; i++) {
-      int p = PM_ARR_FIXED(b.children[0], int32_t, i), key = PM_ARR_FIXED(b.children[1], int32_t, i);
+      int p = PM_ARR_FIXED(b.children[0], int32_t, i),
+          key = PM_ARR_FIXED(b.children[1], int32_t, i);
       assert_true(p >= 0 && p < NP && key >= 0);
       int k = key % NK;
-      if (key / NK != gen_committed[p][k]) fail_msg("deleted key %d of partition %d is visible", key, p);
+      if (key / NK != gen_committed[p][k])
+        fail_msg("deleted key %d of partition %d is visible", key, p);
       assert_false(seen[p][k]);
       seen[p][k] = true;
       const mrow *m = &model[p][k];
@@ -167,8 +172,8 @@ static void check_read(paimon_table *t) {
       bool vv = pm_arr_is_valid(b.children[2], i), sv = pm_arr_is_valid(b.children[3], i);
       if (vv == m->vnull) fail_msg("key (%d,%d): v null=%d, model null=%d", p, k, !vv, m->vnull);
       if (vv && PM_ARR_FIXED(b.children[2], int64_t, i) != m->v)
-        fail_msg("key (%d,%d): v=%lld, model %lld", p, k, (long long)PM_ARR_FIXED(b.children[2], int64_t, i),
-                 (long long)m->v);
+        fail_msg("key (%d,%d): v=%lld, model %lld", p, k,
+                 (long long)PM_ARR_FIXED(b.children[2], int64_t, i), (long long)m->v);
       assert_int_equal(sv, !m->snull);
       if (sv) {
         int32_t n;
@@ -190,7 +195,8 @@ static void check_read(paimon_table *t) {
 
 /* ---- file invariants ---------------------------------------------------------------- */
 
-static int64_t stat_int(const uint8_t *row, size_t len, int32_t i, const pm_type *t, bool *is_null) {
+static int64_t stat_int(const uint8_t *row, size_t len, int32_t i, const pm_type *t,
+                        bool *is_null) {
   pm_binrow r;
   assert_int_equal(pm_binrow_view(&r, row, len, NULL), 0);
   *is_null = pm_binrow_is_null(&r, i);
@@ -241,7 +247,8 @@ static void check_file(paimon_table *t, const char *path, const pm_data_file *f)
     PM_ASSERT_OK(rc, &err);
     for (int64_t i = 0; i < b.length; i++) {
       int64_t key = PM_ARR_FIXED(b.children[0], int32_t, i);
-      if (rows > 0 && key <= last_k) fail_msg("%s: key %lld after %lld", f->file_name, (long long)key, (long long)last_k);
+      if (rows > 0 && key <= last_k)
+        fail_msg("%s: key %lld after %lld", f->file_name, (long long)key, (long long)last_k);
       if (rows == 0) first_k = key;
       last_k = key;
       int64_t sq = PM_ARR_FIXED(b.children[1], int64_t, i);
@@ -250,7 +257,8 @@ static void check_file(paimon_table *t, const char *path, const pm_data_file *f)
       dels += kd == 1 || kd == 3;
       if (sq < minseq) minseq = sq;
       if (sq > maxseq) maxseq = sq;
-      int64_t p = PM_ARR_FIXED(b.children[3], int32_t, i), k = PM_ARR_FIXED(b.children[4], int32_t, i);
+      int64_t p = PM_ARR_FIXED(b.children[3], int32_t, i),
+              k = PM_ARR_FIXED(b.children[4], int32_t, i);
       assert_int_equal(k, key);
       if (p < pmin) pmin = p;
       if (p > pmax) pmax = p;
@@ -325,7 +333,8 @@ static int cmp_minkey(const void *a, const void *b) {
   const pm_data_file *x = *(const pm_data_file *const *)a, *y = *(const pm_data_file *const *)b;
   bool n;
   pm_type *it = pm_type_new(PM_INT, false);
-  int64_t kx = stat_int(x->min_key, x->min_key_len, 0, it, &n), ky = stat_int(y->min_key, y->min_key_len, 0, it, &n);
+  int64_t kx = stat_int(x->min_key, x->min_key_len, 0, it, &n),
+          ky = stat_int(y->min_key, y->min_key_len, 0, it, &n);
   pm_type_free(it);
   return (kx > ky) - (kx < ky);
 }
@@ -413,7 +422,8 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
       ident++;
       PM_ASSERT_OK(paimon_table_commit(&sid, t, "model", ident, m, NULL, &err), &err);
       paimon_commit_messages_free(m);
-      for (size_t i = 0; i < npending; i++) apply(&model[pending[i].p][pending[i].k % NK], engine, &pending[i]);
+      for (size_t i = 0; i < npending; i++)
+        apply(&model[pending[i].p][pending[i].k % NK], engine, &pending[i]);
       memcpy(gen_committed, gen, sizeof gen);
       npending = 0;
       commits++;
@@ -434,11 +444,13 @@ static void run_model(int engine, int64_t total_ops, const char *extra) {
   check_files(t);
   pm_pk_writer_free(w);
   pm_free(pending);
-  printf("engine %d: %lld row ops, %lld commits, %lld restarts, %lld forced compactions; files checked %d "
-         "(L0 %d, L1 %d, L2 %d, L3 %d, L4 %d, L5 %d; compaction outputs %d)\n",
-         engine, (long long)done, (long long)commits, (long long)restarts, (long long)compacts, files_checked,
-         files_by_level[0], files_by_level[1], files_by_level[2], files_by_level[3], files_by_level[4],
-         files_by_level[5], compact_outputs);
+  printf(
+      "engine %d: %lld row ops, %lld commits, %lld restarts, %lld forced compactions; files "
+      "checked %d "
+      "(L0 %d, L1 %d, L2 %d, L3 %d, L4 %d, L5 %d; compaction outputs %d)\n",
+      engine, (long long)done, (long long)commits, (long long)restarts, (long long)compacts,
+      files_checked, files_by_level[0], files_by_level[1], files_by_level[2], files_by_level[3],
+      files_by_level[4], files_by_level[5], compact_outputs);
   /* automatic compaction must have produced files above level 0 besides forced ones */
   if (total_ops >= 5000) assert_true(compact_outputs > 0);
   files_checked = compact_outputs = 0;
@@ -452,7 +464,8 @@ static int64_t model_ops(void) {
 }
 
 static const char *SMALL =
-    "\"write-buffer-size\":\"24kb\",\"target-file-size\":\"12kb\",\"num-sorted-run.compaction-trigger\":\"3\",";
+    "\"write-buffer-size\":\"24kb\",\"target-file-size\":\"12kb\",\"num-sorted-run.compaction-"
+    "trigger\":\"3\",";
 
 static void test_model_dedup(void **state) {
   (void)state;
@@ -505,7 +518,8 @@ static void mkkey(int v, uint8_t **out, size_t *len) {
 }
 
 /* Files with one INT key 0..9 (all overlap); sizes and levels as given. */
-static void pick_case(const int *levels, const int64_t *sizes, int n, int exp_level, int exp_files) {
+static void pick_case(const int *levels, const int64_t *sizes, int n, int exp_level,
+                      int exp_files) {
   paimon_error err = {0};
   pm_type *it = pm_type_new(PM_INT, false);
   const pm_type *kt[1] = {it};
@@ -660,7 +674,8 @@ static void test_sort(void **state) {
       if (!c) c = xl - yl;
       assert_true(c <= 0);
       if (c == 0) {
-        int64_t u = PM_ARR_FIXED(&aa, int64_t, perm[i - 1]), v = PM_ARR_FIXED(&aa, int64_t, perm[i]);
+        int64_t u = PM_ARR_FIXED(&aa, int64_t, perm[i - 1]),
+                v = PM_ARR_FIXED(&aa, int64_t, perm[i]);
         assert_true(u > v || (u == v && perm[i - 1] < perm[i]));
       }
     }
@@ -679,8 +694,10 @@ static void test_sort(void **state) {
 static void expect_refused(const char *opts, const char *needle) {
   char json[1024];
   snprintf(json, sizeof json,
-           "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"id\":1,\"name\":\"v\",\"type\":\"INT\"}],"
-           "\"primaryKeys\":[\"k\"],\"options\":{%s}}", opts);
+           "{\"fields\":[{\"id\":0,\"name\":\"k\",\"type\":\"INT NOT "
+           "NULL\"},{\"id\":1,\"name\":\"v\",\"type\":\"INT\"}],"
+           "\"primaryKeys\":[\"k\"],\"options\":{%s}}",
+           opts);
   paimon_error err = {0};
   paimon_table *t = NULL;
   char *path = pm_asprintf("%s/r", pm_test_tmpdir());
@@ -690,7 +707,8 @@ static void expect_refused(const char *opts, const char *needle) {
   int rc = pm_pk_writer_new(&w, t, NULL, NULL, &err);
   assert_int_equal(rc, PAIMON_EUNSUPPORTED);
   assert_null(w);
-  if (!strstr(err.message, needle)) fail_msg("message '%s' does not name '%s'", err.message, needle);
+  if (!strstr(err.message, needle))
+    fail_msg("message '%s' does not name '%s'", err.message, needle);
   paimon_table_close(t);
 }
 
@@ -698,14 +716,17 @@ static void test_refused(void **state) {
   (void)state;
   expect_refused("\"bucket\":\"-1\"", "bucket=-1");
   expect_refused("\"bucket\":\"2\",\"merge-engine\":\"first-row\"", "first-row");
-  expect_refused("\"bucket\":\"2\",\"deletion-vectors.enabled\":\"true\"", "deletion-vectors.enabled");
+  expect_refused("\"bucket\":\"2\",\"deletion-vectors.enabled\":\"true\"",
+                 "deletion-vectors.enabled");
   expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"lookup\"", "changelog-producer=lookup");
   expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"input\"", "changelog-producer=input");
-  expect_refused("\"bucket\":\"2\",\"full-compaction.delta-commits\":\"1\"", "full-compaction.delta-commits");
+  expect_refused("\"bucket\":\"2\",\"full-compaction.delta-commits\":\"1\"",
+                 "full-compaction.delta-commits");
   /* Java parses enum and boolean options ignoring case (CoreOptions via
    * OptionsUtils.convertToEnum / convertToBoolean): so must the refusals. */
   expect_refused("\"bucket\":\"2\",\"merge-engine\":\"FIRST-ROW\"", "first-row");
-  expect_refused("\"bucket\":\"2\",\"deletion-vectors.enabled\":\"TRUE\"", "deletion-vectors.enabled");
+  expect_refused("\"bucket\":\"2\",\"deletion-vectors.enabled\":\"TRUE\"",
+                 "deletion-vectors.enabled");
   expect_refused("\"bucket\":\"2\",\"changelog-producer\":\"Lookup\"", "changelog-producer");
 }
 
@@ -715,10 +736,13 @@ static void test_terminal_merge_error(void **state) {
   paimon_error err = {0};
   char json[512];
   snprintf(json, sizeof json,
-           "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT NULL\"},{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-           "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":\"STRING\"}],"
+           "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT "
+           "NULL\"},{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+           "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":"
+           "\"STRING\"}],"
            "\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
-           "\"options\":{\"bucket\":\"1\",\"merge-engine\":\"partial-update\",\"file.format\":\"parquet\"}}");
+           "\"options\":{\"bucket\":\"1\",\"merge-engine\":\"partial-update\",\"file.format\":"
+           "\"parquet\"}}");
   paimon_table *t = NULL;
   char *path = pm_asprintf("%s/m", pm_test_tmpdir());
   PM_ASSERT_OK(paimon_table_create_json(&t, path, json, &err), &err);
@@ -792,7 +816,8 @@ static void test_sequence_field(void **state) {
 static void test_public_api(void **state) {
   (void)state;
   paimon_error err = {0};
-  paimon_table *t = create_table(E_DEDUP, "\"write-buffer-size\":\"8kb\",\"num-sorted-run.compaction-trigger\":\"2\",");
+  paimon_table *t = create_table(
+      E_DEDUP, "\"write-buffer-size\":\"8kb\",\"num-sorted-run.compaction-trigger\":\"2\",");
   paimon_writer *w = NULL;
   PM_ASSERT_OK(paimon_writer_new(&w, t, "api", NULL, &err), &err);
   memset(model, 0, sizeof model);
@@ -859,8 +884,10 @@ static void test_flush_retry(void **state) {
   paimon_fs *fs = NULL;
   PM_ASSERT_OK(paimon_fs_memory_new(&fs, &err), &err);
   const char *json =
-      "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT NULL\"},{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-      "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":\"STRING\"}],"
+      "{\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT NOT "
+      "NULL\"},{\"id\":1,\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+      "{\"id\":2,\"name\":\"v\",\"type\":\"BIGINT\"},{\"id\":3,\"name\":\"s\",\"type\":\"STRING\"}]"
+      ","
       "\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
       "\"options\":{\"bucket\":\"2\",\"file.format\":\"parquet\",\"write-only\":\"true\"}}";
   paimon_table *t = NULL;
@@ -880,7 +907,8 @@ static void test_flush_retry(void **state) {
   }
   PM_ASSERT_OK(write_ops(w, ops, 300, &err), &err);
   paimon_commit_messages *m = NULL;
-  assert_int_equal(paimon_fs_memory_inject(fs, PAIMON_FS_OP_WRITE | PAIMON_FS_OP_SYNC, 1, PAIMON_EIO), 0);
+  assert_int_equal(
+      paimon_fs_memory_inject(fs, PAIMON_FS_OP_WRITE | PAIMON_FS_OP_SYNC, 1, PAIMON_EIO), 0);
   int rc = pm_pk_writer_prepare(w, false, &m, &err);
   assert_int_equal(rc, PAIMON_EIO);
   assert_null(pm_pk_writer_failed_reason(w));

@@ -60,7 +60,8 @@ static int after(cfs *c, int rc, paimon_error *err) {
     assert_int_equal(paimon_fs_memory_crash(c->inner), 0);
     c->dead = true;
   }
-  return rc ? rc : pm_fail(err, PAIMON_EIO, "injected unknown outcome at call %lld", (long long)c->ops);
+  return rc ? rc
+            : pm_fail(err, PAIMON_EIO, "injected unknown outcome at call %lld", (long long)c->ops);
 }
 
 typedef struct crfile {
@@ -75,7 +76,8 @@ typedef struct cwfile {
   paimon_wfile *in;
 } cwfile;
 
-static int cr_read_at(paimon_rfile *f, void *buf, size_t n, int64_t off, size_t *got, paimon_error *err) {
+static int cr_read_at(paimon_rfile *f, void *buf, size_t n, int64_t off, size_t *got,
+                      paimon_error *err) {
   crfile *r = (crfile *)f;
   *got = 0;
   int rc = before(r->c, err);
@@ -163,7 +165,8 @@ static int c_stat(paimon_fs *fs, const char *path, int64_t *size, int *is_dir, p
   int rc = before(c, err);
   return rc ? rc : after(c, c->inner->stat(c->inner, path, size, is_dir, err), err);
 }
-static int c_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload, paimon_error *err) {
+static int c_list(paimon_fs *fs, const char *path, paimon_fs_list_cb cb, void *payload,
+                  paimon_error *err) {
   cfs *c = (cfs *)fs;
   int rc = before(c, err);
   return rc ? rc : after(c, c->inner->list(c->inner, path, cb, payload, err), err);
@@ -343,7 +346,8 @@ static void referenced(paimon_fs *fs, const char *root, names *out) {
   for (size_t i = 0; i < n; i++) {
     pm_snapshot *s = NULL;
     PM_ASSERT_OK(pm_snapshot_load(&s, fs, root, ids[i], &err), &err);
-    const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list, s->changelog_manifest_list};
+    const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
+                            s->changelog_manifest_list};
     for (int l = 0; l < 3; l++) {
       if (!lists[l] || names_has(out, lists[l])) continue;
       names_add(out, lists[l]);
@@ -457,7 +461,8 @@ static void check_step(int prior, int mode, int64_t k, int *outcomes) {
   bool landed = n == old_n + NEW_ROWS;
   if (!(n == old_n && idsum == old_sum) && !(landed && idsum == new_sum))
     fail_msg("%s: %lld rows (id sum %lld) after the event", ctx, (long long)n, (long long)idsum);
-  if (sid > 0 && !landed) fail_msg("%s: commit returned snapshot %lld but its rows are missing", ctx, (long long)sid);
+  if (sid > 0 && !landed)
+    fail_msg("%s: commit returned snapshot %lld but its rows are missing", ctx, (long long)sid);
   outcomes[landed]++;
 
   /* retry: the same messages when prepare returned (their files are durable), else the
@@ -521,10 +526,11 @@ static void run_all_steps(int prior) {
   int outcomes[3][2] = {{0}};
   for (int mode = MODE_CRASH; mode <= MODE_LIE; mode++)
     for (int64_t k = 1; k <= total; k++) check_step(prior, mode, k, outcomes[mode - 1]);
-  print_message("prior snapshots %d: %lld calls per transaction; old/new rows after: crash %d/%d, "
-                "fail %d/%d, lie %d/%d\n",
-                prior, (long long)total, outcomes[0][0], outcomes[0][1], outcomes[1][0],
-                outcomes[1][1], outcomes[2][0], outcomes[2][1]);
+  print_message(
+      "prior snapshots %d: %lld calls per transaction; old/new rows after: crash %d/%d, "
+      "fail %d/%d, lie %d/%d\n",
+      prior, (long long)total, outcomes[0][0], outcomes[0][1], outcomes[1][0], outcomes[1][1],
+      outcomes[2][0], outcomes[2][1]);
 }
 
 static void test_first_commit(void **state) {

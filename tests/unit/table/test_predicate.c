@@ -62,7 +62,7 @@ static void test_parse_print(void **state) {
   check_print("a = 1 AND b = 2 AND c = 3 OR d = 4", "(a = 1 AND b = 2 AND c = 3) OR d = 4");
   check_print("ts > TIMESTAMP '2024-01-01 00:00:00'", "ts > '2024-01-01 00:00:00'");
   check_print("date = DATE '2024-01-01' AND date IS NOT NULL",
-                "\"date\" = '2024-01-01' AND \"date\" IS NOT NULL");
+              "\"date\" = '2024-01-01' AND \"date\" IS NOT NULL");
   check_print("x IN ()", "x IN ()");
 
   /* API-built trees flatten and print the same way */
@@ -89,9 +89,10 @@ static void test_parse_print(void **state) {
 
 static void test_parse_errors(void **state) {
   (void)state;
-  const char *bad[] = {"", "   ", "f1 =", "(f1 = 1", "f1 = 1)", "f1 = NULL", "1 = 2", "a = b",
-                       "f1 == ", "f1 IS 3", "f1 IN 1", "f1 IN (1,", "'abc", "\"abc", "a = 1 AND",
-                       "NOT", "a ~ 1", "a IN (b)", "a BETWEEN 1", "AND = 1"};
+  const char *bad[] = {"",          "   ",       "f1 =",     "(f1 = 1",     "f1 = 1)",
+                       "f1 = NULL", "1 = 2",     "a = b",    "f1 == ",      "f1 IS 3",
+                       "f1 IN 1",   "f1 IN (1,", "'abc",     "\"abc",       "a = 1 AND",
+                       "NOT",       "a ~ 1",     "a IN (b)", "a BETWEEN 1", "AND = 1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     paimon_error err = {0, ""};
     paimon_predicate *p = (paimon_predicate *)1;
@@ -132,9 +133,10 @@ static void test_parse_errors(void **state) {
  * whose printed form reparses to the same text. */
 static void test_parse_fuzz(void **state) {
   (void)state;
-  static const char *toks[] = {"a", "\"b c\"", "=", "<>", "<", ">=", "(", ")", ",", "AND", "OR",
-                               "NOT", "IS", "NULL", "IN", "BETWEEN", "'x''y'", "12", "-1.5e3",
-                               "TRUE", "DATE", "'2024-01-01'", "'", "\"", "!", "\x01", "\xc3"};
+  static const char *toks[] = {
+      "a",      "\"b c\"", "=",    "<>",           "<",    ">=", "(",       ")",      ",",
+      "AND",    "OR",      "NOT",  "IS",           "NULL", "IN", "BETWEEN", "'x''y'", "12",
+      "-1.5e3", "TRUE",    "DATE", "'2024-01-01'", "'",    "\"", "!",       "\x01",   "\xc3"};
   uint64_t x = 12345;
   for (int it = 0; it < 20000; it++) {
     char text[256] = "";
@@ -177,7 +179,8 @@ static void test_parse_fuzz(void **state) {
 static void test_columns_restrict(void **state) {
   (void)state;
   paimon_error err;
-  paimon_predicate *p = parse_ok("pt = 1 AND (x > 3 OR pt = 2) AND NOT (pt2 = 'a' OR pt2 = 'b') AND y IS NULL");
+  paimon_predicate *p =
+      parse_ok("pt = 1 AND (x > 3 OR pt = 2) AND NOT (pt2 = 'a' OR pt2 = 'b') AND y IS NULL");
   const char **names;
   size_t n;
   PM_ASSERT_OK(pm_pred_columns(p, &names, &n, &err), &err);
@@ -293,7 +296,8 @@ static void build_table(table *t) {
       if (t->valid[c][r]) t->vbits[c][r >> 3] |= (uint8_t)(1 << (r & 7));
   for (int r = 0; r < N; r++)
     if (t->b[r]) t->bbits[r >> 3] |= (uint8_t)(1 << (r & 7));
-  const void *data[NCOLS] = {t->i, t->l, t->d, t->s_off, t->m, t->dt, t->ts, t->bbits, t->f, t->ltz, t->arr_off};
+  const void *data[NCOLS] = {t->i,  t->l,     t->d, t->s_off, t->m,      t->dt,
+                             t->ts, t->bbits, t->f, t->ltz,   t->arr_off};
   for (int c = 0; c < NCOLS; c++) {
     int64_t nulls = 0;
     for (int r = 0; r < N; r++) nulls += !t->valid[c][r];
@@ -425,49 +429,58 @@ static int ref_eval(const table *t, const rnode *n, int r) {
 }
 
 /* Literal candidates per column (text and its native meaning). */
-#define RL(t, n, s) {t, n, s, 0, NULL}
+#define RL(t, n, s) \
+  { t, n, s, 0, NULL }
 static rlit pick_lit(int col) {
   rlit l = {0};
   l.scale = 1;
   switch (col) {
     case C_I: {
-      static const rlit c[] = {RL("0", 0, 1), RL("-5", -5, 1), RL("3", 3, 1), RL("2.5", 25, 10),
-                               RL("-2.5", -25, 10), RL("99999999999999999999", 1, 0),
-                               RL("-99999999999999999999", -1, 0), RL(" 4 ", 4, 1), RL("1e1", 10, 1)};
+      static const rlit c[] = {RL("0", 0, 1),
+                               RL("-5", -5, 1),
+                               RL("3", 3, 1),
+                               RL("2.5", 25, 10),
+                               RL("-2.5", -25, 10),
+                               RL("99999999999999999999", 1, 0),
+                               RL("-99999999999999999999", -1, 0),
+                               RL(" 4 ", 4, 1),
+                               RL("1e1", 10, 1)};
       return c[rndn(9)];
     }
     case C_L: {
       static const rlit c[] = {RL("0", 0, 1), RL("1000000000000", 1000000000000LL, 1),
-                               RL("-3000000000000", -3000000000000LL, 1), RL("1.5e12", 1500000000000LL, 1)};
+                               RL("-3000000000000", -3000000000000LL, 1),
+                               RL("1.5e12", 1500000000000LL, 1)};
       return c[rndn(4)];
     }
     case C_M: {
-      static const rlit c[] = {RL("0", 0, 10), RL("1.23", 1230, 10), RL("-4.5", -4500, 10),
-                               RL("1.005", 1005, 10), RL("-1.005", -1005, 10), RL("5", 5000, 10),
+      static const rlit c[] = {RL("0", 0, 10),
+                               RL("1.23", 1230, 10),
+                               RL("-4.5", -4500, 10),
+                               RL("1.005", 1005, 10),
+                               RL("-1.005", -1005, 10),
+                               RL("5", 5000, 10),
                                RL("123456789012345678901234567890", 1, 0)};
       return c[rndn(7)];
     }
     case C_DT: {
-      static const rlit c[] = {RL("1970-01-01", 0, 1), RL("1970-01-03", 2, 1), RL("1969-12-30", -2, 1),
-                               RL("2", 2, 1), RL("1970-1-2", 1, 1)};
+      static const rlit c[] = {RL("1970-01-01", 0, 1), RL("1970-01-03", 2, 1),
+                               RL("1969-12-30", -2, 1), RL("2", 2, 1), RL("1970-1-2", 1, 1)};
       return c[rndn(5)];
     }
     case C_TS: {
-      static const rlit c[] = {RL("1970-01-01 00:00:00", 0, 1),
-                               RL("1970-01-01T00:00:00.001", 1, 1),
-                               RL("1969-12-31 23:59:59.999", -1, 1),
-                               RL("2024-02-29 12:34:56.789", 1709210096789LL, 1),
-                               RL("2000-01-01", 946684800000LL, 1),
-                               RL("1899-12-31 23:59:59", -2208988801000LL, 1),
-                               RL("1970-01-01 00:00:00.0005", 5, 10),
-                               RL("1969-12-31 23:59:59.9995", -5, 10)};
+      static const rlit c[] = {
+          RL("1970-01-01 00:00:00", 0, 1),       RL("1970-01-01T00:00:00.001", 1, 1),
+          RL("1969-12-31 23:59:59.999", -1, 1),  RL("2024-02-29 12:34:56.789", 1709210096789LL, 1),
+          RL("2000-01-01", 946684800000LL, 1),   RL("1899-12-31 23:59:59", -2208988801000LL, 1),
+          RL("1970-01-01 00:00:00.0005", 5, 10), RL("1969-12-31 23:59:59.9995", -5, 10)};
       return c[rndn(8)];
     }
     case C_LTZ: {
-      static const rlit c[] = {RL("1970-01-01 00:00:00", 0, 1), RL("1970-01-01 00:00:00.0005Z", 500, 1),
-                               RL("1970-01-01 01:00:00.001+01:00", 1000, 1),
-                               RL("1969-12-31 23:59:59.999", -1000, 1),
-                               RL("1970-01-01 00:00:00.0000005", 5, 10)};
+      static const rlit c[] = {
+          RL("1970-01-01 00:00:00", 0, 1), RL("1970-01-01 00:00:00.0005Z", 500, 1),
+          RL("1970-01-01 01:00:00.001+01:00", 1000, 1), RL("1969-12-31 23:59:59.999", -1000, 1),
+          RL("1970-01-01 00:00:00.0000005", 5, 10)};
       return c[rndn(5)];
     }
     case C_B: {
@@ -475,7 +488,8 @@ static rlit pick_lit(int col) {
       return c[rndn(3)];
     }
     case C_D: {
-      static const char *c[] = {"-1.5", "0", "-0.0", "1", "2.5", "NaN", "Infinity", "-Infinity", "1e300"};
+      static const char *c[] = {"-1.5", "0",        "-0.0",      "1",    "2.5",
+                                "NaN",  "Infinity", "-Infinity", "1e300"};
       l.text = c[rndn(9)];
       l.dv = strtod(l.text, NULL);
       return l;
@@ -534,7 +548,9 @@ static paimon_predicate *to_pred(const rnode *n) {
   const char *lits[3];
   for (int i = 0; i < n->nlits; i++) lits[i] = n->lits[i].text;
   switch (n->kind) {
-    case PM_PRED_IS_NULL: PM_ASSERT_OK(paimon_predicate_is_null(&p, COLS[n->col], &err), &err); break;
+    case PM_PRED_IS_NULL:
+      PM_ASSERT_OK(paimon_predicate_is_null(&p, COLS[n->col], &err), &err);
+      break;
     case PM_PRED_IS_NOT_NULL:
       PM_ASSERT_OK(paimon_predicate_is_not_null(&p, COLS[n->col], &err), &err);
       break;
@@ -544,11 +560,14 @@ static paimon_predicate *to_pred(const rnode *n) {
     case PM_PRED_IN:
       PM_ASSERT_OK(paimon_predicate_in(&p, COLS[n->col], lits, (size_t)n->nlits, &err), &err);
       break;
-    case PM_PRED_NOT: PM_ASSERT_OK(paimon_predicate_not(&p, to_pred(n->kids[0]), &err), &err); break;
+    case PM_PRED_NOT:
+      PM_ASSERT_OK(paimon_predicate_not(&p, to_pred(n->kids[0]), &err), &err);
+      break;
     default:
       p = to_pred(n->kids[0]);
       for (int i = 1; i < n->nkids; i++) {
-        if (n->kind == PM_PRED_AND) PM_ASSERT_OK(paimon_predicate_and(&p, p, to_pred(n->kids[i]), &err), &err);
+        if (n->kind == PM_PRED_AND)
+          PM_ASSERT_OK(paimon_predicate_and(&p, p, to_pred(n->kids[i]), &err), &err);
         else PM_ASSERT_OK(paimon_predicate_or(&p, p, to_pred(n->kids[i]), &err), &err);
       }
   }
@@ -674,7 +693,8 @@ static void test_eval_and_stats_random(void **state) {
 
 /* ---- focused checks ------------------------------------------------------------- */
 
-static int count_sel(const char *text, const table *t, const pm_type *row, const struct ArrowArray *batch) {
+static int count_sel(const char *text, const table *t, const pm_type *row,
+                     const struct ArrowArray *batch) {
   paimon_error err;
   paimon_predicate *p = parse_ok(text);
   pm_pred *b = NULL;
@@ -715,7 +735,8 @@ static void test_bind_errors(void **state) {
     int rc = pm_pred_bind(&b, p, row, &err);
     if (rc != cases[i].rc) fail_msg("%s: rc %d", cases[i].text, rc);
     assert_null(b);
-    if (!strstr(err.message, cases[i].needle)) fail_msg("%s: message '%s'", cases[i].text, err.message);
+    if (!strstr(err.message, cases[i].needle))
+      fail_msg("%s: message '%s'", cases[i].text, err.message);
     paimon_predicate_free(p);
   }
   /* IS NULL works on nested columns */
@@ -745,7 +766,9 @@ static void test_eval_semantics(void **state) {
   assert_int_equal(eq + neq, valid_i);
   assert_int_equal(count_sel("i = 1 OR NOT i = 1", &t, row, NULL), valid_i);
   assert_int_equal(count_sel("i IS NULL", &t, row, NULL), null_i);
-  assert_int_equal(count_sel("NOT i IN (1, 2)", &t, row, NULL) + count_sel("i IN (1,2)", &t, row, NULL), valid_i);
+  assert_int_equal(
+      count_sel("NOT i IN (1, 2)", &t, row, NULL) + count_sel("i IN (1,2)", &t, row, NULL),
+      valid_i);
   assert_int_equal(count_sel("i IS NULL OR i = 1 OR NOT i = 1", &t, row, NULL), N);
   assert_int_equal(count_sel("i > 99999999999999999999", &t, row, NULL), 0);
   assert_int_equal(count_sel("i < 99999999999999999999", &t, row, NULL), valid_i);
@@ -797,8 +820,9 @@ static void test_eval_semantics(void **state) {
 static void test_literals_exact(void **state) {
   (void)state;
   /* hand-made single-column tables with known values */
-  pm_type *row = type_ok("ROW<`m` DECIMAL(38, 0), `s` DECIMAL(5, 2), `d` DATE, `t` TIME(3), "
-                         "`n` TIMESTAMP(9), `x` VARBINARY(10), `c` CHAR(3)>");
+  pm_type *row = type_ok(
+      "ROW<`m` DECIMAL(38, 0), `s` DECIMAL(5, 2), `d` DATE, `t` TIME(3), "
+      "`n` TIMESTAMP(9), `x` VARBINARY(10), `c` CHAR(3)>");
   uint8_t m[4][16], s[4][16];
   /* 10^37 + 1, -(10^37), 0, 12 */
   int64_t sv[4] = {100, 101, -100, 12345};
@@ -817,11 +841,14 @@ static void test_literals_exact(void **state) {
   int32_t tms[4] = {0, 45296789, 86399999, 1};
   int64_t ns[4] = {0, 1709210096789123456LL, -1, -2208988801000000000LL};
   int32_t xo[5] = {0, 2, 2, 5, 6};
-  const char *xd = "\x00\xff" "abc" "\x80";
+  const char *xd =
+      "\x00\xff"
+      "abc"
+      "\x80";
   int32_t co[5] = {0, 3, 6, 9, 12};
   const char *cd = "ab abcxyzé ";
-  const void *bufs[7][3] = {{NULL, m}, {NULL, s}, {NULL, days}, {NULL, tms}, {NULL, ns},
-                            {NULL, xo, xd}, {NULL, co, cd}};
+  const void *bufs[7][3] = {{NULL, m},  {NULL, s},      {NULL, days},  {NULL, tms},
+                            {NULL, ns}, {NULL, xo, xd}, {NULL, co, cd}};
   struct ArrowArray cols[7], *kp[7];
   for (int c = 0; c < 7; c++) {
     memset(&cols[c], 0, sizeof cols[c]);
@@ -831,8 +858,8 @@ static void test_literals_exact(void **state) {
     cols[c].release = noop_release;
     kp[c] = &cols[c];
   }
-  struct ArrowArray batch = {.length = 4, .n_buffers = 1, .n_children = 7, .children = kp,
-                             .release = noop_release};
+  struct ArrowArray batch = {
+      .length = 4, .n_buffers = 1, .n_children = 7, .children = kp, .release = noop_release};
   const void *bb[1] = {NULL};
   batch.buffers = bb;
   struct {
@@ -885,7 +912,8 @@ static void test_literals_exact(void **state) {
     char got[5];
     for (int r = 0; r < 4; r++) got[r] = (char)('0' + sel[r]);
     got[4] = 0;
-    if (strcmp(got, cases[i].want) != 0) fail_msg("%s: got %s want %s", cases[i].text, got, cases[i].want);
+    if (strcmp(got, cases[i].want) != 0)
+      fail_msg("%s: got %s want %s", cases[i].text, got, cases[i].want);
     pm_pred_free(b);
     paimon_predicate_free(p);
   }
@@ -902,12 +930,14 @@ static void test_stats_cases(void **state) {
   const void *b_amin[2] = {NULL, &amin}, *b_amax[2] = {NULL, &amax};
   const void *b_smin[3] = {NULL, so, smin}, *b_smax[3] = {NULL, so2, smax};
   const void *b_dmin[2] = {NULL, &dmin}, *b_dmax[2] = {NULL, &dmax};
-  struct ArrowArray mn[3] = {{.length = 1, .n_buffers = 2, .buffers = b_amin, .release = noop_release},
-                             {.length = 1, .n_buffers = 3, .buffers = b_smin, .release = noop_release},
-                             {.length = 1, .n_buffers = 2, .buffers = b_dmin, .release = noop_release}};
-  struct ArrowArray mx[3] = {{.length = 1, .n_buffers = 2, .buffers = b_amax, .release = noop_release},
-                             {.length = 1, .n_buffers = 3, .buffers = b_smax, .release = noop_release},
-                             {.length = 1, .n_buffers = 2, .buffers = b_dmax, .release = noop_release}};
+  struct ArrowArray mn[3] = {
+      {.length = 1, .n_buffers = 2, .buffers = b_amin, .release = noop_release},
+      {.length = 1, .n_buffers = 3, .buffers = b_smin, .release = noop_release},
+      {.length = 1, .n_buffers = 2, .buffers = b_dmin, .release = noop_release}};
+  struct ArrowArray mx[3] = {
+      {.length = 1, .n_buffers = 2, .buffers = b_amax, .release = noop_release},
+      {.length = 1, .n_buffers = 3, .buffers = b_smax, .release = noop_release},
+      {.length = 1, .n_buffers = 2, .buffers = b_dmax, .release = noop_release}};
   const struct ArrowArray *pmin[3] = {&mn[0], &mn[1], &mn[2]}, *pmax[3] = {&mx[0], &mx[1], &mx[2]};
   int64_t nulls[3] = {0, 0, 0};
   pm_pred_stats st = {100, pmin, pmax, 0, nulls};
@@ -916,19 +946,41 @@ static void test_stats_cases(void **state) {
     bool may;
     int64_t a_nulls;
   } cases[] = {
-      {"a = 15", true, 0},          {"a = 9", false, 0},           {"a = 21", false, 0},
-      {"a < 10", false, 0},         {"a <= 10", true, 0},          {"a > 20", false, 0},
-      {"a >= 20", true, 0},         {"a <> 15", true, 0},          {"a IN (1, 2, 30)", false, 0},
-      {"a IN (1, 12)", true, 0},    {"a > 10.5", true, 0},         {"a > 20.5", false, 0},
-      {"a IS NULL", false, 0},      {"a IS NULL", true, 3},        {"a IS NULL", true, -1},
-      {"a IS NOT NULL", false, 100}, {"a = 15", false, 100},       {"NOT a = 15", false, 100},
-      {"NOT a IS NULL", true, 3},   {"NOT (a >= 10 AND a <= 20)", false, 0},
-      {"NOT (a >= 10 AND a <= 20)", false, 5}, {"NOT a > 5", false, 0},
-      {"a = 5 OR s = 'abcz'", true, 0}, {"a = 5 AND s = 'abcz'", false, 0},
-      {"s = 'abd'", true, 0},       {"s > 'abd'", false, 0},       {"s < 'abc'", false, 0},
-      {"s = 'abc'", true, 0},       {"d < 1", false, 0},           {"d = 1.5", true, 0},
-      {"d > 5", true, 0} /* NaN may hide above the max */, {"d = 'NaN'", true, 0},
-      {"d < 0", false, 0},          {"d = 0", false, 0},           {"d <> 1.5", true, 0},
+      {"a = 15", true, 0},
+      {"a = 9", false, 0},
+      {"a = 21", false, 0},
+      {"a < 10", false, 0},
+      {"a <= 10", true, 0},
+      {"a > 20", false, 0},
+      {"a >= 20", true, 0},
+      {"a <> 15", true, 0},
+      {"a IN (1, 2, 30)", false, 0},
+      {"a IN (1, 12)", true, 0},
+      {"a > 10.5", true, 0},
+      {"a > 20.5", false, 0},
+      {"a IS NULL", false, 0},
+      {"a IS NULL", true, 3},
+      {"a IS NULL", true, -1},
+      {"a IS NOT NULL", false, 100},
+      {"a = 15", false, 100},
+      {"NOT a = 15", false, 100},
+      {"NOT a IS NULL", true, 3},
+      {"NOT (a >= 10 AND a <= 20)", false, 0},
+      {"NOT (a >= 10 AND a <= 20)", false, 5},
+      {"NOT a > 5", false, 0},
+      {"a = 5 OR s = 'abcz'", true, 0},
+      {"a = 5 AND s = 'abcz'", false, 0},
+      {"s = 'abd'", true, 0},
+      {"s > 'abd'", false, 0},
+      {"s < 'abc'", false, 0},
+      {"s = 'abc'", true, 0},
+      {"d < 1", false, 0},
+      {"d = 1.5", true, 0},
+      {"d > 5", true, 0} /* NaN may hide above the max */,
+      {"d = 'NaN'", true, 0},
+      {"d < 0", false, 0},
+      {"d = 0", false, 0},
+      {"d <> 1.5", true, 0},
   };
   paimon_error err;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -937,8 +989,8 @@ static void test_stats_cases(void **state) {
     PM_ASSERT_OK(pm_pred_bind(&b, p, row, &err), &err);
     nulls[0] = cases[i].a_nulls;
     bool may = pm_pred_may_match(b, &st);
-    if (may != cases[i].may) fail_msg("%s (a nulls %lld): may_match %d", cases[i].text,
-                                      (long long)cases[i].a_nulls, may);
+    if (may != cases[i].may)
+      fail_msg("%s (a nulls %lld): may_match %d", cases[i].text, (long long)cases[i].a_nulls, may);
     /* without bounds nothing is pruned except by null counts */
     pm_pred_stats none = {100, NULL, NULL, 0, NULL};
     assert_true(pm_pred_may_match(b, &none));

@@ -56,7 +56,8 @@ static rows drain(struct ArrowArrayStream *st) {
   rows r = {0};
   struct ArrowSchema sch;
   if (st->get_schema(st, &sch)) fail_msg("get_schema: %s", st->get_last_error(st));
-  int64_t ck = child(&sch, "k"), cv = child(&sch, "v"), cp = child(&sch, "p"), cs = child(&sch, "s");
+  int64_t ck = child(&sch, "k"), cv = child(&sch, "v"), cp = child(&sch, "p"),
+          cs = child(&sch, "s");
   assert_true(ck >= 0 && cv >= 0 && cp >= 0);
   for (;;) {
     struct ArrowArray b;
@@ -90,9 +91,8 @@ static void assert_rows_equal(const rows *a, const rows *b, const char *what) {
   if (a->n != b->n) fail_msg("%s: %zu rows, expected %zu", what, a->n, b->n);
   for (size_t i = 0; i < a->n; i++)
     if (cmp_row(&a->v[i], &b->v[i]) != 0)
-      fail_msg("%s: row %zu is (p=%d k=%d v=%lld), expected (p=%d k=%d v=%lld)", what, i,
-               a->v[i].p, a->v[i].k, (long long)a->v[i].v, b->v[i].p, b->v[i].k,
-               (long long)b->v[i].v);
+      fail_msg("%s: row %zu is (p=%d k=%d v=%lld), expected (p=%d k=%d v=%lld)", what, i, a->v[i].p,
+               a->v[i].k, (long long)a->v[i].v, b->v[i].p, b->v[i].k, (long long)b->v[i].v);
 }
 
 /* ---- writing ---------------------------------------------------------------------- */
@@ -252,11 +252,12 @@ static bool a_null(const row *r) { return r->vnull; }
 static bool a_not(const row *r) { return !r->vnull && !(r->v < 500); }
 
 static paimon_table *append_table(void) {
-  paimon_table *t = create(
-      "append",
-      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-      "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],"
-      "\"partitionKeys\":[\"p\"],\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\"}}");
+  paimon_table *t =
+      create("append",
+             "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT "
+             "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+             "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],"
+             "\"partitionKeys\":[\"p\"],\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\"}}");
   static gen g;
   for (int c = 0; c < 3; c++) { /* three commits: several files per bucket */
     g.n = 200;
@@ -275,9 +276,12 @@ static void test_append(void **state) {
   (void)state;
   paimon_table *t = append_table();
   const pcase cs[] = {
-      {"v >= 300 AND v < 700", a_value, 100}, {"p = 1", a_part, 100},
-      {"p = 2 OR v < 100", a_mixed, 100},    {"s = 's7'", a_string, 5},
-      {"k IN (3, 5, 7, 100, 599)", a_in, 5}, {"v IS NULL", a_null, 20},
+      {"v >= 300 AND v < 700", a_value, 100},
+      {"p = 1", a_part, 100},
+      {"p = 2 OR v < 100", a_mixed, 100},
+      {"s = 's7'", a_string, 5},
+      {"k IN (3, 5, 7, 100, 599)", a_in, 5},
+      {"v IS NULL", a_null, 20},
       {"NOT v < 500", a_not, 100},
   };
   check_cases(t, NULL, cs, sizeof cs / sizeof *cs);
@@ -297,11 +301,11 @@ static bool k_deleted(const row *r) { return !r->vnull && r->v >= 250 && r->v < 
  * [280, 290) deleted. Each commit is a separate sorted run (no compaction), so old
  * versions that match value predicates lie in the files. */
 static paimon_table *pk_table(void) {
-  paimon_table *t = create(
-      "pk",
-      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-      "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],"
-      "\"primaryKeys\":[\"p\",\"k\"],\"options\":{\"bucket\":\"2\"}}");
+  paimon_table *t = create("pk",
+                           "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT "
+                           "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+                           "{\"name\":\"p\",\"type\":\"INT NOT NULL\"}],\"partitionKeys\":[\"p\"],"
+                           "\"primaryKeys\":[\"p\",\"k\"],\"options\":{\"bucket\":\"2\"}}");
   static gen g;
   g.n = 300;
   for (int i = 0; i < g.n; i++) {
@@ -332,9 +336,12 @@ static void test_primary_key(void **state) {
   assert_int_equal(all.n, 290);
   free(all.v);
   const pcase cs[] = {
-      {"v < 200", k_value, 50},              {"k >= 100 AND k < 160", k_key, 60},
-      {"k < 20 OR v > 1140", k_mixed, 29},   {"p = 1 AND v < 200", k_part_value, 25},
-      {"v >= 1000", k_new, 150},             {"v >= 250 AND v < 300", k_deleted, 40},
+      {"v < 200", k_value, 50},
+      {"k >= 100 AND k < 160", k_key, 60},
+      {"k < 20 OR v > 1140", k_mixed, 29},
+      {"p = 1 AND v < 200", k_part_value, 25},
+      {"v >= 1000", k_new, 150},
+      {"v >= 250 AND v < 300", k_deleted, 40},
   };
   check_cases(t, NULL, cs, sizeof cs / sizeof *cs);
   /* the updated keys' old versions (v = k < 200) never show */
@@ -387,8 +394,8 @@ static void test_splits_carry_no_filter(void **state) {
     paimon_free(bytes);
   }
   struct ArrowArrayStream st;
-  PM_ASSERT_OK(
-      paimon_read_splits(&st, t, (const paimon_split *const *)back, n, NULL, NULL, &err), &err);
+  PM_ASSERT_OK(paimon_read_splits(&st, t, (const paimon_split *const *)back, n, NULL, NULL, &err),
+               &err);
   rows unfiltered = drain(&st);
   /* value predicates prune no primary-key file: every merged row comes back */
   assert_int_equal(unfiltered.n, 290);

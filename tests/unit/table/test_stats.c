@@ -31,7 +31,8 @@ static void check_type(pm_type_id id) {
   pm_type *t = pm_type_new(id, true);
   if (id == PM_VARCHAR) t->length = INT32_MAX;
   static const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.5, -1.5};
-  static const char *const strs[] = {"", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgha", "b", "\xff"};
+  static const char *const strs[] = {"",          "a",         "ab", "abcdefgh",
+                                     "abcdefghi", "abcdefgha", "b",  "\xff"};
   for (int round = 0; round < 400; round++) {
     pm_col c;
     assert_int_equal(pm_col_init(&c, t), 0);
@@ -43,7 +44,9 @@ static void check_type(pm_type_id id) {
       }
       switch (id) {
         case PM_DOUBLE: pm_col_append_f64(&c, specials[rnd() % 7] * (double)(rnd() % 3)); break;
-        case PM_FLOAT: pm_col_append_f32(&c, (float)(specials[rnd() % 7] * (double)(rnd() % 3))); break;
+        case PM_FLOAT:
+          pm_col_append_f32(&c, (float)(specials[rnd() % 7] * (double)(rnd() % 3)));
+          break;
         case PM_INT: pm_col_append_i32(&c, (int32_t)(rnd() % 2001) - 1000); break;
         case PM_BIGINT: pm_col_append_i64(&c, (int64_t)rnd()); break;
         case PM_TINYINT: pm_col_append_i8(&c, (int8_t)rnd()); break;

@@ -242,13 +242,13 @@ static void test_union_read_eio(void **state) {
   paimon_fs *fs;
   PM_ASSERT_OK(paimon_fs_memory_new(&fs, &err), &err);
   paimon_table *t;
-  PM_ASSERT_OK(paimon_table_create_json_fs(
-                   &t, fs, "/mem/rt",
-                   "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
-                   "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"primaryKeys\":[\"k\"],"
-                   "\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"true\"}}",
-                   &err),
-               &err);
+  PM_ASSERT_OK(
+      paimon_table_create_json_fs(&t, fs, "/mem/rt",
+                                  "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},"
+                                  "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"primaryKeys\":[\"k\"],"
+                                  "\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"true\"}}",
+                                  &err),
+      &err);
   paimon_realtime_context *ctx;
   PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
   paimon_writer *w;

@@ -227,9 +227,10 @@ static void test_path_safety(void **state) {
   assert_int_equal(paimon_options_set(o, "read.remap-path", "FILE:/tmp/external=/srv/ext", NULL),
                    PAIMON_OK);
   paimon_table *t2;
-  PM_ASSERT_OK(paimon_table_open(&t2, pm_test_shared(TBL("parquet", "append_complex_data")), o, &err), &err);
-  PM_ASSERT_OK(pm_table_data_path(t2, "", 0, "d.parquet", "FILE:/tmp/external/a/d.parquet", &p, &err),
-               &err);
+  PM_ASSERT_OK(
+      paimon_table_open(&t2, pm_test_shared(TBL("parquet", "append_complex_data")), o, &err), &err);
+  PM_ASSERT_OK(
+      pm_table_data_path(t2, "", 0, "d.parquet", "FILE:/tmp/external/a/d.parquet", &p, &err), &err);
   assert_string_equal(p, "/srv/ext/a/d.parquet");
   pm_free(p);
   assert_int_not_equal(
@@ -269,7 +270,6 @@ static void test_read_counts(void **state) {
   paimon_scan_free(s);
   paimon_table_close(t);
 }
-
 
 /* Pruning never changes results: the filter pushed into planning and reading gives the
  * same rows as filtering everything; selective filters plan fewer files. */
@@ -312,9 +312,10 @@ static void test_pruning_is_exact(void **state) {
   const char *tables[] = {TBL("parquet", "append_complex_data"), TBL("orc", "append_complex_data"),
                           TBL("parquet", "append_table_with_alter_table"),
                           TBL("orc", "multi_partition_append_table"), TBL("parquet", "pk_09")};
-  const char *wheres[] = {"f1 = 10", "f1 = 20 AND f2 = 0", "f2 > 0", "f3 IS NULL", "f1 <> 10",
-                          "key0 = 1", "f5 > 100", "f1 IN (10, 30)", "NOT (f1 = 10)", "f0 = 'Alice'",
-                          "f3 > 12.0", "key1 >= 1 OR key0 = 0"};
+  const char *wheres[] = {"f1 = 10",      "f1 = 20 AND f2 = 0", "f2 > 0",
+                          "f3 IS NULL",   "f1 <> 10",           "key0 = 1",
+                          "f5 > 100",     "f1 IN (10, 30)",     "NOT (f1 = 10)",
+                          "f0 = 'Alice'", "f3 > 12.0",          "key1 >= 1 OR key0 = 0"};
   int pruned = 0;
   for (size_t ti = 0; ti < sizeof tables / sizeof *tables; ti++) {
     paimon_table *t = open_table(tables[ti]);
@@ -340,7 +341,9 @@ static void test_pruning_is_exact(void **state) {
       size_t fa, fb;
       int64_t a = count_rows(t, wheres[wi], true, &fa);
       int64_t b = count_rows(t, wheres[wi], false, &fb);
-      if (a != b) fail_msg("%s where %s: %lld rows pruned, %lld unpruned", tables[ti], wheres[wi], (long long)a, (long long)b);
+      if (a != b)
+        fail_msg("%s where %s: %lld rows pruned, %lld unpruned", tables[ti], wheres[wi],
+                 (long long)a, (long long)b);
       assert_true(fa <= fb);
       if (fa < fb) pruned++;
     }
@@ -355,8 +358,7 @@ int main(void) {
       cmocka_unit_test(test_open_missing),       cmocka_unit_test(test_bad_branch_name),
       cmocka_unit_test(test_metadata_accessors), cmocka_unit_test(test_plan_files_exist),
       cmocka_unit_test(test_split_serde),        cmocka_unit_test(test_path_safety),
-      cmocka_unit_test(test_read_counts),
-      cmocka_unit_test(test_file_info_struct_size),
+      cmocka_unit_test(test_read_counts),        cmocka_unit_test(test_file_info_struct_size),
       cmocka_unit_test(test_pruning_is_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

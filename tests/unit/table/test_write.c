@@ -129,7 +129,8 @@ static void test_bucket_routing(void **state) {
   assert_int_equal(paimon_plan_split_count(p), 2);
   for (size_t i = 0; i < 2; i++) {
     const paimon_split *sp = paimon_plan_split(p, i);
-    if (strcmp(paimon_split_partition(sp), "p=0") == 0) assert_int_equal(paimon_split_bucket(sp), 1);
+    if (strcmp(paimon_split_partition(sp), "p=0") == 0)
+      assert_int_equal(paimon_split_bucket(sp), 1);
     else {
       assert_string_equal(paimon_split_partition(sp), "p=1");
       assert_int_equal(paimon_split_bucket(sp), 0);
@@ -286,15 +287,18 @@ static void test_invalid_schemas(void **state) {
                                             "\"options\":{\"bucket\":\"4\"}}",
                                             &err),
                    PAIMON_EINVAL);
-  assert_int_equal(paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"NOPE\"}]}", &err),
-                   PAIMON_EINVAL);
-  PM_ASSERT_OK(paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"INT\"}]}", &err), &err);
+  assert_int_equal(
+      paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"NOPE\"}]}", &err),
+      PAIMON_EINVAL);
+  PM_ASSERT_OK(
+      paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"INT\"}]}", &err),
+      &err);
   paimon_table_close(t);
-  assert_int_equal(paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"INT\"}]}", &err),
-                   PAIMON_ECONFLICT);
+  assert_int_equal(
+      paimon_table_create_json(&t, p, "{\"fields\":[{\"name\":\"a\",\"type\":\"INT\"}]}", &err),
+      PAIMON_ECONFLICT);
   pm_free(p);
 }
-
 
 /* The statistics we write let scans skip files, and never wrongly: three commits of
  * disjoint key ranges, filters that match one or none of them. */
@@ -329,8 +333,9 @@ static size_t planned_files(paimon_table *t, const char *where, int64_t *rows_ou
 
 static void test_stats_prune(void **state) {
   (void)state;
-  paimon_table *t = create("{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-                           "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT\"}]}");
+  paimon_table *t = create(
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+      "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT\"}]}");
   for (int c = 0; c < 3; c++) write_commit(t, "u", c + 1, c * 100, 100);
   int64_t rows;
   assert_int_equal(planned_files(t, "k >= 0", &rows), 3);
@@ -351,7 +356,6 @@ static void test_stats_prune(void **state) {
   assert_int_equal(rows, 43);
   paimon_table_close(t);
 }
-
 
 /* Many small commits: manifests are merged, so planning reads a bounded number of
  * manifest files, and the table reads the same. */
@@ -384,10 +388,13 @@ static void test_manifest_merge(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_bucket_routing),
-      cmocka_unit_test(test_idempotent_commit), cmocka_unit_test(test_overwrite),
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_bucket_routing),
+      cmocka_unit_test(test_idempotent_commit),
+      cmocka_unit_test(test_overwrite),
       cmocka_unit_test(test_commit_opts_struct_size),
-      cmocka_unit_test(test_close_without_commit), cmocka_unit_test(test_invalid_schemas),
+      cmocka_unit_test(test_close_without_commit),
+      cmocka_unit_test(test_invalid_schemas),
       cmocka_unit_test(test_stats_prune),
       cmocka_unit_test(test_manifest_merge),
   };

@@ -11,11 +11,12 @@
 #include "table/write_internal.h"
 #include <paimon/paimon.h>
 
-#define FIELDS                                                                               \
-  "[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"c\",\"type\":\"CHAR(3)\"},"       \
-  "{\"name\":\"v\",\"type\":\"VARCHAR(5)\"},"                                               \
-  "{\"name\":\"m\",\"type\":{\"type\":\"MAP\",\"key\":\"STRING NOT NULL\",\"value\":\"INT\"}}," \
-  "{\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":[{\"name\":\"n\",\"type\":\"VARCHAR(2)\"}]}}," \
+#define FIELDS                                                                                   \
+  "[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"c\",\"type\":\"CHAR(3)\"},"           \
+  "{\"name\":\"v\",\"type\":\"VARCHAR(5)\"},"                                                    \
+  "{\"name\":\"m\",\"type\":{\"type\":\"MAP\",\"key\":\"STRING NOT NULL\",\"value\":\"INT\"}},"  \
+  "{\"name\":\"r\",\"type\":{\"type\":\"ROW\",\"fields\":[{\"name\":\"n\",\"type\":\"VARCHAR(2)" \
+  "\"}]}},"                                                                                      \
   "{\"name\":\"al\",\"type\":{\"type\":\"ARRAY\",\"element\":\"VARCHAR(2)\"}}]"
 
 /* One row of the batch; map keys are m[0..nm) with values 0..nm-1. */
@@ -117,8 +118,10 @@ static int write_rows(wkind *k, const row_spec *rows, int n, paimon_error *err) 
 static void expect_refused(wkind *k, const row_spec *rows, int n, const char *want) {
   paimon_error err;
   int rc = write_rows(k, rows, n, &err);
-  if (rc != PAIMON_EINVAL) fail_msg("%s: status %d (%s), expected EINVAL", k->name, rc, err.message);
-  if (!strstr(err.message, want)) fail_msg("%s: message '%s' lacks '%s'", k->name, err.message, want);
+  if (rc != PAIMON_EINVAL)
+    fail_msg("%s: status %d (%s), expected EINVAL", k->name, rc, err.message);
+  if (!strstr(err.message, want))
+    fail_msg("%s: message '%s' lacks '%s'", k->name, err.message, want);
 }
 
 static void check_kind(wkind *k) {
@@ -228,7 +231,8 @@ static void test_pk_writer(void **state) {
 static void test_realtime_writer(void **state) {
   (void)state;
   paimon_error err = {0};
-  wkind k = {"real-time", create("rt", "[\"k\"]", "{\"bucket\":\"1\",\"realtime.enabled\":\"true\"}"), NULL};
+  wkind k = {"real-time",
+             create("rt", "[\"k\"]", "{\"bucket\":\"1\",\"realtime.enabled\":\"true\"}"), NULL};
   PM_ASSERT_OK(paimon_realtime_context_new(&k.ctx, k.t, NULL, &err), &err);
   /* offsets restart at 0 in every batch: a fresh context per accepted batch */
   row_spec rows[1] = {good()};

@@ -291,14 +291,13 @@ static void fill_sample(uint8_t *d, size_t n) {
   uint32_t x = 12345;
   for (size_t i = 0; i < n; i++) {
     x = x * 1103515245u + 12345u;
-    d[i] = (i % 100 < 60) ? (uint8_t)"paimon columnar "[i % 16] : (uint8_t)(x >> 24);
+    d[i] = (i % 100 < 60) ? (uint8_t) "paimon columnar "[i % 16] : (uint8_t)(x >> 24);
   }
 }
 
-static const pm_codec all_codecs[] = {PM_CODEC_NONE,        PM_CODEC_SNAPPY, PM_CODEC_GZIP,
-                                      PM_CODEC_ZLIB,        PM_CODEC_DEFLATE_RAW,
-                                      PM_CODEC_ZSTD,        PM_CODEC_LZ4_RAW,
-                                      PM_CODEC_LZ4_HADOOP,  PM_CODEC_LZ4_FRAME};
+static const pm_codec all_codecs[] = {PM_CODEC_NONE,    PM_CODEC_SNAPPY,      PM_CODEC_GZIP,
+                                      PM_CODEC_ZLIB,    PM_CODEC_DEFLATE_RAW, PM_CODEC_ZSTD,
+                                      PM_CODEC_LZ4_RAW, PM_CODEC_LZ4_HADOOP,  PM_CODEC_LZ4_FRAME};
 
 static void test_compress_round_trip(void **state) {
   (void)state;
@@ -445,13 +444,15 @@ static void test_decompress_corrupt(void **state) {
   uint8_t junk[64];
   memset(junk, 0xff, sizeof junk);
   for (size_t k = 1; k < sizeof all_codecs / sizeof all_codecs[0]; k++)
-    assert_int_equal(pm_decompress(all_codecs[k], junk, sizeof junk, 1000, &d, &err), PAIMON_ECORRUPT);
+    assert_int_equal(pm_decompress(all_codecs[k], junk, sizeof junk, 1000, &d, &err),
+                     PAIMON_ECORRUPT);
   /* A declared size over the allocation limit is refused before allocating. */
   assert_int_equal(pm_decompress(PM_CODEC_ZSTD, junk, 4, (int64_t)PM_MAX_ALLOC + 1, &d, &err),
                    PAIMON_ECORRUPT);
   /* Snappy header claiming 4 GiB. */
   uint8_t bomb[] = {0x80, 0x80, 0x80, 0x80, 0x10, 0x00};
-  assert_int_equal(pm_decompress(PM_CODEC_SNAPPY, bomb, sizeof bomb, -1, &d, &err), PAIMON_ECORRUPT);
+  assert_int_equal(pm_decompress(PM_CODEC_SNAPPY, bomb, sizeof bomb, -1, &d, &err),
+                   PAIMON_ECORRUPT);
   pm_buf_free(&c);
   pm_buf_free(&d);
   free(src);
