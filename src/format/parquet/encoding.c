@@ -19,19 +19,21 @@ static inline void unpack8_const(const uint8_t *in, uint32_t *out, const int w) 
 #define PQ_W(n) \
   case n: unpack8_const(in, out, n); break;
 
+/* The case list is laid out by hand: clang-format 14 does not settle on one layout for
+ * a run of macro-generated cases. */
+// clang-format off
 static void unpack8_fast(const uint8_t *in, int w, uint32_t *out) {
+  /* one case per width, each with a constant width so the compiler unrolls it */
   switch (w) {
-    case 0:
-      memset(out, 0, 8 * sizeof *out);
-      break;
-      PQ_W(1)
-      PQ_W(2) PQ_W(3) PQ_W(4) PQ_W(5) PQ_W(6) PQ_W(7) PQ_W(8) PQ_W(9) PQ_W(10) PQ_W(11) PQ_W(12)
-          PQ_W(13) PQ_W(14) PQ_W(15) PQ_W(16) PQ_W(17) PQ_W(18) PQ_W(19) PQ_W(20) PQ_W(21) PQ_W(22)
-              PQ_W(23) PQ_W(24) PQ_W(25) PQ_W(26) PQ_W(27) PQ_W(28) PQ_W(29) PQ_W(30) PQ_W(31)
-                  PQ_W(32) default : memset(out, 0, 8 * sizeof *out);
-      break;
+    case 0: memset(out, 0, 8 * sizeof *out); break;
+    PQ_W(1) PQ_W(2) PQ_W(3) PQ_W(4) PQ_W(5) PQ_W(6) PQ_W(7) PQ_W(8)
+    PQ_W(9) PQ_W(10) PQ_W(11) PQ_W(12) PQ_W(13) PQ_W(14) PQ_W(15) PQ_W(16)
+    PQ_W(17) PQ_W(18) PQ_W(19) PQ_W(20) PQ_W(21) PQ_W(22) PQ_W(23) PQ_W(24)
+    PQ_W(25) PQ_W(26) PQ_W(27) PQ_W(28) PQ_W(29) PQ_W(30) PQ_W(31) PQ_W(32)
+    default: memset(out, 0, 8 * sizeof *out); break;
   }
 }
+// clang-format on
 #undef PQ_W
 
 void pq_unpack8_32(const uint8_t *in, int w, uint32_t *out) {
