@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "meta/offsets.h"
 #include "realtime/lookup.h"
@@ -1014,6 +1015,32 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   }
   pthread_mutex_unlock(&ctx->reg_lock);
   if (src) return src;
+  /* Union reads merge memory rows with the table's delete handling (union_merge.c, as
+   * write_pk.c reads these keys); a writer dropping deletes or -U rows differently at
+   * prepare would change the answer at commit. So the writer's effective setting must
+   * be the table's. */
+  static const char *const del_keys[] = {"ignore-delete", "deduplicate.ignore-delete",
+                                         "partial-update.ignore-delete", "first-row.ignore-delete",
+                                         NULL};
+  static const char *const ub_keys[] = {"ignore-update-before", NULL};
+  const char *const *groups[] = {del_keys, ub_keys};
+  for (size_t g = 0; ctx->pk && opts && g < 2; g++) {
+    bool table_on = false, writer_on = false;
+    const char *given = NULL;
+    for (const char *const *k = groups[g]; *k; k++) {
+      const char *tv = pm_table_opt(ctx->t, *k, "false"), *wv = paimon_options_get(opts, *k);
+      table_on |= strcasecmp(tv, "true") == 0;
+      writer_on |= strcasecmp(wv ? wv : tv, "true") == 0;
+      if (wv && !given) given = *k;
+    }
+    if (table_on != writer_on)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "writer option %s=%s: a real-time writer must handle %s as the table does "
+                     "(%s), since union reads merge memory rows with the table's options: set "
+                     "it on the table",
+                     given, paimon_options_get(opts, given), g == 0 ? "deletes" : "-U rows",
+                     table_on ? "dropped" : "kept");
+  }
   paimon_options *wo = NULL;
   int orc = paimon_options_new(&wo, err);
   for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
@@ -1035,7 +1062,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
    * prepare does not do. */
   if (wrc == 0 && ctx->pk &&
-      strcmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+      strcasecmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
     wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                   "(prepare could not commit them); write it with paimon_writer_new instead",

@@ -98,6 +98,55 @@ static void test_first_row_writer_refused(void **state) {
   paimon_table_close(t);
 }
 
+/* A writer option that drops deletes (or -U) differently from the table would make
+ * prepare write what the union read, which merges with the table's options, never
+ * showed: the answer would change at commit. Refused; equal values are accepted. */
+static void test_writer_delete_handling_must_match(void **state) {
+  (void)state;
+  paimon_table *t = create(",\"merge-engine\":\"FIRST-ROW\"", 3);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w = NULL;
+  /* the engine option is read ignoring case, as Java does */
+  assert_int_equal(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), PAIMON_EUNSUPPORTED);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+  t = create(",\"ignore-delete\":\"true\"", 4);
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  /* ignore-delete=true on the table: a writer turning it off, or dropping -U rows the
+   * table keeps, is refused naming the option */
+  static const char *const keys[] = {"ignore-delete", "ignore-update-before"};
+  static const char *const vals[] = {"false", "true"};
+  for (size_t i = 0; i < 2; i++) {
+    paimon_options *o;
+    PM_ASSERT_OK(paimon_options_new(&o, &err), &err);
+    PM_ASSERT_OK(paimon_options_set(o, keys[i], vals[i], &err), &err);
+    assert_int_equal(paimon_realtime_writer_new(&w, ctx, "u", o, &err), PAIMON_EINVAL);
+    assert_null(w);
+    assert_non_null(strstr(err.message, keys[i]));
+    assert_non_null(strstr(err.message, "set it on the table"));
+    paimon_options_free(o);
+  }
+  /* the same effective setting through a fallback key is accepted */
+  {
+    paimon_options *o;
+    PM_ASSERT_OK(paimon_options_new(&o, &err), &err);
+    PM_ASSERT_OK(paimon_options_set(o, "partial-update.ignore-delete", "true", &err), &err);
+    PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", o, &err), &err);
+    paimon_writer_close(w);
+    paimon_options_free(o);
+  }
+  paimon_options *o;
+  PM_ASSERT_OK(paimon_options_new(&o, &err), &err);
+  PM_ASSERT_OK(paimon_options_set(o, "ignore-delete", "TRUE", &err), &err);
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", o, &err), &err);
+  paimon_writer_close(w);
+  paimon_options_free(o);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
 /* An empty prepare gives NULL progress; committing it publishes nothing (snapshot id 0),
  * like paimon_commit of empty messages. Progress with offsets but no files (every row
  * dropped by ignore-delete) is still committed: the offsets live in the snapshot. */
@@ -156,6 +205,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_first_row_writer_refused),
       cmocka_unit_test(test_empty_commit_skipped),
+      cmocka_unit_test(test_writer_delete_handling_must_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
