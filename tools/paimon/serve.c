@@ -10,6 +10,8 @@
 #define _GNU_SOURCE /* accept4 */
 #include "serve.h"
 
+#include "format_value.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -94,27 +96,8 @@ enum MHD_Result http_reply_json(struct MHD_Connection *c, unsigned code, json_t 
   return http_reply(c, code, "application/json", body, n + 1);
 }
 
-bool http_utf8_valid(const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s, *e = p + n;
-  while (p < e) {
-    unsigned c = *p;
-    if (c < 0x80) {
-      p++;
-      continue;
-    }
-    size_t k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1; /* continuation bytes */
-    unsigned min = k == 3 ? 0x10000 : k == 2 ? 0x800 : 0x80;
-    if (c < 0xC2 || c > 0xF4 || (size_t)(e - p) <= k) return false;
-    unsigned cp = c & (0x3F >> k);
-    for (size_t i = 1; i <= k; i++) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = cp << 6 | (p[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    p += k + 1;
-  }
-  return true;
-}
+/* The CLI's one UTF-8 validator (format_value.c), as a predicate. */
+static bool utf8_valid(const char *s, size_t n) { return fv_utf8_invalid_at(s, n) == n; }
 
 enum MHD_Result http_reply_error(struct MHD_Connection *c, unsigned code, const char *msg) {
   /* a message may quote input or be cut inside a character: jansson refuses such strings */
@@ -123,7 +106,7 @@ enum MHD_Result http_reply_error(struct MHD_Connection *c, unsigned code, const 
   for (const char *p = msg; *p && n + 4 < sizeof buf;) {
     unsigned char b = (unsigned char)*p;
     size_t k = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-    if (strnlen(p, k) == k && http_utf8_valid(p, k)) {
+    if (strnlen(p, k) == k && utf8_valid(p, k)) {
       memcpy(buf + n, p, k);
       n += k;
       p += k;
@@ -149,13 +132,12 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
   arg_check *a = cls;
   a->n++;
   const char *what = NULL;
-  if (!http_utf8_valid(key, key_size) ||
-      !http_utf8_valid(value ? value : "", value ? value_size : 0))
+  if (!utf8_valid(key, key_size) || !utf8_valid(value ? value : "", value ? value_size : 0))
     what = "is not valid UTF-8 (percent-encode UTF-8 bytes only)";
   else if (memchr(key, 0, key_size) || (value && memchr(value, 0, value_size)))
     what = "contains a NUL byte (%00)";
   if (!what) return MHD_YES;
-  if (http_utf8_valid(key, key_size) && !memchr(key, 0, key_size) && key_size <= 64)
+  if (utf8_valid(key, key_size) && !memchr(key, 0, key_size) && key_size <= 64)
     snprintf(a->msg, sizeof a->msg, "query parameter '%.*s' %s", (int)key_size, key, what);
   else snprintf(a->msg, sizeof a->msg, "a query parameter name %s", what);
   return MHD_NO;

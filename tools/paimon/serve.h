@@ -59,7 +59,5 @@ enum MHD_Result http_reply(struct MHD_Connection *c, unsigned code, const char *
 enum MHD_Result http_reply_json(struct MHD_Connection *c, unsigned code, json_t *j);
 /* {"error": msg}; bytes of msg that are not UTF-8 become '?', so the reply always goes out. */
 enum MHD_Result http_reply_error(struct MHD_Connection *c, unsigned code, const char *msg);
-/* True when s[0..n) is valid UTF-8 (no overlongs, surrogates or code points past U+10FFFF). */
-bool http_utf8_valid(const char *s, size_t n);
 
 #endif
