@@ -137,7 +137,16 @@ typedef struct umerge {
   pm_mt_engine *engine;
   pm_mt_reducer *red;
   bool ignore_delete, ignore_ub, dedup_last, seq_asc;
+  /* per-row scratch of reduce_segment, reused across the segments of a read */
+  pm_buf kinds, seqs, offs, srcs, rows;
 } umerge;
+
+/* b's storage for `bytes` bytes, reusing what an earlier segment grew (NULL when out of
+ * memory). */
+static void *scratch(pm_buf *b, size_t bytes) {
+  pm_buf_clear(b);
+  return pm_buf_reserve(b, bytes ? bytes : 1) ? NULL : b->data;
+}
 
 /* Reduces rows refs[0..n) (one segment, in sequence order) and emits them as one stream. */
 static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, int64_t n,
@@ -146,9 +155,9 @@ static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, i
   pm_col *buf = pm_calloc((size_t)nf + 1, sizeof *buf);
   struct ArrowArray *arr = pm_calloc((size_t)nf + 1, sizeof *arr);
   const struct ArrowArray **ptrs = pm_calloc((size_t)nf + 1, sizeof *ptrs);
-  int8_t *kinds = pm_malloc((size_t)(n ? n : 1));
-  int64_t *seqs = pm_malloc((size_t)(n ? n : 1) * sizeof *seqs);
-  int64_t *offs = pm_malloc((size_t)(n ? n : 1) * sizeof *offs);
+  int8_t *kinds = scratch(&u->kinds, (size_t)n);
+  int64_t *seqs = scratch(&u->seqs, (size_t)n * sizeof *seqs);
+  int64_t *offs = scratch(&u->offs, (size_t)n * sizeof *offs);
   int32_t nout = u->out_type->nfields;
   pm_col *oc = pm_calloc((size_t)nout + 1, sizeof *oc);
   const struct ArrowArray **srcs = NULL;
@@ -197,8 +206,8 @@ static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, i
   rc = pm_mt_reduce_buffer(u->red, u->row, &spec, cols, kinds, seqs, 0, m, u->dedup_last, &red,
                            &merge_error, err);
   if (rc) goto done;
-  srcs = pm_malloc((size_t)(red.n ? red.n : 1) * sizeof *srcs);
-  rows = pm_malloc((size_t)(red.n ? red.n : 1) * sizeof *rows);
+  srcs = scratch(&u->srcs, (size_t)red.n * sizeof *srcs);
+  rows = scratch(&u->rows, (size_t)red.n * sizeof *rows);
   if (!srcs || !rows) goto oom;
   /* a reduced row's offset only has to fall in the segment: the reader filters by range */
   int64_t last_off = m ? offs[m - 1] : 0;
@@ -232,12 +241,7 @@ done:
   pm_free(buf);
   pm_free(arr);
   pm_free(ptrs);
-  pm_free(kinds);
-  pm_free(seqs);
-  pm_free(offs);
   pm_free(oc);
-  pm_free(srcs);
-  pm_free(rows);
   return rc;
 }
 
@@ -302,6 +306,11 @@ static void umerge_clear(umerge *u) {
   pm_free(u->out_field);
   pm_free((void *)u->key_idx);
   pm_free((void *)u->key_types);
+  pm_buf_free(&u->kinds);
+  pm_buf_free(&u->seqs);
+  pm_buf_free(&u->offs);
+  pm_buf_free(&u->srcs);
+  pm_buf_free(&u->rows);
 }
 
 int pm_rt_union_streams(paimon_table *t, const pm_type *store_type, int32_t nsys,
