@@ -231,8 +231,9 @@ static int reduce_segment(umerge *u, const batch_vec *bv, const row_ref *refs, i
   rc = pm_cols_export_struct(oc, nout, red.n, &out, err);
   if (rc == 0) rc = emit_one(u->out_type, &out, sink, payload, err);
   goto done;
-oom:
-  rc = pm_fail(err, PAIMON_ENOMEM, "real-time union read: out of memory");
+oom: /* also reached by a failed append or export: keep a status other than ENOMEM */
+  if (rc == 0 || rc == PAIMON_ENOMEM)
+    rc = pm_fail(err, PAIMON_ENOMEM, "real-time union read: out of memory");
 done:
   pm_mt_reduced_clear(&red);
   for (int32_t f = 0; f < ninit; f++) pm_col_free(&buf[f]);
