@@ -28,71 +28,6 @@
 
 #define JSON_FILE_MAX ((size_t)16 << 20) /* snapshot, tag, consumer files */
 
-/* ---- string map --------------------------------------------------------------------- */
-
-static uint64_t str_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-  return h;
-}
-
-static size_t strmap_slot(const pm_strmap *m, const char *key) {
-  size_t j = str_hash(key) & (m->cap - 1);
-  while (m->keys[j] && strcmp(m->keys[j], key) != 0) j = (j + 1) & (m->cap - 1);
-  return j;
-}
-
-static int strmap_grow(pm_strmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 64;
-  char **nk = pm_calloc(ncap, sizeof *nk);
-  int *nv = pm_calloc(ncap, sizeof *nv);
-  if (!nk || !nv) {
-    pm_free(nk);
-    pm_free(nv);
-    return PAIMON_ENOMEM;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t j = str_hash(m->keys[i]) & (ncap - 1);
-    while (nk[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = m->keys[i];
-    nv[j] = m->vals[i];
-  }
-  pm_free(m->keys);
-  pm_free(m->vals);
-  m->keys = nk;
-  m->vals = nv;
-  m->cap = ncap;
-  return 0;
-}
-
-int pm_strmap_put(pm_strmap *m, const char *key, int val, paimon_error *err) {
-  if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  size_t j = strmap_slot(m, key);
-  if (!m->keys[j]) {
-    if (!(m->keys[j] = pm_strdup(key))) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    m->n++;
-  }
-  m->vals[j] = val;
-  return 0;
-}
-
-bool pm_strmap_get(const pm_strmap *m, const char *key, int *val) {
-  if (!m->cap) return false;
-  size_t j = strmap_slot(m, key);
-  if (!m->keys[j]) return false;
-  if (val) *val = m->vals[j];
-  return true;
-}
-
-void pm_strmap_free(pm_strmap *m) {
-  for (size_t i = 0; i < m->cap; i++) pm_free(m->keys[i]);
-  pm_free(m->keys);
-  pm_free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
 /* ---- table context -------------------------------------------------------------------- */
 
 int pm_maint_init(pm_maint *m, const paimon_table *t, paimon_error *err) {
@@ -554,7 +489,7 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
           rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
           break;
         }
-        int at;
+        int64_t at;
         if (es[k].kind == PM_ENTRY_DELETE) {
           if (pm_strmap_get(&idx, id, &at)) v[at].live = false;
         } else {
@@ -947,7 +882,7 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
     if (rc == 0 && id < end) rc = fold_candidates(x, s, true, true, &cand, err);
     pm_snapshot_free(s);
   }
-  for (size_t i = 0; i < cand.cap && rc == 0; i++) {
+  for (size_t i = 0; i < cand.n && rc == 0; i++) {
     if (!cand.keys[i] || cand.vals[i] != 1) continue;
     if (pm_strmap_get(&x->keep_data, cand.keys[i], NULL)) continue;
     rc = rm_file(t, cand.keys[i], err);

@@ -4,19 +4,7 @@
 #define PM_TABLE_MAINTAIN_INTERNAL_H
 
 #include "table/table_internal.h"
-
-/* A set of strings (or string -> int map), open addressing; keys are copied. */
-typedef struct pm_strmap {
-  char **keys;
-  int *vals;
-  size_t cap, n;
-} pm_strmap;
-
-/* Inserts `key` or replaces its value. */
-int pm_strmap_put(pm_strmap *m, const char *key, int val, paimon_error *err);
-/* True when present; *val (nullable) receives the value. */
-bool pm_strmap_get(const pm_strmap *m, const char *key, int *val);
-void pm_strmap_free(pm_strmap *m);
+#include "util/strmap.h"
 
 /* Table context for resolving the paths of files that manifests name. */
 typedef struct pm_maint {

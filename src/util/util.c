@@ -1,5 +1,6 @@
 /* util/util.c: errors, allocator hooks, growable buffers, hashing, uuid, clock. */
 #include "util/util.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -197,6 +198,20 @@ char *pm_asprintf(const char *fmt, ...) {
   char *r = vasprintf_pm(fmt, ap);
   va_end(ap);
   return r;
+}
+
+/* ---- growable arrays (vec.h) ------------------------------------------------------ */
+
+int pm_grow_(void **pp, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return PAIMON_OK;
+  size_t ncap = *cap ? *cap : 8;
+  while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+  if (elem && ncap > SIZE_MAX / elem) return PAIMON_ENOMEM;
+  void *p = pm_realloc(*pp, ncap * elem);
+  if (!p) return PAIMON_ENOMEM;
+  *pp = p;
+  *cap = ncap;
+  return PAIMON_OK;
 }
 
 /* ---- pm_buf ---------------------------------------------------------------------- */
