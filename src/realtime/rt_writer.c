@@ -1,0 +1,544 @@
+/* realtime/rt_writer.c: real-time writers: a batch is checked, routed to its
+ * partition-buckets and written all-or-nothing into their stores (rows become queryable
+ * before any commit). */
+#include <paimon/realtime.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "meta/offsets.h"
+#include "realtime/lookup.h"
+#include "realtime/rt_internal.h"
+#include "realtime/store_default.h"
+#include "realtime/union_merge.h"
+#include "mergetree/mergetree.h"
+#include "table/ext.h"
+#include "table/pk_internal.h"
+#include "table/read_internal.h"
+#include "table/write_internal.h"
+
+static void rt_writer_free(void *p) {
+  rt_writer *rw = p;
+  pthread_mutex_destroy(&rw->lock);
+  pm_pk_writer_free(rw->pk);
+  paimon_options_free(rw->opts);
+  for (size_t i = 0; i < rw->ntouched; i++) pm_rt_store_unref(rw->touched[i]);
+  pm_free(rw->touched);
+  paimon_realtime_context_free(rw->ctx);
+  pm_free(rw);
+}
+
+static int touch(rt_writer *rw, rt_store *s) {
+  int rc = 0;
+  pthread_mutex_lock(&rw->lock);
+  bool have = false;
+  for (size_t i = 0; i < rw->ntouched && !have; i++) have = rw->touched[i] == s;
+  if (!have) {
+    rt_store **nv = pm_realloc(rw->touched, (rw->ntouched + 1) * sizeof *nv);
+    if (!nv) {
+      rc = PAIMON_ENOMEM;
+    } else {
+      rw->touched = nv;
+      atomic_fetch_add(&s->refs, 1);
+      rw->touched[rw->ntouched++] = s;
+    }
+  }
+  pthread_mutex_unlock(&rw->lock);
+  return rc;
+}
+
+/* Row kinds from an optional "_VALUE_KIND" column (0..3 or "+I"/"-U"/"+U"/"-D"). */
+static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema,
+                      int8_t *kinds, paimon_error *err) {
+  int64_t len = batch->length;
+  for (int64_t i = 0; i < len; i++) kinds[i] = 0;
+  for (int64_t c = 0; c < schema->n_children; c++) {
+    const struct ArrowSchema *cs = schema->children[c];
+    if (!cs->name || strcmp(cs->name, "_VALUE_KIND") != 0) continue;
+    const struct ArrowArray *a = batch->children[c];
+    for (int64_t i = 0; i < len; i++) {
+      if (!pm_arr_is_valid(a, i))
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
+      int64_t k;
+      if (!strcmp(cs->format, "c")) k = PM_ARR_FIXED(a, int8_t, i);
+      else if (!strcmp(cs->format, "i")) k = PM_ARR_FIXED(a, int32_t, i);
+      else if (!strcmp(cs->format, "l")) k = PM_ARR_FIXED(a, int64_t, i);
+      else if (!strcmp(cs->format, "u")) {
+        int32_t n;
+        const uint8_t *p = pm_arr_bytes(a, i, &n);
+        k = (n == 2 && !memcmp(p, "+I", 2))   ? 0
+            : (n == 2 && !memcmp(p, "-U", 2)) ? 1
+            : (n == 2 && !memcmp(p, "+U", 2)) ? 2
+            : (n == 2 && !memcmp(p, "-D", 2)) ? 3
+                                              : -1;
+      } else
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND must be an integer or a string column");
+      if (k < 0 || k > 3)
+        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k,
+                       (long long)i);
+      kinds[i] = (int8_t)k;
+    }
+  }
+  return 0;
+}
+
+/* Rows of one partition-bucket of a batch and the store batch made of them. */
+typedef struct group_rows {
+  rt_store *store;
+  int64_t *rows; /* row indices, in input order (primary key: then sorted by key) */
+  int64_t n;
+  int64_t committed;    /* replay: committed end known for the partition-bucket */
+  struct ArrowArray sb; /* the store batch (moved into the store by its write) */
+  paimon_offset_range range;
+  bool reserved; /* the store holds a reservation for sb */
+} group_rows;
+
+/* Primary key: order rows by key, then input order (sequence), stably. */
+typedef struct sort_ctx {
+  struct ArrowArray **keys;
+  const pm_type **types;
+  int32_t nkeys;
+} sort_ctx;
+
+static int cmp_rows(const sort_ctx *sc, int64_t a, int64_t b) {
+  for (int32_t k = 0; k < sc->nkeys; k++) {
+    int c = pm_mt_cmp_arrow(sc->types[k], sc->keys[k], a, sc->keys[k], b);
+    if (c) return c;
+  }
+  return (a > b) - (a < b);
+}
+
+static void merge_sort(const sort_ctx *sc, int64_t *v, int64_t *tmp, int64_t n) {
+  if (n < 2) return;
+  if (n <= 16) {
+    for (int64_t i = 1; i < n; i++)
+      for (int64_t j = i; j > 0 && cmp_rows(sc, v[j - 1], v[j]) > 0; j--) {
+        int64_t x = v[j];
+        v[j] = v[j - 1];
+        v[j - 1] = x;
+      }
+    return;
+  }
+  int64_t h = n / 2;
+  merge_sort(sc, v, tmp, h);
+  merge_sort(sc, v + h, tmp, n - h);
+  int64_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = cmp_rows(sc, v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+/* A store that can reserve capacity (ABI version 2 with both slots). */
+static bool can_reserve(const rt_store *s) { return s->store.version >= 2 && s->store.reserve; }
+
+static int cmp_group_store(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)(*(const group_rows *const *)a)->store;
+  uintptr_t y = (uintptr_t)(*(const group_rows *const *)b)->store;
+  return (x > y) - (x < y);
+}
+
+/* Replay mode: raises each group's known committed end to the newest snapshot's, which
+ * is ahead of the context's adopted offsets after a commit not yet refreshed. */
+static int disk_committed(paimon_realtime_context *ctx, group_rows *groups, int32_t ng,
+                          paimon_error *err) {
+  paimon_table *t = ctx->t;
+  int64_t latest = 0;
+  PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &latest, err));
+  pm_offsets offs;
+  PM_TRY(pm_rt_load_progress(t, latest, ctx->offsets_key, ctx->source_key, &offs, NULL, err));
+  for (int32_t g = 0; g < ng; g++) {
+    int64_t c = pm_offsets_get(&offs, groups[g].store->part_str, groups[g].store->bucket);
+    if (c > groups[g].committed) groups[g].committed = c;
+  }
+  pm_offsets_clear(&offs);
+  return 0;
+}
+
+/* Builds the store batch of one group (offsets, (seq, kind), columns) into gr->sb. Runs
+ * under the store's wlock (sequence numbers come from the store). */
+static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *offs,
+                       struct ArrowArray **cols, const int8_t *kinds, int64_t len,
+                       paimon_error *err) {
+  paimon_realtime_context *ctx = rw->ctx;
+  const pm_type *row = pm_writer_row(rw->w);
+  int32_t n = row->nfields, nc = ctx->store_type->nfields;
+  rt_store *s = gr->store;
+  int rc = 0;
+  if (ctx->pk) {
+    sort_ctx sc = {pm_calloc((size_t)ctx->nkeys + 1, sizeof(struct ArrowArray *)),
+                   pm_calloc((size_t)ctx->nkeys + 1, sizeof(pm_type *)), ctx->nkeys};
+    int64_t *tmp = pm_malloc((size_t)gr->n * sizeof(int64_t) + 8);
+    if (!sc.keys || !sc.types || !tmp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (int32_t k = 0; rc == 0 && k < ctx->nkeys; k++) {
+      int32_t f = ctx->key_cols[k] - ctx->nsys;
+      sc.keys[k] = cols[f];
+      sc.types[k] = row->fields[f].type;
+    }
+    if (rc == 0) merge_sort(&sc, gr->rows, tmp, gr->n);
+    pm_free(sc.keys);
+    pm_free(sc.types);
+    pm_free(tmp);
+    if (rc) return rc;
+  }
+  int64_t first = PM_ARR_FIXED(offs, int64_t, gr->rows[0]), last = first;
+  if (!ctx->pk && gr->n == len) {
+    /* the whole batch goes to one store: bulk-copy each column (offsets ascend) */
+    struct ArrowArray *kids = pm_calloc((size_t)nc, sizeof *kids);
+    rc = kids ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (rc == 0)
+      rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
+    for (int32_t f = 0; rc == 0 && f < n; f++)
+      rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
+    if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &gr->sb, err);
+    else if (kids)
+      for (int32_t c = 0; c < nc; c++) pm_array_release(&kids[c]);
+    pm_free(kids);
+    gr->range = (paimon_offset_range){first, PM_ARR_FIXED(offs, int64_t, len - 1) + 1};
+    return rc;
+  }
+  pm_col *bc = pm_calloc((size_t)nc, sizeof *bc);
+  rc = bc ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int32_t inited = 0;
+  for (; rc == 0 && inited < nc; inited++)
+    rc = pm_col_init(&bc[inited], ctx->store_type->fields[inited].type);
+  for (int32_t c = 0; rc == 0 && c < nc; c++) rc = pm_col_reserve(&bc[c], gr->n, 0);
+  int64_t seq0 = s->max_seq + 1;
+  for (int64_t k = 0; rc == 0 && k < gr->n; k++) {
+    int64_t i = gr->rows[k];
+    int64_t o = PM_ARR_FIXED(offs, int64_t, i);
+    if (o < first) first = o;
+    if (o > last) last = o;
+    rc = pm_col_append_i64(&bc[0], o);
+    if (rc == 0 && ctx->pk) {
+      /* sequence numbers follow input order: row i of this group got seq0 + its rank */
+      rc = pm_col_append_i64(&bc[1], seq0 + i);
+      if (rc == 0) rc = pm_col_append_i8(&bc[2], kinds[i]);
+    }
+    for (int32_t f = 0; rc == 0 && f < n; f++)
+      rc = pm_col_append_from(&bc[ctx->nsys + f], cols[f], i);
+  }
+  if (rc == 0) rc = pm_cols_export_struct(bc, nc, gr->n, &gr->sb, err);
+  else if (!err || err->code != rc) rc = pm_fail(err, rc, "real-time batch: out of memory");
+  for (int32_t c = 0; c < inited; c++) pm_col_free(&bc[c]);
+  pm_free(bc);
+  gr->range = (paimon_offset_range){first, last + 1};
+  return rc;
+}
+
+/* Which rows of group `g` to write: all of them, except in replay mode those below the
+ * committed end. Every offset written must be above the store's last one: a row at or
+ * below it that is not skipped is uncommitted memory written again (EINVAL), as in
+ * paimon-cpp's RealtimeOffsetUtils::ValidateBatch. Sets *backward on that failure. */
+static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r,
+                     const struct ArrowArray *offs, int64_t len, bool *backward,
+                     paimon_error *err) {
+  rt_store *s = gr->store;
+  if (rw->replay && gr->committed > s->floor) s->floor = gr->committed;
+  gr->n = 0;
+  for (int64_t i = 0; i < len; i++)
+    if (r->group[i] == g && !(rw->replay && PM_ARR_FIXED(offs, int64_t, i) < s->floor))
+      gr->rows[gr->n++] = i;
+  int64_t prev = s->next_offset - 1;
+  for (int64_t k = 0; k < gr->n; k++) {
+    int64_t o = PM_ARR_FIXED(offs, int64_t, gr->rows[k]);
+    if (o < 0) return pm_fail(err, PAIMON_EINVAL, "%s %lld is negative", OFFSET_COL, (long long)o);
+    if (o == INT64_MAX) return pm_fail(err, PAIMON_EINVAL, "%s INT64_MAX is reserved", OFFSET_COL);
+    if (o <= prev) {
+      *backward = true;
+      return pm_fail(
+          err, PAIMON_EINVAL,
+          "%s %lld in partition '%s' bucket %d moved backwards or was duplicated (next must "
+          "be >= %lld%s)",
+          OFFSET_COL, (long long)o, s->part_str, (int)s->bucket, (long long)prev + 1,
+          rw->replay ? "; offsets below the committed end are skipped, rows held in memory "
+                       "but not committed are not"
+                     : "");
+    }
+    prev = o;
+  }
+  return 0;
+}
+
+/* The status of a batch that some stores took before store `s` refused its part
+ * (`rc`): the rows written stay in memory either way, so the caller learns which
+ * partition-bucket failed and what to do next. */
+static int partial_write_error(rt_writer *rw, const rt_store *s, bool failed_reserved,
+                               int32_t nwritten, int rc, paimon_error *err) {
+  char cause[sizeof err->message];
+  memcpy(cause, err ? err->message : "", err ? sizeof cause : 1);
+  cause[sizeof cause - 1] = '\0';
+  if (rc == PAIMON_EFULL && !failed_reserved) {
+    /* a store that cannot reserve was full after others took their rows (the weaker
+     * guarantee documented for such stores): the written part stays and is prepared
+     * with the rest; the writer stays usable */
+    rc = pm_fail(err, PAIMON_EFULL,
+                 "batch partly written: %d partition-bucket(s) stored their rows, then partition "
+                 "'%s' bucket %d (a store that cannot reserve capacity) was full; prepare, commit "
+                 "and refresh, then retry with realtime.write.skip-committed=true: %s",
+                 (int)nwritten, s->part_str, (int)s->bucket, cause);
+  } else {
+    rw->failed = true;
+    rc = pm_fail(err, PAIMON_ESTATE,
+                 "batch partly written: %d partition-bucket(s) stored their rows, then partition "
+                 "'%s' bucket %d failed (%s); the writer is unusable: free the context, create a "
+                 "new one and replay from the committed offsets",
+                 (int)nwritten, s->part_str, (int)s->bucket, cause);
+  }
+  return rc;
+}
+
+/* A batch is written all-or-nothing: every partition-bucket's store is locked, checked
+ * and asked to reserve capacity before any of them stores a row. */
+static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowSchema *schema,
+                    paimon_error *err) {
+  rt_writer *rw = p;
+  paimon_realtime_context *ctx = rw->ctx;
+  paimon_writer *w = rw->w;
+  if (rw->failed)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time writer failed earlier: rebuild the context and replay");
+  if (ctx->broken)
+    return pm_fail(err, PAIMON_ESTATE,
+                   "real-time context is unusable (table changed underneath): rebuild it");
+  if (!batch || !schema || strcmp(schema->format, "+s") != 0 || schema->n_children < 1 ||
+      batch->n_children != schema->n_children)
+    return pm_fail(err, PAIMON_EINVAL, "write expects a struct batch matching its schema");
+  if (!schema->children[0]->name || strcmp(schema->children[0]->name, OFFSET_COL) != 0 ||
+      strcmp(schema->children[0]->format, "l") != 0)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "real-time batches must start with a non-null int64 column %s", OFFSET_COL);
+  int64_t len = batch->length;
+  if (len <= 0) return pm_fail(err, PAIMON_EINVAL, "empty real-time batch");
+  const struct ArrowArray *offs = batch->children[0];
+  for (int64_t i = 0; i < len; i++)
+    if (!pm_arr_is_valid(offs, i))
+      return pm_fail(err, PAIMON_EINVAL, "%s is null at row %lld", OFFSET_COL, (long long)i);
+  const pm_type *row = pm_writer_row(w);
+  int32_t n = row->nfields;
+  struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned);
+  struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
+  int8_t *kinds = ctx->pk ? pm_malloc((size_t)len) : NULL;
+  pm_route r;
+  memset(&r, 0, sizeof r);
+  group_rows *groups = NULL;
+  group_rows **order = NULL; /* groups by store address: the order their locks are taken */
+  int rc =
+      (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
+  if (rc == 0) rc = pm_writer_bind(w, batch, schema, 1, cols, owned, err);
+  if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
+  if (rc == 0) rc = pm_writer_route(w, cols, len, &r, err);
+  if (rc == 0 && (!(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)) ||
+                  !(order = pm_calloc((size_t)r.ngroups, sizeof *order))))
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int32_t ng = rc == 0 ? r.ngroups : 0;
+  for (int32_t g = 0; rc == 0 && g < ng; g++) {
+    rc = pm_rt_get_store(ctx, r.parts[g], r.plens[g], r.buckets[g], &groups[g].store, err);
+    if (rc == 0 && !(groups[g].rows = pm_malloc((size_t)len * sizeof(int64_t))))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    order[g] = &groups[g];
+    /* read before taking the store locks (lock order); committed ends only grow */
+    groups[g].committed = rc == 0 && rw->replay ? paimon_realtime_committed_offset(
+                                                      ctx, groups[g].store->part_str, r.buckets[g])
+                                                : -1;
+  }
+  if (rc) ng = 0; /* nothing locked, nothing to undo */
+  if (ng > 1) qsort(order, (size_t)ng, sizeof *order, cmp_group_store);
+  bool disk_read = false, locked = false;
+  for (;;) {
+    /* 1. lock every store of the batch and check every group */
+    for (int32_t g = 0; g < ng; g++) pthread_mutex_lock(&order[g]->store->wlock);
+    locked = ng > 0;
+    bool backward = false;
+    for (int32_t g = 0; rc == 0 && g < ng; g++)
+      rc = pick_rows(rw, &groups[g], g, &r, offs, len, &backward, err);
+    if (!(rc == PAIMON_EINVAL && backward && rw->replay && !disk_read)) break;
+    /* replay over rows the context committed but has not refreshed yet: learn the
+     * newest snapshot's offsets (outside the locks) and check again */
+    for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
+    locked = false;
+    disk_read = true;
+    rc = disk_committed(ctx, groups, ng, err);
+    if (rc) break;
+  }
+  /* 2. register the stores for prepare, then build every store batch */
+  for (int32_t g = 0; rc == 0 && g < ng; g++)
+    if (groups[g].n > 0 && touch(rw, groups[g].store))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (int32_t g = 0; rc == 0 && g < ng; g++)
+    if (groups[g].n > 0) rc = build_group(rw, &groups[g], offs, cols, kinds, len, err);
+  /* 3. reserve capacity in every store that can */
+  for (int32_t g = 0; rc == 0 && g < ng; g++) {
+    group_rows *gr = &groups[g];
+    if (gr->n == 0 || !can_reserve(gr->store)) continue;
+    rc = gr->store->store.reserve(&gr->store->store, &gr->sb, gr->range, err);
+    gr->reserved = rc == 0;
+  }
+  /* 4. write: the stores that cannot reserve first, so that the first of them being
+   * full still leaves nothing written */
+  int32_t nwritten = 0;
+  group_rows *failed = NULL;
+  bool failed_reserved = false;
+  for (int pass = 0; rc == 0 && pass < 2; pass++) {
+    for (int32_t g = 0; rc == 0 && g < ng; g++) {
+      group_rows *gr = &groups[g];
+      rt_store *s = gr->store;
+      if (gr->n == 0 || gr->reserved != (pass == 1)) continue;
+      rc = s->store.write(&s->store, &gr->sb, gr->range, err);
+      if (rc) {
+        failed = gr;
+        failed_reserved = gr->reserved;
+        gr->reserved = false; /* the write consumed it */
+        break;
+      }
+      memset(&gr->sb, 0, sizeof gr->sb); /* moved into the store */
+      gr->reserved = false;
+      nwritten++;
+      s->next_offset = gr->range.end;
+      if (ctx->pk) s->max_seq += len;
+    }
+  }
+  for (int32_t g = 0; g < ng; g++)
+    if (groups[g].reserved) groups[g].store->store.cancel_reservation(&groups[g].store->store);
+  if (locked)
+    for (int32_t g = ng; g-- > 0;) pthread_mutex_unlock(&order[g]->store->wlock);
+  if (failed && nwritten > 0)
+    rc = partial_write_error(rw, failed->store, failed_reserved, nwritten, rc, err);
+  for (int32_t g = 0; groups && g < r.ngroups; g++) {
+    pm_array_release(&groups[g].sb); /* a refused batch stays ours */
+    pm_rt_store_unref(groups[g].store);
+    pm_free(groups[g].rows);
+  }
+  pm_free(groups);
+  pm_free(order);
+  pm_route_clear(&r);
+  for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
+  pm_free(owned);
+  pm_free(cols);
+  pm_free(kinds);
+  return rc;
+}
+
+int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx,
+                               const char *commit_user, const paimon_options *opts,
+                               paimon_error *err) {
+  *out = NULL;
+  if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
+  /* The writer's options, kept for the primary-key writer behind prepare. A
+   * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
+   * pages compress on the preparing thread and leave the other CPUs to ingestion. */
+  const char *ck = "parquet.compression.threads";
+  /* Stores are the context's, shared by its writers. The first writer's store options
+   * are adopted while no store exists yet; later ones must agree (or the option would be
+   * silently ignored). */
+  int src = 0;
+  pthread_mutex_lock(&ctx->reg_lock);
+  bool adopt = !ctx->stores_started && !ctx->writer_store_opts;
+  for (size_t i = 0; src == 0 && opts && i < paimon_options_count(opts); i++) {
+    const char *k, *v;
+    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
+    if (strncmp(k, "realtime.store.", 15) != 0) continue;
+    const char *have = paimon_options_get(ctx->store_opts, k);
+    if (have && strcmp(have, v) == 0) continue;
+    if (adopt) {
+      ctx->writer_store_opts = true;
+      src = paimon_options_set(ctx->store_opts, k, v, err);
+      continue;
+    }
+    src = pm_fail(err, PAIMON_EINVAL,
+                  "writer option %s=%s: the real-time context's stores already use %s (stores are "
+                  "shared by every writer of a context and take store options from the first "
+                  "writer, before any write): set it in paimon_realtime_context_opts.options",
+                  k, v, have ? have : "the default");
+  }
+  pthread_mutex_unlock(&ctx->reg_lock);
+  if (src) return src;
+  /* Union reads merge memory rows with the table's delete handling (union_merge.c, as
+   * write_pk.c reads these keys); a writer dropping deletes or -U rows differently at
+   * prepare would change the answer at commit. So the writer's effective setting must
+   * be the table's. */
+  static const char *const del_keys[] = {"ignore-delete", "deduplicate.ignore-delete",
+                                         "partial-update.ignore-delete", "first-row.ignore-delete",
+                                         NULL};
+  static const char *const ub_keys[] = {"ignore-update-before", NULL};
+  const char *const *groups[] = {del_keys, ub_keys};
+  for (size_t g = 0; ctx->pk && opts && g < 2; g++) {
+    bool table_on = false, writer_on = false;
+    const char *given = NULL;
+    for (const char *const *k = groups[g]; *k; k++) {
+      const char *tv = pm_table_opt(ctx->t, *k, "false"), *wv = paimon_options_get(opts, *k);
+      table_on |= strcasecmp(tv, "true") == 0;
+      writer_on |= strcasecmp(wv ? wv : tv, "true") == 0;
+      if (wv && !given) given = *k;
+    }
+    if (table_on != writer_on)
+      return pm_fail(err, PAIMON_EINVAL,
+                     "writer option %s=%s: a real-time writer must handle %s as the table does "
+                     "(%s), since union reads merge memory rows with the table's options: set "
+                     "it on the table",
+                     given, paimon_options_get(opts, given), g == 0 ? "deletes" : "-U rows",
+                     table_on ? "dropped" : "kept");
+  }
+  paimon_options *wo = NULL;
+  int orc = paimon_options_new(&wo, err);
+  for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
+    const char *k = NULL, *v = NULL;
+    orc = paimon_options_entry(&k, &v, opts, i);
+    if (orc == 0) orc = paimon_options_set(wo, k, v, err);
+  }
+  if (orc == 0 && !paimon_options_get(wo, ck) && !pm_table_opt(ctx->t, ck, NULL))
+    orc = paimon_options_set(wo, ck, "0", err);
+  if (orc) {
+    paimon_options_free(wo);
+    return orc;
+  }
+  paimon_writer *w = NULL;
+  int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  /* Refuse early what prepare could never commit (a writer option cannot change the
+   * engine: pm_writer_new refuses it as a layout option). first-row keeps the first
+   * record of a key by looking it up on disk at write time (Java 1.4.1
+   * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
+   * prepare does not do. */
+  if (wrc == 0 && ctx->pk &&
+      strcasecmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+    wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
+                  "%s: real-time writes to a merge-engine=first-row table are not supported yet "
+                  "(prepare could not commit them); write it with paimon_writer_new instead",
+                  ctx->t->path);
+  /* primary key: the level-0 writer now, so that every option it refuses is refused here
+   * rather than at the first prepare, after rows were accepted */
+  pm_pk_writer *pk = NULL;
+  if (wrc == 0 && ctx->pk)
+    wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
+  if (wrc) {
+    if (w) paimon_writer_close(w);
+    paimon_options_free(wo);
+    return wrc;
+  }
+  rt_writer *rw = pm_calloc(1, sizeof *rw);
+  if (!rw) {
+    pm_pk_writer_free(pk);
+    paimon_options_free(wo);
+    paimon_writer_close(w);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  rw->pk = pk;
+  rw->ctx = ctx;
+  pm_rt_ctx_ref(ctx);
+  rw->w = w;
+  pthread_mutex_init(&rw->lock, NULL);
+  rw->opts = wo;
+  const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
+  rw->replay = rp && strcmp(rp, "true") == 0;
+  pm_writer_ext ext = {rw, rt_write, rt_writer_free};
+  pm_writer_set_ext(w, &ext);
+  *out = w;
+  return 0;
+}
+
+rt_writer *pm_rt_writer_of(paimon_writer *w) {
+  return pm_writer_ext_write(w) == rt_write ? pm_writer_ext_ctx(w) : NULL;
+}
