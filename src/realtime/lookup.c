@@ -8,7 +8,7 @@
 
 #include "arrow/column.h"
 #include "mergetree/mergetree.h"
-#include "table/read_internal.h"
+#include "table/table_rt.h"
 #include "util/util.h"
 
 int pm_rt_key_cmp(const pm_type *const *types, const int32_t *cols, int32_t nkeys,
@@ -235,7 +235,7 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
     }
     struct ArrowArray fa;
     memset(&fa, 0, sizeof fa);
-    if (nsel) rc = pm_array_filter(&b, bt, sel, nsel, &fa, err);
+    if (nsel) rc = pm_trt_array_filter(&b, bt, sel, nsel, &fa, err);
     pm_array_release(&b);
     if (rc || !nsel) continue;
     /* move the output children out, drop the key columns added for the filter */
@@ -245,7 +245,7 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
     }
     pm_array_release(&fa);
     struct ArrowArray o;
-    rc = pm_array_make_struct(kids, nout, nsel, &o, err);
+    rc = pm_trt_array_make_struct(kids, nout, nsel, &o, err);
     if (rc) break;
     struct ArrowArray *nv = pm_realloc(vs->v, (vs->n + 1) * sizeof *nv);
     if (!nv) {

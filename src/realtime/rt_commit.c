@@ -2,23 +2,11 @@
  * to data files), commit with progress (the offsets ride in the snapshot), refresh (adopt
  * a newer snapshot and let the stores reclaim), and progress serialization. */
 #include <paimon/realtime.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "meta/offsets.h"
-#include "realtime/lookup.h"
+#include "arrow/column.h"
 #include "realtime/rt_internal.h"
-#include "realtime/store_default.h"
-#include "realtime/union_merge.h"
-#include "mergetree/mergetree.h"
-#include "table/ext.h"
-#include "table/pk_internal.h"
-#include "table/read_internal.h"
-#include "table/write_internal.h"
 
 /* ---- prepare ------------------------------------------------------------------- */
 
@@ -94,7 +82,7 @@ static int add_bound(rt_store *s, int64_t end, paimon_error *err) {
 /* Append mode: writes every row of the sealed segment through the ordinary writer. */
 static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *rows,
                         paimon_error *err) {
-  const pm_type *row = pm_writer_row(rw->w);
+  const pm_type *row = pm_trt_writer_row(rw->w);
   int32_t n = row->nfields;
   struct ArrowArray **cols = pm_calloc((size_t)n + 1, sizeof *cols);
   if (!cols) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -131,7 +119,7 @@ static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *row
       if (!b.release) break;
       for (int32_t f = 0; f < n; f++) cols[f] = b.children[pos[f]];
       if (b.length > 0)
-        rc = pm_writer_write_to(rw->w, s->partition, s->plen, s->bucket, cols, b.length, err);
+        rc = pm_trt_writer_write_to(rw->w, s->partition, s->plen, s->bucket, cols, b.length, err);
       *rows += b.length;
       b.release(&b);
     }
@@ -229,7 +217,7 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
     ptrs[c] = &arrs[c];
   }
   if (rc == 0 && nrefs > 0)
-    rc = pm_pk_writer_write(rw->pk, ptrs + ctx->nsys, nrefs, ptrs[2], "c", err);
+    rc = pm_trt_pk_writer_write(rw->pk, ptrs + ctx->nsys, nrefs, ptrs[2], "c", err);
   *rows += nrefs;
   for (int32_t c = 0; arrs && c < nc; c++) pm_array_release(&arrs[c]);
   pm_free(arrs);
@@ -258,8 +246,8 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
     return pm_fail(err, PAIMON_ESTATE,
                    "real-time context is unusable (table changed underneath): rebuild it");
   paimon_realtime_progress *pg = pm_calloc(1, sizeof *pg);
-  int rc =
-      pg ? pm_commit_messages_new(&pg->msgs, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pg ? pm_trt_commit_messages_new(&pg->msgs, err)
+              : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   /* the stores written so far; writes may go on (and add stores) meanwhile */
   pthread_mutex_lock(&rw->lock);
   size_t ntouched = rw->ntouched;
@@ -309,9 +297,8 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
                    (long long)rows, (long long)seg.row_count);
     seg.release(&seg);
     if (!rw->ctx->pk) {
-      pm_commit_message m;
-      if (rc == 0) rc = pm_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, &m, err);
-      if (rc == 0) rc = pm_commit_messages_push(pg->msgs, &m, err);
+      if (rc == 0)
+        rc = pm_trt_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, pg->msgs, err);
     }
     if (rc == 0) {
       rt_range *nr = pm_realloc(pg->ranges, (pg->nranges + 1) * sizeof *nr);
@@ -338,7 +325,7 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
   if (rc == 0 && rw->ctx->pk && rw->pk && pg->nranges > 0) {
     /* primary key: the level-0 files (and any finished compaction) of every bucket */
     paimon_commit_messages *pm = NULL;
-    rc = pm_pk_writer_prepare(rw->pk, false, &pm, err);
+    rc = pm_trt_pk_writer_prepare(rw->pk, &pm, err);
     if (rc == 0) rc = paimon_commit_messages_merge(pg->msgs, pm, err);
   }
   if (rc) {
@@ -475,7 +462,7 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   for (size_t i = 0; i < n; i++) {
     if (!progress[i]) continue;
     nr += progress[i]->nranges;
-    nm += progress[i]->msgs->n;
+    nm += paimon_commit_messages_count(progress[i]->msgs);
   }
   /* Nothing written and no new state: no snapshot, as paimon_commit and Java 1.4.1
    * FileStoreCommitImpl.commit (ignoreEmptyCommit) skip empty commits. Ranges without
@@ -490,10 +477,10 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
     return 0;
   }
   rt_range *all = pm_calloc(nr + 1, sizeof *all);
-  struct paimon_commit_messages view = {0, pm_calloc(nm + 1, sizeof(pm_commit_message))};
-  if (!all || !view.v) {
+  const paimon_commit_messages **sets = pm_calloc(n + 1, sizeof *sets);
+  if (!all || !sets) {
     pm_free(all);
-    pm_free(view.v);
+    pm_free(sets);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   size_t k = 0;
@@ -502,9 +489,7 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
     if (progress[i]->nranges)
       memcpy(all + k, progress[i]->ranges, progress[i]->nranges * sizeof *all); /* shallow */
     k += progress[i]->nranges;
-    if (progress[i]->msgs->n)
-      memcpy(view.v + view.n, progress[i]->msgs->v, progress[i]->msgs->n * sizeof *view.v);
-    view.n += progress[i]->msgs->n;
+    sets[i] = progress[i]->msgs;
   }
   /* order by partition, bucket and offset; merge each partition-bucket's ranges, which
    * must be contiguous */
@@ -530,16 +515,16 @@ int paimon_realtime_commit_source(int64_t *snapshot_id_out, paimon_realtime_cont
   if (rc == 0) {
     commit_ctx cc = {ctx, all, m, source_state};
     bool missing = false;
-    pm_commit_hook hook = {&cc,     hook_offsets, hook_already, ctx->offsets_key, ctx->source_key,
-                           &missing};
-    rc = pm_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, &view, NULL, &hook,
-                       err);
+    pm_trt_commit_hook hook = {
+        &cc, hook_offsets, hook_already, ctx->offsets_key, ctx->source_key, &missing};
+    rc = pm_trt_commit_run(snapshot_id_out, ctx->t, commit_user, commit_identifier, sets, n, &hook,
+                           err);
     /* the rows of a lost file were sealed out of memory for good: this context can never
      * commit past them, so it is terminal (documented) and a new one replays them */
     if (rc && missing) ctx->broken = true;
   }
   pm_free(all);
-  pm_free(view.v);
+  pm_free(sets);
   return rc;
 }
 
@@ -550,7 +535,7 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   PM_TRY(pm_check_snapshot_arg("paimon_realtime_refresh", snapshot_id, err));
   if (snapshot_id == PAIMON_SNAPSHOT_LATEST)
-    PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &snapshot_id, err));
+    PM_TRY(pm_trt_latest_snapshot_id(t, &snapshot_id, err));
   pthread_mutex_lock(&ctx->progress_lock);
   int64_t cur = ctx->snapshot_id;
   pthread_mutex_unlock(&ctx->progress_lock);
@@ -561,22 +546,22 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
   int rc = 0;
   for (int64_t id = cur + 1; id <= snapshot_id && rc == 0; id++) {
     pm_snapshot *s = NULL;
-    rc = pm_snapshot_load(&s, t->fs, t->meta_dir, id, err);
+    rc = pm_trt_snapshot_load(t, id, &s, err);
     if (rc == PAIMON_ENOTFOUND) {
       rc = pm_fail(err, PAIMON_ESTATE,
-                   "%s: snapshot %lld vanished (rollback or expiry during refresh)", t->path,
+                   "%s: snapshot %lld vanished (rollback or expiry during refresh)", pm_trt_path(t),
                    (long long)id);
       break;
     }
     if (rc) break;
     if (strcmp(s->commit_kind, "OVERWRITE") == 0)
       rc = pm_fail(err, PAIMON_ESTATE,
-                   "%s: snapshot %lld overwrote data: rebuild the context and replay", t->path,
-                   (long long)id);
+                   "%s: snapshot %lld overwrote data: rebuild the context and replay",
+                   pm_trt_path(t), (long long)id);
     else if (s->schema_id != ctx->schema_id)
       rc = pm_fail(err, PAIMON_ESTATE,
-                   "%s: schema changed to %lld in snapshot %lld: rebuild the context", t->path,
-                   (long long)s->schema_id, (long long)id);
+                   "%s: schema changed to %lld in snapshot %lld: rebuild the context",
+                   pm_trt_path(t), (long long)s->schema_id, (long long)id);
     pm_snapshot_free(s);
   }
   pm_offsets offs;
@@ -595,7 +580,8 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
         rc = pm_fail(err, PAIMON_ESTATE,
                      "%s: committed offset of partition '%s' bucket %d went from %lld to %lld "
                      "(rollback, overwrite or partition drop): rebuild the context and replay",
-                     t->path, s->part_str, (int)s->bucket, (long long)before, (long long)after);
+                     pm_trt_path(t), s->part_str, (int)s->bucket, (long long)before,
+                     (long long)after);
     }
     pthread_mutex_unlock(&ctx->reg_lock);
   }

@@ -2,23 +2,11 @@
  * table, the committed progress it adopts (loaded from snapshot properties), and the
  * registry of its stores, one per partition-bucket, created on first write. */
 #include <paimon/realtime.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "meta/offsets.h"
-#include "realtime/lookup.h"
 #include "realtime/rt_internal.h"
 #include "realtime/store_default.h"
-#include "realtime/union_merge.h"
-#include "mergetree/mergetree.h"
-#include "table/ext.h"
-#include "table/pk_internal.h"
-#include "table/read_internal.h"
-#include "table/write_internal.h"
+#include "util/vec.h"
 
 void pm_rt_store_unref(rt_store *s) {
   if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
@@ -76,56 +64,50 @@ void paimon_realtime_context_free(paimon_realtime_context *ctx) {
 
 void pm_rt_ctx_unref(void *c) { paimon_realtime_context_free(c); }
 
-/* Partitions (rendered) whose progress an OVERWRITE snapshot resets: those of every entry
- * in its delta; *all when nothing that was live before it survived (a full overwrite or a
- * truncate: the table's total equals what the snapshot itself added). */
-static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, char ***parts,
-                                  size_t *nparts, bool *all, paimon_error *err) {
-  if (!pm_path_component_ok(snap->delta_manifest_list))
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: snapshot %lld: unsafe manifest list name", t->path,
-                   (long long)snap->id);
-  pm_type *ptype = NULL;
-  PM_TRY(pm_schema_partition_type(t->schema, &ptype, err));
-  char *lp = pm_asprintf("%s/manifest/%s", t->root, snap->delta_manifest_list);
-  pm_manifest_file_meta *metas = NULL;
-  size_t nm = 0;
-  int64_t added = 0;
-  int rc = lp ? pm_manifest_list_read(t->fs, lp, &metas, &nm, err)
-              : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  pm_free(lp);
-  for (size_t m = 0; m < nm && rc == 0; m++) {
-    char *mp = pm_path_component_ok(metas[m].file_name)
-                   ? pm_asprintf("%s/manifest/%s", t->root, metas[m].file_name)
-                   : NULL;
-    pm_manifest_entry *es = NULL;
-    size_t ne = 0;
-    rc = mp ? pm_manifest_read(t->fs, mp, &es, &ne, err)
-            : pm_fail(err, PAIMON_ECORRUPT, "%s: bad manifest name in snapshot %lld", t->path,
-                      (long long)snap->id);
-    pm_free(mp);
-    for (size_t i = 0; i < ne && rc == 0; i++) {
-      if (es[i].kind == PM_ENTRY_ADD) added += es[i].file.row_count;
-      char *pp = NULL;
-      rc = pm_table_partition_path(t, ptype, es[i].partition, es[i].partition_len, &pp, err);
-      if (rc) break;
-      if (*nparts && strcmp((*parts)[*nparts - 1], pp) == 0) { /* entries come grouped */
-        pm_free(pp);
-        continue;
-      }
-      char **nv = pm_realloc(*parts, (*nparts + 1) * sizeof *nv);
-      if (!nv) {
-        pm_free(pp);
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      *parts = nv;
-      (*parts)[(*nparts)++] = pp;
+typedef PM_VEC(char *) str_vec;
+
+/* The walk of overwritten_partitions over the entries of one delta manifest. */
+typedef struct overwrite_walk {
+  paimon_table *t;
+  const pm_type *ptype;
+  str_vec *parts;
+  int64_t added;
+  paimon_error *err;
+} overwrite_walk;
+
+static int overwrite_entries(void *arg, const pm_manifest_entry *es, size_t ne) {
+  overwrite_walk *w = arg;
+  for (size_t i = 0; i < ne; i++) {
+    if (es[i].kind == PM_ENTRY_ADD) w->added += es[i].file.row_count;
+    char *pp = NULL;
+    PM_TRY(
+        pm_trt_partition_path(w->t, w->ptype, es[i].partition, es[i].partition_len, &pp, w->err));
+    str_vec *v = w->parts;
+    if (v->n && strcmp(v->v[v->n - 1], pp) == 0) { /* entries come grouped */
+      pm_free(pp);
+      continue;
     }
-    pm_manifest_entries_free(es, ne);
+    if (pm_vec_push(v, pp)) {
+      pm_free(pp);
+      return pm_fail(w->err, PAIMON_ENOMEM, "out of memory");
+    }
   }
-  pm_manifest_file_metas_free(metas, nm);
+  return 0;
+}
+
+/* Partitions (rendered) whose progress an OVERWRITE snapshot resets: those of every entry
+ * in its delta, appended to `parts`; *all when nothing that was live before it survived
+ * (a full overwrite or a truncate: the table's total equals what the snapshot itself
+ * added). */
+static int overwritten_partitions(paimon_table *t, const pm_snapshot *snap, str_vec *parts,
+                                  bool *all, paimon_error *err) {
+  pm_type *ptype = NULL;
+  PM_TRY(pm_trt_partition_type(t, &ptype, err));
+  overwrite_walk w = {t, ptype, parts, 0, err};
+  int rc = pm_trt_delta_entries(t, snap, overwrite_entries, &w, err);
   pm_type_free(ptype);
-  if (rc == 0) *all = snap->total_record_count != PM_NULL_I64 && snap->total_record_count == added;
+  if (rc == 0)
+    *all = snap->total_record_count != PM_NULL_I64 && snap->total_record_count == w.added;
   return rc;
 }
 
@@ -146,28 +128,27 @@ int pm_rt_load_progress(paimon_table *t, int64_t id, const char *okey, const cha
                         pm_offsets *out, char **state, paimon_error *err) {
   memset(out, 0, sizeof *out);
   if (state) *state = NULL;
-  char **resets = NULL;
-  size_t nresets = 0;
+  str_vec resets = {0};
   bool keep_state = true, all = false;
   const char *named = pm_offsets_source_id(okey);
   int rc = 0;
   for (int64_t s = id; s > 0 && rc == 0 && !all; s--) {
     pm_snapshot *snap = NULL;
-    rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, s, err);
+    rc = pm_trt_snapshot_load(t, s, &snap, err);
     if (rc == PAIMON_ENOTFOUND) {
       /* older snapshots expired: if one of them held the progress we cannot know it */
       rc =
           pm_fail(err, PAIMON_ENOTFOUND,
                   "%s: no snapshot from %lld down carries real-time offsets (%s) and snapshot %lld "
                   "has expired; progress cannot be recovered",
-                  t->path, (long long)id, okey, (long long)s);
+                  pm_trt_path(t), (long long)id, okey, (long long)s);
       break;
     }
     if (rc) break;
     if (pm_snapshot_property(snap, okey)) {
-      rc = pm_offsets_load_key(out, t->fs, t->root, snap, okey, t->schema->partition_keys,
-                               t->schema->npartition_keys, err);
-      for (size_t i = 0; rc == 0 && i < nresets; i++) pm_offsets_remove_partition(out, resets[i]);
+      rc = pm_trt_offsets_load(t, snap, okey, out, err);
+      for (size_t i = 0; rc == 0 && i < resets.n; i++)
+        pm_offsets_remove_partition(out, resets.v[i]);
       const char *st = keep_state && state ? pm_snapshot_property(snap, skey) : NULL;
       if (rc == 0 && st && !(*state = pm_strdup(st)))
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -181,12 +162,12 @@ int pm_rt_load_progress(paimon_table *t, int64_t id, const char *okey, const cha
     }
     if (strcmp(snap->commit_kind, "OVERWRITE") == 0) {
       keep_state = false;
-      rc = overwritten_partitions(t, snap, &resets, &nresets, &all, err);
+      rc = overwritten_partitions(t, snap, &resets, &all, err);
     }
     pm_snapshot_free(snap);
   }
-  for (size_t i = 0; i < nresets; i++) pm_free(resets[i]);
-  pm_free(resets);
+  for (size_t i = 0; i < resets.n; i++) pm_free(resets.v[i]);
+  pm_vec_free(&resets);
   if (rc) {
     pm_offsets_clear(out);
     if (state) {
@@ -228,6 +209,7 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
                                  const paimon_realtime_context_opts *opts, paimon_error *err) {
   *out = NULL;
   paimon_table *t = (paimon_table *)ct;
+  const pm_schema *sc = pm_trt_schema(t);
   /* before anything else, so a refused factory is never taken over (nor released) */
   if (factory && (factory->version < 1 || factory->version > PAIMON_REALTIME_STORE_VERSION))
     return pm_fail(err, PAIMON_EINVAL,
@@ -249,19 +231,19 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
         err, PAIMON_EINVAL,
         "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
         source_id);
-  if (!pm_table_opt_bool(t, "realtime.enabled", false))
+  if (!pm_trt_opt_bool(t, "realtime.enabled", false))
     return pm_fail(err, PAIMON_EINVAL,
-                   "%s: real-time writes and reads require realtime.enabled=true", t->path);
-  int64_t nb = pm_table_opt_i64(t, "bucket", -1);
+                   "%s: real-time writes and reads require realtime.enabled=true", pm_trt_path(t));
+  int64_t nb = pm_trt_opt_i64(t, "bucket", -1);
   if (nb <= 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
                    "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld",
-                   t->path, (long long)nb);
+                   pm_trt_path(t), (long long)nb);
   paimon_realtime_context *ctx = pm_calloc(1, sizeof *ctx);
   if (!ctx) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&ctx->refs, 1);
   ctx->t = t;
-  pm_table_ref(t);
+  pm_trt_ref(t);
   pthread_mutex_init(&ctx->reg_lock, NULL);
   pthread_mutex_init(&ctx->progress_lock, NULL);
   int rc = 0;
@@ -280,7 +262,7 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
     rc = pm_fail(err, PAIMON_EINVAL, "real-time store factory has no create function");
     goto fail;
   }
-  ctx->pk = t->schema->nprimary_keys > 0;
+  ctx->pk = sc->nprimary_keys > 0;
   ctx->store_type = pm_type_new_row(false);
   if (!ctx->store_type) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -296,27 +278,26 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
         fail);
   }
   ctx->nsys = ctx->store_type->nfields;
-  const pm_type *row = t->schema->row;
+  const pm_type *row = sc->row;
   for (int32_t f = 0; f < row->nfields; f++)
     PM_CHECK(add_type(ctx->store_type, row->fields[f].id, row->fields[f].name,
                       pm_type_clone(row->fields[f].type), err),
              fail);
-  ctx->key_cols = pm_calloc((size_t)t->schema->nprimary_keys + 1, sizeof(int32_t));
+  ctx->key_cols = pm_calloc((size_t)sc->nprimary_keys + 1, sizeof(int32_t));
   if (!ctx->key_cols) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  for (int32_t k = 0; k < t->schema->nprimary_keys; k++) {
+  for (int32_t k = 0; k < sc->nprimary_keys; k++) {
     bool part = false;
-    for (int32_t p = 0; p < t->schema->npartition_keys; p++)
-      part |= strcmp(t->schema->primary_keys[k], t->schema->partition_keys[p]) == 0;
+    for (int32_t p = 0; p < sc->npartition_keys; p++)
+      part |= strcmp(sc->primary_keys[k], sc->partition_keys[p]) == 0;
     if (part) continue;
-    ctx->key_cols[ctx->nkeys++] = ctx->nsys + pm_row_find(row, t->schema->primary_keys[k]);
+    ctx->key_cols[ctx->nkeys++] = ctx->nsys + pm_row_find(row, sc->primary_keys[k]);
   }
   PM_CHECK(paimon_options_new(&ctx->store_opts, err), fail);
-  for (int32_t i = 0; i < t->schema->noptions; i++)
-    PM_CHECK(paimon_options_set(ctx->store_opts, t->schema->option_keys[i],
-                                t->schema->option_values[i], err),
+  for (int32_t i = 0; i < sc->noptions; i++)
+    PM_CHECK(paimon_options_set(ctx->store_opts, sc->option_keys[i], sc->option_values[i], err),
              fail);
   /* the context's options override the table's, as Java's table.copy(dynamicOptions) */
   for (size_t i = 0; dyn && i < paimon_options_count(dyn); i++) {
@@ -324,8 +305,8 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
     if (paimon_options_entry(&k, &v, dyn, i) != 0) continue;
     PM_CHECK(paimon_options_set(ctx->store_opts, k, v, err), fail);
   }
-  PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &ctx->snapshot_id, err), fail);
-  ctx->schema_id = t->schema->id;
+  PM_CHECK(pm_trt_latest_snapshot_id(t, &ctx->snapshot_id, err), fail);
+  ctx->schema_id = sc->id;
   PM_CHECK(pm_rt_load_progress(t, ctx->snapshot_id, ctx->offsets_key, ctx->source_key,
                                &ctx->committed, &ctx->source_state, err),
            fail);
@@ -385,26 +366,6 @@ int64_t paimon_realtime_snapshot_id(const paimon_realtime_context *cctx) {
   return v;
 }
 
-/* Highest sequence number on disk in (partition, bucket) of the latest snapshot. */
-static int disk_max_seq(paimon_table *t, const uint8_t *part, size_t plen, int32_t bucket,
-                        int64_t *out, paimon_error *err) {
-  *out = -1;
-  paimon_scan *s = NULL;
-  paimon_plan *p = NULL;
-  PM_TRY(paimon_scan_new(&s, t, err));
-  int rc = paimon_scan_plan(&p, s, err);
-  for (size_t i = 0; rc == 0 && i < p->nsplits; i++) {
-    paimon_split *sp = p->splits[i];
-    if (sp->bucket != bucket || sp->partition_len != plen || memcmp(sp->partition, part, plen))
-      continue;
-    for (size_t f = 0; f < sp->nfiles; f++)
-      if (sp->files[f].max_sequence_number > *out) *out = sp->files[f].max_sequence_number;
-  }
-  paimon_plan_free(p);
-  paimon_scan_free(s);
-  return rc;
-}
-
 /* The store of (partition, bucket), created on first use. Returns a new reference. */
 int pm_rt_get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t plen, int32_t bucket,
                     rt_store **out, paimon_error *err) {
@@ -435,11 +396,11 @@ int pm_rt_get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t pl
   int rc = !s->partition ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   if (rc == 0) {
     memcpy(s->partition, part, plen);
-    rc = pm_schema_partition_type(t->schema, &ptype, err);
+    rc = pm_trt_partition_type(t, &ptype, err);
   }
-  if (rc == 0) rc = pm_table_partition_path(t, ptype, part, plen, &s->part_str, err);
+  if (rc == 0) rc = pm_trt_partition_path(t, ptype, part, plen, &s->part_str, err);
   pm_type_free(ptype);
-  if (rc == 0 && ctx->pk) rc = disk_max_seq(t, part, plen, bucket, &s->max_seq, err);
+  if (rc == 0 && ctx->pk) rc = pm_trt_disk_max_sequence(t, part, plen, bucket, &s->max_seq, err);
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
   if (rc == 0) rc = pm_type_to_arrow(ctx->store_type, NULL, &schema, err);

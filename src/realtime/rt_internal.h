@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 
 #include "meta/offsets.h"
-#include "table/pk_internal.h"
+#include "table/table_rt.h"
 
 #define OFFSET_COL "_REALTIME_OFFSET"
 
@@ -72,8 +72,8 @@ typedef struct rt_writer {
   rt_store **touched;
   size_t ntouched;
   atomic_bool failed;
-  bool replay;      /* realtime.write.skip-committed: drop rows already committed */
-  pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */
+  bool replay;             /* realtime.write.skip-committed: drop rows already committed */
+  struct pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */
   paimon_options *opts;
 } rt_writer;
 

@@ -2,23 +2,11 @@
  * disk snapshot is chosen, then attach the memory rows beyond its offsets to the plan)
  * and key lookups in memory. */
 #include <paimon/realtime.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "meta/offsets.h"
 #include "realtime/lookup.h"
 #include "realtime/rt_internal.h"
-#include "realtime/store_default.h"
 #include "realtime/union_merge.h"
-#include "mergetree/mergetree.h"
-#include "table/ext.h"
-#include "table/pk_internal.h"
-#include "table/read_internal.h"
-#include "table/write_internal.h"
 
 /* ---- union reads: pinning and attaching memory ------------------------------------ */
 
@@ -97,8 +85,8 @@ static void rt_unpin(void *p) {
   pm_free(ps);
 }
 
+/* The memory rows of one partition-bucket attached to a plan (pm_trt_plan_attach_memory). */
 typedef struct mem_part_impl {
-  pm_mem_part base;
   paimon_realtime_context *ctx;
   rt_store *store;
   paimon_realtime_view view;
@@ -106,20 +94,21 @@ typedef struct mem_part_impl {
   int32_t nbounds;
 } mem_part_impl;
 
-static int part_open(pm_mem_part *m, const char *const *columns, const paimon_predicate *filter,
-                     paimon_stream_sink sink, void *payload, paimon_error *err) {
-  mem_part_impl *mp = (mem_part_impl *)m;
+static int part_open(void *impl, int64_t from_offset, const char *const *columns,
+                     const paimon_predicate *filter, paimon_stream_sink sink, void *payload,
+                     paimon_error *err) {
+  mem_part_impl *mp = impl;
   paimon_realtime_context *ctx = mp->ctx;
   if (ctx->pk) /* rows merge as prepare will write them (union_merge.c) */
     return pm_rt_union_streams(ctx->t, ctx->store_type, ctx->nsys, ctx->key_cols, ctx->nkeys,
-                               &mp->store->store, &mp->view, m->from_offset, mp->bounds,
-                               mp->nbounds, columns, sink, payload, err);
-  return mp->store->store.create_query_readers(&mp->store->store, &mp->view, m->from_offset,
-                                               columns, filter, sink, payload, err);
+                               &mp->store->store, &mp->view, from_offset, mp->bounds, mp->nbounds,
+                               columns, sink, payload, err);
+  return mp->store->store.create_query_readers(&mp->store->store, &mp->view, from_offset, columns,
+                                               filter, sink, payload, err);
 }
 
-static void part_destroy(pm_mem_part *m) {
-  mem_part_impl *mp = (mem_part_impl *)m;
+static void part_destroy(void *impl) {
+  mem_part_impl *mp = impl;
   if (mp->view.release) mp->view.release(&mp->view);
   pm_rt_store_unref(mp->store);
   pm_free(mp->bounds);
@@ -157,12 +146,6 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    atomic_init(&mp->base.refs, 1);
-    mp->base.from_offset = from;
-    mp->base.end_offset = it->view.end_offset;
-    mp->base.primary_key = ctx->pk;
-    mp->base.open_streams = part_open;
-    mp->base.destroy = part_destroy;
     mp->store = s;
     atomic_fetch_add(&s->refs, 1);
     mp->ctx = ctx;
@@ -172,15 +155,10 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     mp->bounds = it->bounds; /* and its segment ends */
     mp->nbounds = it->nbounds;
     it->bounds = NULL;
-    paimon_split *sp = NULL;
-    rc = pm_plan_split_for(plan, s->partition, s->plen, s->bucket,
-                           (int32_t)pm_table_opt_i64(ctx->t, "bucket", -1), true, &sp, err);
-    if (rc) {
-      part_destroy(&mp->base);
-      break;
-    }
-    pm_mem_part_unref(sp->mem);
-    sp->mem = &mp->base;
+    /* the plan takes the part over, also on failure */
+    rc = pm_trt_plan_attach_memory(plan, s->partition, s->plen, s->bucket,
+                                   (int32_t)pm_trt_opt_i64(ctx->t, "bucket", -1), from,
+                                   it->view.end_offset, ctx->pk, part_open, part_destroy, mp, err);
   }
   pm_offsets_clear(&offs);
   return rc;
@@ -193,7 +171,7 @@ int pm_rt_lookup(paimon_realtime_context *ctx, const char *partition, int32_t bu
                  paimon_stream_sink sink, void *payload, paimon_error *err) {
   if (!ctx->pk)
     return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: key lookups need a primary-key table",
-                   ctx->t->path);
+                   pm_trt_path(ctx->t));
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   if (!keys || keys->length < 0 || keys->n_children != ctx->nkeys || !keys->children)
     return pm_fail(err, PAIMON_EINVAL,
@@ -241,6 +219,6 @@ int pm_rt_lookup(paimon_realtime_context *ctx, const char *partition, int32_t bu
 }
 
 int paimon_scan_set_realtime(paimon_scan *s, paimon_realtime_context *ctx, paimon_error *err) {
-  pm_scan_ext ext = {ctx, rt_pin, rt_attach, rt_unpin, pm_rt_ctx_ref, pm_rt_ctx_unref};
-  return pm_scan_set_ext(s, &ext, err);
+  pm_trt_scan_hooks hooks = {ctx, rt_pin, rt_attach, rt_unpin, pm_rt_ctx_ref, pm_rt_ctx_unref};
+  return pm_trt_scan_set_hooks(s, &hooks, err);
 }

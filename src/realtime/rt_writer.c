@@ -2,28 +2,18 @@
  * partition-buckets and written all-or-nothing into their stores (rows become queryable
  * before any commit). */
 #include <paimon/realtime.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "meta/offsets.h"
-#include "realtime/lookup.h"
-#include "realtime/rt_internal.h"
-#include "realtime/store_default.h"
-#include "realtime/union_merge.h"
+#include "arrow/column.h"
 #include "mergetree/mergetree.h"
-#include "table/ext.h"
-#include "table/pk_internal.h"
-#include "table/read_internal.h"
-#include "table/write_internal.h"
+#include "realtime/rt_internal.h"
 
 static void rt_writer_free(void *p) {
   rt_writer *rw = p;
   pthread_mutex_destroy(&rw->lock);
-  pm_pk_writer_free(rw->pk);
+  pm_trt_pk_writer_free(rw->pk);
   paimon_options_free(rw->opts);
   for (size_t i = 0; i < rw->ntouched; i++) pm_rt_store_unref(rw->touched[i]);
   pm_free(rw->touched);
@@ -147,7 +137,7 @@ static int disk_committed(paimon_realtime_context *ctx, group_rows *groups, int3
                           paimon_error *err) {
   paimon_table *t = ctx->t;
   int64_t latest = 0;
-  PM_TRY(pm_snapshot_latest_id(t->fs, t->meta_dir, &latest, err));
+  PM_TRY(pm_trt_latest_snapshot_id(t, &latest, err));
   pm_offsets offs;
   PM_TRY(pm_rt_load_progress(t, latest, ctx->offsets_key, ctx->source_key, &offs, NULL, err));
   for (int32_t g = 0; g < ng; g++) {
@@ -164,7 +154,7 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
                        struct ArrowArray **cols, const int8_t *kinds, int64_t len,
                        paimon_error *err) {
   paimon_realtime_context *ctx = rw->ctx;
-  const pm_type *row = pm_writer_row(rw->w);
+  const pm_type *row = pm_trt_writer_row(rw->w);
   int32_t n = row->nfields, nc = ctx->store_type->nfields;
   rt_store *s = gr->store;
   int rc = 0;
@@ -193,7 +183,7 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
       rc = pm_array_slice_copy(offs, ctx->store_type->fields[0].type, 0, len, &kids[0], err);
     for (int32_t f = 0; rc == 0 && f < n; f++)
       rc = pm_array_slice_copy(cols[f], row->fields[f].type, 0, len, &kids[1 + f], err);
-    if (rc == 0) rc = pm_array_make_struct(kids, nc, len, &gr->sb, err);
+    if (rc == 0) rc = pm_trt_array_make_struct(kids, nc, len, &gr->sb, err);
     else if (kids)
       for (int32_t c = 0; c < nc; c++) pm_array_release(&kids[c]);
     pm_free(kids);
@@ -233,7 +223,7 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
  * committed end. Every offset written must be above the store's last one: a row at or
  * below it that is not skipped is uncommitted memory written again (EINVAL), as in
  * paimon-cpp's RealtimeOffsetUtils::ValidateBatch. Sets *backward on that failure. */
-static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_route *r,
+static int pick_rows(rt_writer *rw, group_rows *gr, int32_t g, const pm_trt_route *r,
                      const struct ArrowArray *offs, int64_t len, bool *backward,
                      paimon_error *err) {
   rt_store *s = gr->store;
@@ -317,20 +307,20 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   for (int64_t i = 0; i < len; i++)
     if (!pm_arr_is_valid(offs, i))
       return pm_fail(err, PAIMON_EINVAL, "%s is null at row %lld", OFFSET_COL, (long long)i);
-  const pm_type *row = pm_writer_row(w);
+  const pm_type *row = pm_trt_writer_row(w);
   int32_t n = row->nfields;
   struct ArrowArray *owned = pm_calloc((size_t)n, sizeof *owned);
   struct ArrowArray **cols = pm_calloc((size_t)n, sizeof *cols);
   int8_t *kinds = ctx->pk ? pm_malloc((size_t)len) : NULL;
-  pm_route r;
+  pm_trt_route r;
   memset(&r, 0, sizeof r);
   group_rows *groups = NULL;
   group_rows **order = NULL; /* groups by store address: the order their locks are taken */
   int rc =
       (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
-  if (rc == 0) rc = pm_writer_bind(w, batch, schema, 1, cols, owned, err);
+  if (rc == 0) rc = pm_trt_writer_bind(w, batch, schema, 1, cols, owned, err);
   if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
-  if (rc == 0) rc = pm_writer_route(w, cols, len, &r, err);
+  if (rc == 0) rc = pm_trt_writer_route(w, cols, len, &r, err);
   if (rc == 0 && (!(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)) ||
                   !(order = pm_calloc((size_t)r.ngroups, sizeof *order))))
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -414,7 +404,7 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   }
   pm_free(groups);
   pm_free(order);
-  pm_route_clear(&r);
+  pm_trt_route_clear(&r);
   for (int32_t i = 0; owned && i < n; i++) pm_array_release(&owned[i]);
   pm_free(owned);
   pm_free(cols);
@@ -469,7 +459,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
     bool table_on = false, writer_on = false;
     const char *given = NULL;
     for (const char *const *k = groups[g]; *k; k++) {
-      const char *tv = pm_table_opt(ctx->t, *k, "false"), *wv = paimon_options_get(opts, *k);
+      const char *tv = pm_trt_opt(ctx->t, *k, "false"), *wv = paimon_options_get(opts, *k);
       table_on |= strcasecmp(tv, "true") == 0;
       writer_on |= strcasecmp(wv ? wv : tv, "true") == 0;
       if (wv && !given) given = *k;
@@ -489,30 +479,30 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
     orc = paimon_options_entry(&k, &v, opts, i);
     if (orc == 0) orc = paimon_options_set(wo, k, v, err);
   }
-  if (orc == 0 && !paimon_options_get(wo, ck) && !pm_table_opt(ctx->t, ck, NULL))
+  if (orc == 0 && !paimon_options_get(wo, ck) && !pm_trt_opt(ctx->t, ck, NULL))
     orc = paimon_options_set(wo, ck, "0", err);
   if (orc) {
     paimon_options_free(wo);
     return orc;
   }
   paimon_writer *w = NULL;
-  int wrc = pm_writer_new(&w, ctx->t, commit_user, wo, false, err);
+  int wrc = pm_trt_writer_new(&w, ctx->t, commit_user, wo, err);
   /* Refuse early what prepare could never commit (a writer option cannot change the
-   * engine: pm_writer_new refuses it as a layout option). first-row keeps the first
+   * engine: pm_trt_writer_new refuses it as a layout option). first-row keeps the first
    * record of a key by looking it up on disk at write time (Java 1.4.1
    * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
    * prepare does not do. */
   if (wrc == 0 && ctx->pk &&
-      strcasecmp(pm_table_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+      strcasecmp(pm_trt_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
     wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                   "(prepare could not commit them); write it with paimon_writer_new instead",
-                  ctx->t->path);
+                  pm_trt_path(ctx->t));
   /* primary key: the level-0 writer now, so that every option it refuses is refused here
    * rather than at the first prepare, after rows were accepted */
-  pm_pk_writer *pk = NULL;
+  struct pm_pk_writer *pk = NULL;
   if (wrc == 0 && ctx->pk)
-    wrc = pm_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
+    wrc = pm_trt_pk_writer_new(&pk, ctx->t, paimon_writer_commit_user(w), wo, err);
   if (wrc) {
     if (w) paimon_writer_close(w);
     paimon_options_free(wo);
@@ -520,7 +510,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   }
   rt_writer *rw = pm_calloc(1, sizeof *rw);
   if (!rw) {
-    pm_pk_writer_free(pk);
+    pm_trt_pk_writer_free(pk);
     paimon_options_free(wo);
     paimon_writer_close(w);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -533,12 +523,9 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->opts = wo;
   const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
   rw->replay = rp && strcmp(rp, "true") == 0;
-  pm_writer_ext ext = {rw, rt_write, rt_writer_free};
-  pm_writer_set_ext(w, &ext);
+  pm_trt_writer_set_ext(w, rw, rt_write, rt_writer_free);
   *out = w;
   return 0;
 }
 
-rt_writer *pm_rt_writer_of(paimon_writer *w) {
-  return pm_writer_ext_write(w) == rt_write ? pm_writer_ext_ctx(w) : NULL;
-}
+rt_writer *pm_rt_writer_of(paimon_writer *w) { return pm_trt_writer_ext(w, rt_write); }

@@ -7,10 +7,7 @@
 #include <string.h>
 
 #include "mergetree/mergetree.h"
-#include "realtime/lookup.h"
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h"
-#include "table/read_internal.h"
 
 /* ---- create / release ----------------------------------------------------------------------- */
 

@@ -38,4 +38,9 @@ int pm_rt_parse_memory_size(const char *text, int64_t *out);
  * reclaimed them; 0 for any other store. Any thread. */
 int64_t pm_rt_store_pinned_memory(const paimon_realtime_store *s);
 
+/* True and the PAIMON_* status of the last failure (PAIMON_OK when none) for a stream of
+ * the built-in store, false for any other stream. The table layer declares it too
+ * (table/read_internal.h), for paimon_stream_status(). */
+bool pm_rt_stream_status(const struct ArrowArrayStream *s, int *status);
+
 #endif

@@ -1,16 +1,9 @@
 /* realtime/store_lookup.c: key lookups of the built-in store (ABI version 3): binary
  * search of each sorted run of a view for the keys asked. */
-#include <ctype.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "mergetree/mergetree.h"
 #include "realtime/lookup.h"
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h"
-#include "table/read_internal.h"
 
 /* ---- key lookups (ABI version 3) ------------------------------------------------------------ */
 

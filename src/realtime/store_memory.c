@@ -1,17 +1,10 @@
 /* realtime/store_memory.c: the built-in store's memory objects: batches with their
  * statistics (tight loops on raw buffers), the shape check and byte size of a batch,
  * primary-key sorted runs and append segments (store_internal.h). */
-#include <ctype.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mergetree/mergetree.h"
-#include "realtime/lookup.h"
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h"
-#include "table/read_internal.h"
 
 /* ---- shared state ------------------------------------------------------------------ */
 

@@ -1,17 +1,12 @@
 /* realtime/store_view.c: the reader side of the built-in store: views (pinned run or
  * segment prefixes), zero-copy output arrays, schema copies and the streams of query and
  * commit readers. */
-#include <ctype.h>
-#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "mergetree/mergetree.h"
-#include "realtime/lookup.h"
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h"
-#include "table/read_internal.h"
+#include "table/predicate_internal.h" /* predicates (moving to src/expr) */
+#include "table/table_rt.h"
 
 /* ---- views ------------------------------------------------------------------------------ */
 
@@ -406,7 +401,7 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s", e.message[0] ? e.message : paimon_strerror(rc));
     st->status = rc;
-    return pm_status_errno(rc);
+    return pm_trt_status_errno(rc);
   }
   return 0;
 }
@@ -422,7 +417,7 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
   if (rc) {
     snprintf(st->err, sizeof st->err, "%s: cannot build the stream schema", st->sh->where);
     st->status = PAIMON_ENOMEM;
-    return pm_status_errno(PAIMON_ENOMEM);
+    return pm_trt_status_errno(PAIMON_ENOMEM);
   }
   return 0;
 }

@@ -1,17 +1,10 @@
 /* realtime/store_write.c: the writer side of the built-in store: reserve and write
  * (under the budget), the k-way merge that keeps a primary-key segment at O(log batches)
  * sorted runs, seal, advance (reclaim) and the memory figures. */
-#include <ctype.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mergetree/mergetree.h"
-#include "realtime/lookup.h"
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h"
-#include "table/read_internal.h"
 
 /* ---- the store ----------------------------------------------------------------------- */
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "mergetree/compact.h"
-#include "table/read_internal.h"
+#include "table/table_rt.h"
 
 /* ---- a stream of one batch ---------------------------------------------------------- */
 
@@ -120,7 +120,7 @@ static int cmp_ref(const void *a, const void *b) {
 }
 
 static bool opt_true(paimon_table *t, const char *key) {
-  const char *v = pm_table_opt(t, key, "false");
+  const char *v = pm_trt_opt(t, key, "false");
   return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
 }
 
@@ -250,7 +250,7 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
                        const int32_t *key_cols, int32_t nkeys, const char *const *columns,
                        paimon_error *err) {
   memset(u, 0, sizeof *u);
-  const pm_schema *s = t->schema;
+  const pm_schema *s = pm_trt_schema(t);
   u->t = t;
   u->row = s->row;
   u->nsys = nsys;
@@ -296,7 +296,7 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
                      opt_true(t, "first-row.ignore-delete");
   u->ignore_ub = opt_true(t, "ignore-update-before");
   u->dedup_last = pm_mt_engine_kind_of(u->engine) == PM_MT_DEDUPLICATE && !u->ignore_delete;
-  u->seq_asc = strcmp(pm_table_opt(t, "sequence.field.sort-order", "ascending"), "descending") != 0;
+  u->seq_asc = strcmp(pm_trt_opt(t, "sequence.field.sort-order", "ascending"), "descending") != 0;
   return 0;
 }
 

@@ -4,8 +4,9 @@
 #define PM_RT_UNION_MERGE_H
 
 #include <paimon/sys/realtime_store.h>
+#include <paimon/table.h>
 
-#include "table/table_internal.h"
+#include "arrow/type.h"
 
 /* Streams of the rows of `view` with offsets >= from_offset, one per segment: the rows of
  * each segment (sealed ones end at bounds[0] < bounds[1] < ...; the building one holds
