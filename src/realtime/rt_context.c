@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "realtime/rt_internal.h"
+#include "realtime/rt_options.h"
 #include "realtime/store_default.h"
 #include "util/vec.h"
 
@@ -231,14 +232,7 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
         err, PAIMON_EINVAL,
         "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
         source_id);
-  if (!pm_trt_opt_bool(t, "realtime.enabled", false))
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: real-time writes and reads require realtime.enabled=true", pm_trt_path(t));
-  int64_t nb = pm_trt_opt_i64(t, "bucket", -1);
-  if (nb <= 0)
-    return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld",
-                   pm_trt_path(t), (long long)nb);
+  PM_TRY(pm_rt_check_table(t, err));
   paimon_realtime_context *ctx = pm_calloc(1, sizeof *ctx);
   if (!ctx) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&ctx->refs, 1);

@@ -4,11 +4,11 @@
 #include <paimon/realtime.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "arrow/column.h"
 #include "mergetree/mergetree.h"
 #include "realtime/rt_internal.h"
+#include "realtime/rt_options.h"
 
 static void rt_writer_free(void *p) {
   rt_writer *rw = p;
@@ -38,41 +38,6 @@ static int touch(rt_writer *rw, rt_store *s) {
   }
   pthread_mutex_unlock(&rw->lock);
   return rc;
-}
-
-/* Row kinds from an optional "_VALUE_KIND" column (0..3 or "+I"/"-U"/"+U"/"-D"). */
-static int read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema,
-                      int8_t *kinds, paimon_error *err) {
-  int64_t len = batch->length;
-  for (int64_t i = 0; i < len; i++) kinds[i] = 0;
-  for (int64_t c = 0; c < schema->n_children; c++) {
-    const struct ArrowSchema *cs = schema->children[c];
-    if (!cs->name || strcmp(cs->name, "_VALUE_KIND") != 0) continue;
-    const struct ArrowArray *a = batch->children[c];
-    for (int64_t i = 0; i < len; i++) {
-      if (!pm_arr_is_valid(a, i))
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
-      int64_t k;
-      if (!strcmp(cs->format, "c")) k = PM_ARR_FIXED(a, int8_t, i);
-      else if (!strcmp(cs->format, "i")) k = PM_ARR_FIXED(a, int32_t, i);
-      else if (!strcmp(cs->format, "l")) k = PM_ARR_FIXED(a, int64_t, i);
-      else if (!strcmp(cs->format, "u")) {
-        int32_t n;
-        const uint8_t *p = pm_arr_bytes(a, i, &n);
-        k = (n == 2 && !memcmp(p, "+I", 2))   ? 0
-            : (n == 2 && !memcmp(p, "-U", 2)) ? 1
-            : (n == 2 && !memcmp(p, "+U", 2)) ? 2
-            : (n == 2 && !memcmp(p, "-D", 2)) ? 3
-                                              : -1;
-      } else
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND must be an integer or a string column");
-      if (k < 0 || k > 3)
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k,
-                       (long long)i);
-      kinds[i] = (int8_t)k;
-    }
-  }
-  return 0;
 }
 
 /* Rows of one partition-bucket of a batch and the store batch made of them. */
@@ -319,7 +284,7 @@ static int rt_write(void *p, const struct ArrowArray *batch, const struct ArrowS
   int rc =
       (!owned || !cols || (ctx->pk && !kinds)) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   if (rc == 0) rc = pm_trt_writer_bind(w, batch, schema, 1, cols, owned, err);
-  if (rc == 0 && ctx->pk) rc = read_kinds(batch, schema, kinds, err);
+  if (rc == 0 && ctx->pk) rc = pm_rt_read_kinds(batch, schema, kinds, err);
   if (rc == 0) rc = pm_trt_writer_route(w, cols, len, &r, err);
   if (rc == 0 && (!(groups = pm_calloc((size_t)r.ngroups, sizeof *groups)) ||
                   !(order = pm_calloc((size_t)r.ngroups, sizeof *order))))
@@ -417,74 +382,10 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
                                paimon_error *err) {
   *out = NULL;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
-  /* The writer's options, kept for the primary-key writer behind prepare. A
-   * prepare runs while other writers keep ingesting: unless told otherwise, its Parquet
-   * pages compress on the preparing thread and leave the other CPUs to ingestion. */
-  const char *ck = "parquet.compression.threads";
-  /* Stores are the context's, shared by its writers. The first writer's store options
-   * are adopted while no store exists yet; later ones must agree (or the option would be
-   * silently ignored). */
-  int src = 0;
-  pthread_mutex_lock(&ctx->reg_lock);
-  bool adopt = !ctx->stores_started && !ctx->writer_store_opts;
-  for (size_t i = 0; src == 0 && opts && i < paimon_options_count(opts); i++) {
-    const char *k, *v;
-    if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
-    if (strncmp(k, "realtime.store.", 15) != 0) continue;
-    const char *have = paimon_options_get(ctx->store_opts, k);
-    if (have && strcmp(have, v) == 0) continue;
-    if (adopt) {
-      ctx->writer_store_opts = true;
-      src = paimon_options_set(ctx->store_opts, k, v, err);
-      continue;
-    }
-    src = pm_fail(err, PAIMON_EINVAL,
-                  "writer option %s=%s: the real-time context's stores already use %s (stores are "
-                  "shared by every writer of a context and take store options from the first "
-                  "writer, before any write): set it in paimon_realtime_context_opts.options",
-                  k, v, have ? have : "the default");
-  }
-  pthread_mutex_unlock(&ctx->reg_lock);
-  if (src) return src;
-  /* Union reads merge memory rows with the table's delete handling (union_merge.c, as
-   * write_pk.c reads these keys); a writer dropping deletes or -U rows differently at
-   * prepare would change the answer at commit. So the writer's effective setting must
-   * be the table's. */
-  static const char *const del_keys[] = {"ignore-delete", "deduplicate.ignore-delete",
-                                         "partial-update.ignore-delete", "first-row.ignore-delete",
-                                         NULL};
-  static const char *const ub_keys[] = {"ignore-update-before", NULL};
-  const char *const *groups[] = {del_keys, ub_keys};
-  for (size_t g = 0; ctx->pk && opts && g < 2; g++) {
-    bool table_on = false, writer_on = false;
-    const char *given = NULL;
-    for (const char *const *k = groups[g]; *k; k++) {
-      const char *tv = pm_trt_opt(ctx->t, *k, "false"), *wv = paimon_options_get(opts, *k);
-      table_on |= strcasecmp(tv, "true") == 0;
-      writer_on |= strcasecmp(wv ? wv : tv, "true") == 0;
-      if (wv && !given) given = *k;
-    }
-    if (table_on != writer_on)
-      return pm_fail(err, PAIMON_EINVAL,
-                     "writer option %s=%s: a real-time writer must handle %s as the table does "
-                     "(%s), since union reads merge memory rows with the table's options: set "
-                     "it on the table",
-                     given, paimon_options_get(opts, given), g == 0 ? "deletes" : "-U rows",
-                     table_on ? "dropped" : "kept");
-  }
+  PM_TRY(pm_rt_adopt_store_options(ctx, opts, err));
+  if (ctx->pk) PM_TRY(pm_rt_check_delete_handling(ctx->t, opts, err));
   paimon_options *wo = NULL;
-  int orc = paimon_options_new(&wo, err);
-  for (size_t i = 0; orc == 0 && opts && i < paimon_options_count(opts); i++) {
-    const char *k = NULL, *v = NULL;
-    orc = paimon_options_entry(&k, &v, opts, i);
-    if (orc == 0) orc = paimon_options_set(wo, k, v, err);
-  }
-  if (orc == 0 && !paimon_options_get(wo, ck) && !pm_trt_opt(ctx->t, ck, NULL))
-    orc = paimon_options_set(wo, ck, "0", err);
-  if (orc) {
-    paimon_options_free(wo);
-    return orc;
-  }
+  PM_TRY(pm_rt_writer_options(&wo, ctx->t, opts, err));
   paimon_writer *w = NULL;
   int wrc = pm_trt_writer_new(&w, ctx->t, commit_user, wo, err);
   /* Refuse early what prepare could never commit (a writer option cannot change the
@@ -492,8 +393,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * record of a key by looking it up on disk at write time (Java 1.4.1
    * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
    * prepare does not do. */
-  if (wrc == 0 && ctx->pk &&
-      strcasecmp(pm_trt_opt(ctx->t, "merge-engine", "deduplicate"), "first-row") == 0)
+  if (wrc == 0 && ctx->pk && pm_rt_first_row_engine(ctx->t))
     wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                   "(prepare could not commit them); write it with paimon_writer_new instead",
@@ -521,8 +421,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->w = w;
   pthread_mutex_init(&rw->lock, NULL);
   rw->opts = wo;
-  const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
-  rw->replay = rp && strcmp(rp, "true") == 0;
+  rw->replay = pm_rt_skip_committed(opts);
   pm_trt_writer_set_ext(w, rw, rt_write, rt_writer_free);
   *out = w;
   return 0;

@@ -1,12 +1,12 @@
 /* realtime/store_create.c: creating the built-in store from a request (write schema,
  * key columns, options), releasing it, and the init helpers for plugin authors. */
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mergetree/mergetree.h"
+#include "realtime/rt_options.h"
 #include "realtime/store_internal.h"
 
 /* ---- create / release ----------------------------------------------------------------------- */
@@ -23,80 +23,11 @@ void pm_rts_release(paimon_realtime_store *s) {
   s->private_data = NULL;
 }
 
-int pm_rt_parse_memory_size(const char *text, int64_t *out) {
-  if (!text) return PAIMON_EINVAL;
-  const char *p = text;
-  while (isspace((unsigned char)*p)) p++;
-  if (!isdigit((unsigned char)*p)) return PAIMON_EINVAL;
-  uint64_t v = 0;
-  for (; isdigit((unsigned char)*p); p++) {
-    if (v > (UINT64_MAX - 9) / 10) return PAIMON_EINVAL;
-    v = v * 10 + (uint64_t)(*p - '0');
-  }
-  while (isspace((unsigned char)*p)) p++;
-  char unit[16];
-  size_t n = 0;
-  while (isalpha((unsigned char)*p)) {
-    if (n + 1 >= sizeof unit) return PAIMON_EINVAL;
-    unit[n++] = (char)tolower((unsigned char)*p++);
-  }
-  unit[n] = 0;
-  while (isspace((unsigned char)*p)) p++;
-  if (*p) return PAIMON_EINVAL;
-  static const struct {
-    const char *name;
-    int shift;
-  } units[] = {{"", 0},    {"b", 0},    {"bytes", 0},      {"k", 10},
-               {"kb", 10}, {"kib", 10}, {"kibibytes", 10}, {"m", 20},
-               {"mb", 20}, {"mib", 20}, {"mebibytes", 20}, {"g", 30},
-               {"gb", 30}, {"gib", 30}, {"gibibytes", 30}, {"t", 40},
-               {"tb", 40}, {"tib", 40}, {"tebibytes", 40}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    if (strcmp(unit, units[i].name) != 0) continue;
-    if (v == 0 || v > ((uint64_t)INT64_MAX >> units[i].shift)) return PAIMON_EINVAL;
-    *out = (int64_t)(v << units[i].shift);
-    return PAIMON_OK;
-  }
-  return PAIMON_EINVAL;
-}
-
 static bool sys_ok(const struct ArrowSchema *c, const char *name, const char *format) {
   return c && c->name && c->format && strcmp(c->name, name) == 0 && strcmp(c->format, format) == 0;
 }
 
 static size_t store_size(uint32_t version);
-
-/* The store's options (store_default.h lists them); absent ones keep their defaults. */
-static int store_options(rt_store *st, const paimon_options *opts, paimon_error *err) {
-  rt_shared *sh = st->sh;
-  if (!opts) return PAIMON_OK;
-  const char *v = paimon_options_get(opts, "realtime.store.max-memory");
-  if (v && pm_rt_parse_memory_size(v, &st->max_mem) != 0)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: realtime.store.max-memory must be a positive size like 64mb, got '%s'",
-                   sh->where, v);
-  v = paimon_options_get(opts, "realtime.store.max-pinned-memory");
-  if (v && pm_rt_parse_memory_size(v, &st->max_pinned) != 0)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: realtime.store.max-pinned-memory must be a positive size like 64mb, got "
-                   "'%s'",
-                   sh->where, v);
-  v = paimon_options_get(opts, "read.batch-size");
-  if (v) {
-    char *end;
-    long long bs = strtoll(v, &end, 10);
-    if (*end || end == v || bs <= 0 || bs > (1 << 24))
-      return pm_fail(err, PAIMON_EINVAL, "%s: read.batch-size must be 1..16777216, got '%s'",
-                     sh->where, v);
-    sh->batch_size = bs;
-  }
-  v = paimon_options_get(opts, "realtime.store.stats-mode");
-  if (v && strcmp(v, "none") == 0) sh->stats = false;
-  else if (v && strcmp(v, "full") != 0)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: realtime.store.stats-mode must be none or full, got '%s'", sh->where, v);
-  return PAIMON_OK;
-}
 
 /* The write schema's checks and copies: system columns first (_REALTIME_OFFSET, then for
  * primary keys _SEQUENCE_NUMBER and _VALUE_KIND), a deep copy for the streams, the ROW
@@ -195,19 +126,21 @@ static int rt_create(paimon_realtime_store_factory *f, const paimon_realtime_sto
   atomic_init(&sh->held, 0);
   sh->mode = req->mode;
   sh->nsys = req->mode == PAIMON_REALTIME_PRIMARY_KEY ? 3 : 1;
-  sh->batch_size = RT_DEFAULT_BATCH;
-  sh->stats = true;
   snprintf(sh->where, sizeof sh->where, "realtime store of partition '%s' bucket %d",
            req->partition ? req->partition : "", (int)req->bucket);
   st->sh = sh;
-  st->max_mem = PM_RT_DEFAULT_MAX_MEMORY;
-  st->max_pinned = -1; /* default: the write budget, set below */
   atomic_init(&st->committed, INT64_MIN);
   pthread_mutex_init(&st->mu, NULL);
   int rc = shared_set_schema(sh, req->write_schema, err);
   if (rc == 0 && sh->mode == PAIMON_REALTIME_PRIMARY_KEY) rc = shared_set_keys(sh, req, err);
-  if (rc == 0) rc = store_options(st, req->options, err);
-  if (rc == 0 && st->max_pinned < 0) st->max_pinned = st->max_mem;
+  pm_rt_store_opts o;
+  if (rc == 0) rc = pm_rt_store_options(&o, req->options, sh->where, err);
+  if (rc == 0) {
+    st->max_mem = o.max_memory;
+    st->max_pinned = o.max_pinned;
+    sh->batch_size = o.batch_size;
+    sh->stats = o.stats;
+  }
   if (rc == 0) rc = paimon_realtime_store_init(out, req->version, err);
   if (rc == 0 && !(st->building = pm_rts_seg_new(sh)))
     rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);

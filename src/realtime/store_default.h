@@ -27,6 +27,8 @@
 
 /* Default memory budget of one store. */
 #define PM_RT_DEFAULT_MAX_MEMORY ((int64_t)256 << 20)
+/* Rows per returned batch unless read.batch-size says otherwise. */
+#define PM_RT_DEFAULT_BATCH_SIZE 4096
 /* Sorted runs one primary-key segment keeps at most (small runs are merged on write). */
 #define PM_RT_MAX_RUNS 16
 

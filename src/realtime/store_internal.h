@@ -34,7 +34,6 @@
 #include "arrow/column.h"
 #include "realtime/store_default.h"
 
-#define RT_DEFAULT_BATCH 4096
 #define RT_MERGE_CHUNK 65536 /* rows per batch of a merged run */
 #define RT_CHUNK0 64         /* slots of an append segment's first chunk; chunk k has 64<<k */
 #define RT_NCHUNKS 40

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "mergetree/compact.h"
+#include "realtime/rt_options.h"
 #include "table/table_rt.h"
 
 /* ---- a stream of one batch ---------------------------------------------------------- */
@@ -117,11 +118,6 @@ typedef struct row_ref {
 static int cmp_ref(const void *a, const void *b) {
   const row_ref *x = a, *y = b;
   return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static bool opt_true(paimon_table *t, const char *key) {
-  const char *v = pm_trt_opt(t, key, "false");
-  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
 }
 
 /* Everything one reduction needs, shared by the segments of one call. */
@@ -291,12 +287,12 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
                           s->nprimary_keys, (const char *const *)s->option_keys,
                           (const char *const *)s->option_values, s->noptions, err));
   PM_TRY(pm_mt_reducer_new(&u->red, u->engine, err));
-  u->ignore_delete = opt_true(t, "ignore-delete") || opt_true(t, "deduplicate.ignore-delete") ||
-                     opt_true(t, "partial-update.ignore-delete") ||
-                     opt_true(t, "first-row.ignore-delete");
-  u->ignore_ub = opt_true(t, "ignore-update-before");
+  pm_rt_merge_opts mo;
+  pm_rt_merge_options(t, &mo);
+  u->ignore_delete = mo.ignore_delete;
+  u->ignore_ub = mo.ignore_ub;
   u->dedup_last = pm_mt_engine_kind_of(u->engine) == PM_MT_DEDUPLICATE && !u->ignore_delete;
-  u->seq_asc = strcmp(pm_trt_opt(t, "sequence.field.sort-order", "ascending"), "descending") != 0;
+  u->seq_asc = mo.seq_asc;
   return 0;
 }
 
