@@ -10,6 +10,7 @@
 #include "mergetree/mergetree.h"
 #include "table/table_rt.h"
 #include "util/util.h"
+#include "util/vec.h"
 
 int pm_rt_key_cmp(const pm_type *const *types, const int32_t *cols, int32_t nkeys,
                   const struct ArrowArray *batch, int64_t i, const struct ArrowArray *keys,
@@ -28,7 +29,7 @@ int pm_rt_key_cmp(const pm_type *const *types, const int32_t *cols, int32_t nkey
 typedef struct vec_stream {
   pm_type *type;
   struct ArrowArray *v;
-  size_t n, pos;
+  size_t n, pos, cap;
   char err[sizeof(((paimon_error *)0)->message)];
 } vec_stream;
 
@@ -76,14 +77,7 @@ typedef struct stream_list {
 
 static int collect(void *payload, struct ArrowArrayStream *stream) {
   stream_list *l = payload;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 4;
-    struct ArrowArrayStream *nv = pm_realloc(l->v, cap * sizeof *nv);
-    if (!nv) return PAIMON_ENOMEM;
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = *stream;
+  if (pm_vec_push(l, *stream)) return PAIMON_ENOMEM;
   stream->release = NULL; /* moved */
   return PAIMON_OK;
 }
@@ -247,14 +241,11 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
     struct ArrowArray o;
     rc = pm_trt_array_make_struct(kids, nout, nsel, &o, err);
     if (rc) break;
-    struct ArrowArray *nv = pm_realloc(vs->v, (vs->n + 1) * sizeof *nv);
-    if (!nv) {
+    if (pm_vec_push(vs, o)) {
       pm_array_release(&o);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    vs->v = nv;
-    vs->v[vs->n++] = o;
   }
   pm_free(sel);
   pm_free(kids);

@@ -7,6 +7,7 @@
 
 #include "arrow/column.h"
 #include "realtime/rt_internal.h"
+#include "util/vec.h"
 
 /* ---- prepare ------------------------------------------------------------------- */
 
@@ -20,7 +21,7 @@ typedef struct rt_range {
 
 struct paimon_realtime_progress {
   paimon_commit_messages *msgs;
-  size_t nranges;
+  size_t nranges, capranges;
   rt_range *ranges;
 };
 
@@ -35,20 +36,14 @@ void paimon_realtime_progress_free(paimon_realtime_progress *p) {
   pm_free(p);
 }
 
-typedef struct stream_vec {
-  struct ArrowArrayStream *v;
-  size_t n;
-} stream_vec;
+typedef PM_VEC(struct ArrowArrayStream) stream_vec;
 
 static int collect_stream(void *payload, struct ArrowArrayStream *s) {
   stream_vec *sv = payload;
-  struct ArrowArrayStream *nv = pm_realloc(sv->v, (sv->n + 1) * sizeof *nv);
-  if (!nv) {
+  if (pm_vec_push(sv, *s)) {
     s->release(s);
     return PAIMON_ENOMEM;
   }
-  sv->v = nv;
-  sv->v[sv->n++] = *s;
   s->release = NULL;
   return 0;
 }
@@ -56,8 +51,7 @@ static int collect_stream(void *payload, struct ArrowArrayStream *s) {
 static void streams_free(stream_vec *sv) {
   for (size_t i = 0; i < sv->n; i++)
     if (sv->v[i].release) sv->v[i].release(&sv->v[i]);
-  pm_free(sv->v);
-  memset(sv, 0, sizeof *sv);
+  pm_vec_free(sv);
 }
 
 /* Records a seal at `end` (under the store's wlock, so that no view sees the sealed
@@ -65,15 +59,8 @@ static void streams_free(stream_vec *sv) {
 static int add_bound(rt_store *s, int64_t end, paimon_error *err) {
   int rc = 0;
   pthread_mutex_lock(&s->bound_lock);
-  if (s->nbounds == s->capbounds) {
-    int32_t nc = s->capbounds ? s->capbounds * 2 : 8;
-    int64_t *nv = pm_realloc(s->bounds, (size_t)nc * sizeof *nv);
-    if (nv) {
-      s->bounds = nv;
-      s->capbounds = nc;
-    }
-  }
-  if (s->nbounds < s->capbounds) s->bounds[s->nbounds++] = end;
+  if (pm_grow(&s->bounds, &s->capbounds, (size_t)s->nbounds + 1) == 0)
+    s->bounds[s->nbounds++] = end;
   else rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pthread_mutex_unlock(&s->bound_lock);
   return rc;
@@ -150,8 +137,9 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
   int32_t nc = st->nfields;
   struct ArrowArray *batches = NULL;
   int32_t nb = 0;
+  size_t capb = 0, capr = 0;
   seq_ref *refs = NULL;
-  int64_t nrefs = 0, cap = 0;
+  int64_t nrefs = 0;
   int rc = 0;
   for (size_t k = 0; k < sv->n && rc == 0; k++) {
     struct ArrowArrayStream *stm = &sv->v[k];
@@ -171,24 +159,15 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
                      (long long)b.n_children, (int)nc);
         break;
       }
-      struct ArrowArray *nbv = pm_realloc(batches, (size_t)(nb + 1) * sizeof *nbv);
-      if (!nbv) {
+      if (pm_grow(&batches, &capb, (size_t)nb + 1)) {
         b.release(&b);
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
       }
-      batches = nbv;
       batches[nb] = b;
-      for (int64_t i = 0; i < b.length; i++) {
-        if (nrefs == cap) {
-          cap = cap ? cap * 2 : 4096;
-          seq_ref *nr = pm_realloc(refs, (size_t)cap * sizeof *nr);
-          if (!nr) {
-            rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-            break;
-          }
-          refs = nr;
-        }
+      if (pm_grow(&refs, &capr, (size_t)(nrefs + b.length)))
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      for (int64_t i = 0; rc == 0 && i < b.length; i++) {
         refs[nrefs].seq = PM_ARR_FIXED(b.children[1], int64_t, i);
         refs[nrefs].batch = nb;
         refs[nrefs].row = i;
@@ -301,12 +280,10 @@ int paimon_realtime_prepare_commit(paimon_realtime_progress **out, paimon_writer
         rc = pm_trt_writer_take_bucket(rw->w, s->partition, s->plen, s->bucket, pg->msgs, err);
     }
     if (rc == 0) {
-      rt_range *nr = pm_realloc(pg->ranges, (pg->nranges + 1) * sizeof *nr);
-      if (!nr) {
+      if (pm_grow(&pg->ranges, &pg->capranges, pg->nranges + 1)) {
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
       }
-      pg->ranges = nr;
       rt_range *rg = &pg->ranges[pg->nranges++];
       memset(rg, 0, sizeof *rg);
       rg->partition = pm_malloc(s->plen ? s->plen : 1);

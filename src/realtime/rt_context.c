@@ -453,16 +453,10 @@ int pm_rt_get_store(paimon_realtime_context *ctx, const uint8_t *part, size_t pl
       return 0;
     }
   }
-  if (ctx->nstores == ctx->cap) {
-    size_t nc = ctx->cap ? ctx->cap * 2 : 16;
-    rt_store **nv = pm_realloc(ctx->stores, nc * sizeof *nv);
-    if (!nv) {
-      pthread_mutex_unlock(&ctx->reg_lock);
-      pm_rt_store_unref(s);
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
-    ctx->stores = nv;
-    ctx->cap = nc;
+  if (pm_grow(&ctx->stores, &ctx->cap, ctx->nstores + 1)) {
+    pthread_mutex_unlock(&ctx->reg_lock);
+    pm_rt_store_unref(s);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   ctx->stores[ctx->nstores++] = s;
   atomic_fetch_add(&s->refs, 1); /* the registry's reference + the caller's */

@@ -36,7 +36,8 @@ typedef struct rt_store {
    * readers take without waiting for writes. */
   pthread_mutex_t bound_lock;
   int64_t *bounds;
-  int32_t nbounds, capbounds;
+  int32_t nbounds;
+  size_t capbounds;
 } rt_store;
 
 struct paimon_realtime_context {
@@ -70,7 +71,7 @@ typedef struct rt_writer {
    * another (ingestion continues during prepare) */
   pthread_mutex_t lock;
   rt_store **touched;
-  size_t ntouched;
+  size_t ntouched, captouched;
   atomic_bool failed;
   bool replay;             /* realtime.write.skip-committed: drop rows already committed */
   struct pm_pk_writer *pk; /* primary key: level-0 writer for sealed rows */

@@ -9,6 +9,8 @@
 #include "mergetree/mergetree.h"
 #include "realtime/rt_internal.h"
 #include "realtime/rt_options.h"
+#include "util/sort.h"
+#include "util/vec.h"
 
 static void rt_writer_free(void *p) {
   rt_writer *rw = p;
@@ -27,11 +29,8 @@ static int touch(rt_writer *rw, rt_store *s) {
   bool have = false;
   for (size_t i = 0; i < rw->ntouched && !have; i++) have = rw->touched[i] == s;
   if (!have) {
-    rt_store **nv = pm_realloc(rw->touched, (rw->ntouched + 1) * sizeof *nv);
-    if (!nv) {
-      rc = PAIMON_ENOMEM;
-    } else {
-      rw->touched = nv;
+    rc = pm_grow(&rw->touched, &rw->captouched, rw->ntouched + 1);
+    if (rc == 0) {
       atomic_fetch_add(&s->refs, 1);
       rw->touched[rw->ntouched++] = s;
     }
@@ -66,26 +65,9 @@ static int cmp_rows(const sort_ctx *sc, int64_t a, int64_t b) {
   return (a > b) - (a < b);
 }
 
-static void merge_sort(const sort_ctx *sc, int64_t *v, int64_t *tmp, int64_t n) {
-  if (n < 2) return;
-  if (n <= 16) {
-    for (int64_t i = 1; i < n; i++)
-      for (int64_t j = i; j > 0 && cmp_rows(sc, v[j - 1], v[j]) > 0; j--) {
-        int64_t x = v[j];
-        v[j] = v[j - 1];
-        v[j - 1] = x;
-      }
-    return;
-  }
-  int64_t h = n / 2;
-  merge_sort(sc, v, tmp, h);
-  merge_sort(sc, v + h, tmp, n - h);
-  int64_t i = 0, j = h, k = 0;
-  while (i < h && j < n) tmp[k++] = cmp_rows(sc, v[j], v[i]) < 0 ? v[j++] : v[i++];
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, (size_t)n * sizeof *v);
-}
+static bool row_less(const sort_ctx *sc, int64_t a, int64_t b) { return cmp_rows(sc, a, b) < 0; }
+
+PM_STABLE_SORT_DEFINE(sort_rows, int64_t, const sort_ctx, row_less)
 
 /* A store that can reserve capacity (ABI version 2 with both slots). */
 static bool can_reserve(const rt_store *s) { return s->store.version >= 2 && s->store.reserve; }
@@ -133,7 +115,7 @@ static int build_group(rt_writer *rw, group_rows *gr, const struct ArrowArray *o
       sc.keys[k] = cols[f];
       sc.types[k] = row->fields[f].type;
     }
-    if (rc == 0) merge_sort(&sc, gr->rows, tmp, gr->n);
+    if (rc == 0) sort_rows(&sc, gr->rows, tmp, (size_t)gr->n);
     pm_free(sc.keys);
     pm_free(sc.types);
     pm_free(tmp);

@@ -4,6 +4,7 @@
 
 #include "realtime/lookup.h"
 #include "realtime/store_internal.h"
+#include "util/vec.h"
 
 /* ---- key lookups (ABI version 3) ------------------------------------------------------------ */
 
@@ -65,7 +66,8 @@ int pm_rts_lookup(paimon_realtime_store *s, const paimon_realtime_view *view, in
     const rt_run *run = v->runs[r];
     if (run->hi < from_offset || run->n == 0) continue;
     rt_batch **list = NULL;
-    int64_t *ranges = NULL, n = 0, cap = 0;
+    int64_t *ranges = NULL, n = 0;
+    size_t lcap = 0, rcap = 0;
     int32_t bi = 0;
     int64_t row = 0;
     for (int64_t k = 0; rc == 0 && k < keys->length && bi < run->n; k++) {
@@ -81,16 +83,9 @@ int pm_rts_lookup(paimon_realtime_store *s, const paimon_realtime_view *view, in
           ranges[2 * n - 1] = b1; /* adjacent keys: one slice */
           continue;
         }
-        if (n == cap) {
-          cap = cap ? 2 * cap : 8;
-          rt_batch **nl = pm_realloc(list, (size_t)cap * sizeof *nl);
-          int64_t *nr = nl ? pm_realloc(ranges, (size_t)cap * 2 * sizeof *nr) : NULL;
-          if (nl) list = nl;
-          if (nr) ranges = nr;
-          if (!nl || !nr) {
-            rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
-            break;
-          }
+        if (pm_grow(&list, &lcap, (size_t)n + 1) || pm_grow(&ranges, &rcap, 2 * ((size_t)n + 1))) {
+          rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", sh->where);
+          break;
         }
         list[n] = run->b[j];
         ranges[2 * n] = b0;

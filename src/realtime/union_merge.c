@@ -19,6 +19,7 @@
 #include "mergetree/compact.h"
 #include "realtime/rt_options.h"
 #include "table/table_rt.h"
+#include "util/vec.h"
 
 /* ---- a stream of one batch ---------------------------------------------------------- */
 
@@ -91,18 +92,11 @@ static int drain_sink(void *payload, struct ArrowArrayStream *s) {
       break;
     }
     if (!b.release) break;
-    if (bv->n == bv->cap) {
-      size_t nc = bv->cap ? bv->cap * 2 : 16;
-      struct ArrowArray *nv = pm_realloc(bv->v, nc * sizeof *nv);
-      if (!nv) {
-        b.release(&b);
-        rc = PAIMON_ENOMEM;
-        break;
-      }
-      bv->v = nv;
-      bv->cap = nc;
+    if (pm_vec_push(bv, b)) {
+      b.release(&b);
+      rc = PAIMON_ENOMEM;
+      break;
     }
-    bv->v[bv->n++] = b;
   }
   s->release(s);
   if (rc && !bv->rc) bv->rc = rc;
