@@ -19,65 +19,12 @@
 #include <strings.h>
 
 #include "mergetree/compact.h"
+#include "meta/kv_layout.h"
 #include "table/layout_options.h"
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
 
-#define KEY_FIELD_ID_START 1073741823
-#define SEQUENCE_NUMBER_ID 2147483646
-#define VALUE_KIND_ID 2147483645
 #define FLUSH_CHUNK 16384
-
-/* ---- small vectors -------------------------------------------------------------------- */
-
-typedef struct dfvec {
-  pm_data_file *v;
-  size_t n, cap;
-} dfvec;
-
-static int dfvec_reserve(dfvec *d) {
-  if (d->n < d->cap) return 0;
-  size_t nc = d->cap ? d->cap * 2 : 8;
-  pm_data_file *nv = pm_realloc(d->v, nc * sizeof *nv);
-  if (!nv) return PAIMON_ENOMEM;
-  d->v = nv;
-  d->cap = nc;
-  return 0;
-}
-
-static int dfvec_copy(dfvec *d, const pm_data_file *f) {
-  if (dfvec_reserve(d)) return PAIMON_ENOMEM;
-  memset(&d->v[d->n], 0, sizeof *d->v);
-  if (pm_data_file_copy(&d->v[d->n], f)) return PAIMON_ENOMEM;
-  d->n++;
-  return 0;
-}
-
-static int dfvec_move(dfvec *d, pm_data_file *f) {
-  if (dfvec_reserve(d)) return PAIMON_ENOMEM;
-  d->v[d->n++] = *f;
-  memset(f, 0, sizeof *f);
-  return 0;
-}
-
-static void dfvec_remove(dfvec *d, size_t i) {
-  pm_data_file_clear(&d->v[i]);
-  memmove(&d->v[i], &d->v[i + 1], (d->n - i - 1) * sizeof *d->v);
-  d->n--;
-}
-
-static void dfvec_clear(dfvec *d) {
-  for (size_t i = 0; i < d->n; i++) pm_data_file_clear(&d->v[i]);
-  pm_free(d->v);
-  memset(d, 0, sizeof *d);
-}
-
-static ssize_t dfvec_find(const dfvec *d, const char *name, int32_t level) {
-  for (size_t i = 0; i < d->n; i++)
-    if ((level < 0 || d->v[i].level == level) && strcmp(d->v[i].file_name, name) == 0)
-      return (ssize_t)i;
-  return -1;
-}
 
 /* ---- writer state --------------------------------------------------------------------- */
 
@@ -99,7 +46,7 @@ typedef struct pk_bucket {
   int64_t frozen_n, frozen_base;
   size_t frozen_bytes;
   pm_mt_levels levels;
-  dfvec new_files, cbefore, cafter;
+  pm_dfvec new_files, cbefore, cafter;
   pk_task *task;
   int compact_rc;
   char compact_msg[512];
@@ -124,18 +71,10 @@ struct pm_pk_writer {
   pm_type *kv_type;
   pm_mt_keycmp kc;
   pm_mt_engine *engine;
-  int32_t num_buckets;
-  pm_format_kind format;
-  const char *ext;
+  pm_core_options co; /* the table's options under the writer's (parsed once) */
   pm_format_write_opts wopts;
-  int64_t target_file_size, buffer_size, min_file_size;
-  int32_t stats_trunc;
-  const char *default_part;
-  bool legacy_part;
-  const char *file_prefix;
+  int64_t min_file_size; /* files below it join compaction (target * small-file-ratio) */
   pm_mt_pick_opts pick;
-  int32_t num_levels, stop_trigger;
-  bool write_only, force_compact, ignore_delete, ignore_ub;
   pk_bucket **bs;
   size_t nb;
   size_t total_buf;
@@ -162,7 +101,7 @@ struct pk_task {
   size_t ninputs;
   pm_data_file *inputs;
   pm_mt_plan plan;
-  dfvec before, after;
+  pm_dfvec before, after;
   char **written; /* paths of rewritten outputs (deleted when the task is dropped) */
   size_t nwritten;
   int rc;
@@ -190,7 +129,7 @@ typedef struct kvw {
   int64_t rows, min_seq, max_seq, del_rows;
   pm_buf min_key, max_key;
   pm_col_acc *kacc, *vacc;
-  dfvec files;
+  pm_dfvec files;
   char **paths;
   size_t npaths;
 } kvw;
@@ -229,7 +168,7 @@ static void kvw_abort(kvw *o) {
   pm_free(o->paths);
   pm_free(o->path);
   pm_free(o->name);
-  dfvec_clear(&o->files);
+  pm_dfvec_clear(&o->files);
   if (o->kacc && o->vacc) kvw_reset_accs(o);
   pm_free(o->kacc);
   pm_free(o->vacc);
@@ -286,7 +225,7 @@ static int kvw_finish_file(kvw *o, paimon_error *err) {
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   rc = pm_stats_build(w->key_type, o->kacc, 0, &f.key_stats, err);
-  if (rc == 0) rc = pm_stats_build(w->row, o->vacc, w->stats_trunc, &f.value_stats, err);
+  if (rc == 0) rc = pm_stats_build(w->row, o->vacc, w->co.stats_truncate, &f.value_stats, err);
   if (rc) {
     pm_data_file_clear(&f);
     return rc;
@@ -301,7 +240,7 @@ static int kvw_finish_file(kvw *o, paimon_error *err) {
   f.nvalue_stats_cols = -1;
   f.first_row_id = PM_NULL_I64;
   f.nwrite_cols = -1;
-  if (dfvec_move(&o->files, &f)) {
+  if (pm_dfvec_move(&o->files, &f)) {
     pm_data_file_clear(&f);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
@@ -316,10 +255,11 @@ static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *
   int32_t nk = w->nkeys;
   if (!o->fw) {
     long long id = atomic_fetch_add(&w->counter, 1);
-    o->name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid, id, w->ext);
+    o->name = pm_asprintf("%s%s-%lld.%s", w->co.data_file_prefix, w->uuid, id, w->co.file_ext);
     if (!o->name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     PM_TRY(pm_table_data_path(w->t, o->part_path, o->bucket, o->name, NULL, &o->path, err));
-    PM_TRY(pm_format_create(&o->fw, w->format, w->t->fs, o->path, w->kv_type, &w->wopts, err));
+    PM_TRY(
+        pm_format_create(&o->fw, w->co.file_format, w->t->fs, o->path, w->kv_type, &w->wopts, err));
     o->rows = o->del_rows = 0;
     o->min_seq = INT64_MAX;
     o->max_seq = INT64_MIN;
@@ -354,48 +294,11 @@ static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *
   int rc = o->fw->ops->write(o->fw, &view, err);
   if (rc) return pm_fail_ctx(err, rc, "%s", o->path);
   o->rows += len;
-  if (o->fw->ops->estimated_size(o->fw) >= w->target_file_size) PM_TRY(kvw_finish_file(o, err));
+  if (o->fw->ops->estimated_size(o->fw) >= w->co.target_file_size) PM_TRY(kvw_finish_file(o, err));
   return 0;
 }
 
-/* ---- options ---------------------------------------------------------------------------- */
-
-static const char *wopt(const pm_pk_writer *w, const paimon_options *o, const char *key,
-                        const char *def) {
-  const char *v = o ? paimon_options_get(o, key) : NULL;
-  return v ? v : pm_table_opt(w->t, key, def);
-}
-
-static int opt_int(const pm_pk_writer *w, const paimon_options *o, const char *key, long def,
-                   long lo, int32_t *out, paimon_error *err) {
-  const char *v = wopt(w, o, key, NULL);
-  if (!v) {
-    *out = (int32_t)def;
-    return 0;
-  }
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (*end || end == v || x < lo || x > INT32_MAX)
-    return pm_fail(err, PAIMON_EINVAL, "%s: invalid value '%s' for option %s", w->t->path, v, key);
-  *out = (int32_t)x;
-  return 0;
-}
-
-static bool opt_true(const pm_pk_writer *w, const paimon_options *o, const char *key) {
-  const char *v = wopt(w, o, key, "false");
-  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
-}
-
-static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t, bool not_null,
-                     paimon_error *err) {
-  pm_type *c = pm_type_clone(t);
-  if (c && not_null) c->nullable = false;
-  if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  return 0;
-}
+/* ---- options and keys ------------------------------------------------------------------ */
 
 static void pk_worker_stop(pm_pk_writer *w);
 static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_uncommitted);
@@ -427,6 +330,60 @@ void pm_pk_writer_free(pm_pk_writer *w) {
   pm_free(w);
 }
 
+/* The trimmed primary key (primary key minus partition keys: Java's
+ * TableSchema.trimmedPrimaryKeys), the KeyValue file type and the bucket key. */
+static int bind_keys(pm_pk_writer *w, paimon_error *err) {
+  const pm_schema *s = w->schema;
+  w->key_idx = pm_calloc((size_t)s->nprimary_keys + 1, sizeof(int32_t));
+  w->key_types = pm_calloc((size_t)s->nprimary_keys + 1, sizeof(pm_type *));
+  if (!w->key_idx || !w->key_types) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  char *trimmed[256];
+  for (int32_t k = 0; k < s->nprimary_keys; k++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < s->npartition_keys; p++)
+      if (strcmp(s->primary_keys[k], s->partition_keys[p]) == 0) is_part = true;
+    if (is_part) continue;
+    int f = pm_row_find(w->row, s->primary_keys[k]);
+    if (f < 0 || w->nkeys >= 256)
+      return pm_fail(err, PAIMON_EINVAL, "%s: primary key '%s' is not a column", w->t->path,
+                     s->primary_keys[k]);
+    if (!pm_mt_type_comparable(w->row->fields[f].type))
+      return pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "%s: primary key '%s' has a type that cannot be ordered", w->t->path,
+                     s->primary_keys[k]);
+    trimmed[w->nkeys] = s->primary_keys[k];
+    w->key_idx[w->nkeys++] = f;
+  }
+  if (w->nkeys == 0)
+    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: primary key equals the partition keys",
+                   w->t->path);
+  PM_TRY(pm_kv_row_type(w->row, w->key_idx, w->nkeys, &w->kv_type, &w->key_type, err));
+  for (int32_t k = 0; k < w->nkeys; k++) w->key_types[k] = w->key_type->fields[k].type;
+  w->kc.n = w->nkeys;
+  w->kc.types = w->key_types;
+  if (w->co.bucket_key)
+    return pm_sub_row_list(w->row, w->co.bucket_key, &w->bkey_type, &w->bkey_idx, err);
+  return pm_sub_row(w->row, trimmed, w->nkeys, &w->bkey_type, &w->bkey_idx, err);
+}
+
+/* Options (validated once) and what follows from them: refusals, file writer options,
+ * compaction picking. */
+static int apply_options(pm_pk_writer *w, const paimon_options *opts, paimon_error *err) {
+  const paimon_table *t = w->t;
+  PM_TRY(pm_check_writer_options(t, opts, err));
+  PM_TRY(pm_core_options_parse(&w->co, t->schema, opts, t->path, err));
+  if (t->schema->nprimary_keys <= 0)
+    return pm_fail(err, PAIMON_EINVAL, "%s: not a primary-key table", t->path);
+  /* modes whose layout or compaction this writer cannot reproduce */
+  PM_TRY(pm_core_check_pk_write(&w->co, t->path, err));
+  pm_core_format_write_opts(&w->co, &w->wopts);
+  w->min_file_size = (int64_t)((double)w->co.target_file_size * w->co.small_file_ratio);
+  w->pick.trigger = w->co.compaction_trigger;
+  w->pick.max_size_amp = w->co.max_size_amp;
+  w->pick.size_ratio = w->co.size_ratio;
+  return 0;
+}
+
 int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *commit_user,
                      const paimon_options *opts, paimon_error *err) {
   *out = NULL;
@@ -439,6 +396,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   w->schema = t->schema;
   w->row = t->schema->row;
   w->nf = w->row->nfields;
+  w->plan_snap = -1;
   atomic_init(&w->counter, 0);
   int rc = 0;
   char user[37];
@@ -452,226 +410,17 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  PM_CHECK(pm_check_writer_options(t, opts, err), fail);
   const pm_schema *s = t->schema;
-  if (s->nprimary_keys <= 0) {
-    rc = pm_fail(err, PAIMON_EINVAL, "%s: not a primary-key table", t->path);
-    goto fail;
-  }
-  /* modes whose layout or compaction this writer cannot reproduce */
-  {
-    const char *bucket = wopt(w, opts, "bucket", "-1");
-    char *end;
-    long nb = strtol(bucket, &end, 10);
-    if (*end || end == bucket || nb == 0 || nb < -2 || nb > INT32_MAX) {
-      rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid bucket option '%s'", t->path, bucket);
-      goto fail;
-    }
-    if (nb == -1) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: bucket=-1 (dynamic bucket mode) is not supported for primary-key writes; "
-                   "set a fixed 'bucket' count",
-                   t->path);
-      goto fail;
-    }
-    if (nb == -2) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: bucket=-2 (postpone bucket mode) is not supported", t->path);
-      goto fail;
-    }
-    w->num_buckets = (int32_t)nb;
-  }
-  {
-    const char *bf = wopt(w, opts, "bucket-function.type", "default");
-    const char *engine = wopt(w, opts, "merge-engine", "deduplicate");
-    const char *cp = wopt(w, opts, "changelog-producer", "none");
-    if (strcasecmp(bf, "default") != 0) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported",
-                   t->path, bf);
-      goto fail;
-    }
-    if (strcasecmp(engine, "first-row") == 0) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: merge-engine=first-row needs lookup compaction, which is not supported yet",
-                   t->path);
-      goto fail;
-    }
-    if (strcasecmp(cp, "none") != 0) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: changelog-producer=%s is not supported yet (only 'none')", t->path, cp);
-      goto fail;
-    }
-    static const char *const refused_true[] = {"deletion-vectors.enabled", "data-file.thin-mode",
-                                               "force-lookup", "row-tracking.enabled",
-                                               "data-evolution.enabled"};
-    for (size_t i = 0; i < sizeof refused_true / sizeof *refused_true; i++)
-      if (opt_true(w, opts, refused_true[i])) {
-        rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "%s: writing primary-key tables with %s=true is not supported yet", t->path,
-                     refused_true[i]);
-        goto fail;
-      }
-    static const char *const refused_set[] = {
-        "full-compaction.delta-commits",   "rowkind.field",
-        "record-level.expire-time",        "compaction.optimization-interval",
-        "compaction.total-size-threshold", "file.format.per.level",
-        "sequence.snapshot-ordering"};
-    for (size_t i = 0; i < sizeof refused_set / sizeof *refused_set; i++) {
-      const char *v = wopt(w, opts, refused_set[i], NULL);
-      if (v && *v && strcmp(v, "false") != 0) {
-        rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "%s: option %s=%s is not supported for primary-key writes yet", t->path,
-                     refused_set[i], v);
-        goto fail;
-      }
-    }
-  }
+  PM_CHECK(apply_options(w, opts, err), fail);
   PM_CHECK(
       pm_sub_row(w->row, s->partition_keys, s->npartition_keys, &w->part_type, &w->part_idx, err),
       fail);
-  /* trimmed primary key: primary key minus partition keys */
-  w->key_type = pm_type_new_row(false);
-  w->kv_type = pm_type_new_row(false);
-  w->key_idx = pm_calloc((size_t)s->nprimary_keys + 1, sizeof(int32_t));
-  w->key_types = pm_calloc((size_t)s->nprimary_keys + 1, sizeof(pm_type *));
-  if (!w->key_type || !w->kv_type || !w->key_idx || !w->key_types) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto fail;
-  }
-  char *trimmed[256];
-  for (int32_t k = 0; k < s->nprimary_keys; k++) {
-    bool is_part = false;
-    for (int32_t p = 0; p < s->npartition_keys; p++)
-      if (strcmp(s->primary_keys[k], s->partition_keys[p]) == 0) is_part = true;
-    if (is_part) continue;
-    int f = pm_row_find(w->row, s->primary_keys[k]);
-    if (f < 0 || w->nkeys >= 256) {
-      rc = pm_fail(err, PAIMON_EINVAL, "%s: primary key '%s' is not a column", t->path,
-                   s->primary_keys[k]);
-      goto fail;
-    }
-    if (!pm_mt_type_comparable(w->row->fields[f].type)) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: primary key '%s' has a type that cannot be ordered", t->path,
-                   s->primary_keys[k]);
-      goto fail;
-    }
-    char *name = pm_asprintf("_KEY_%s", w->row->fields[f].name);
-    if (!name) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-    rc = add_field(w->key_type, KEY_FIELD_ID_START + w->row->fields[f].id, name,
-                   w->row->fields[f].type, true, err);
-    if (rc == 0)
-      rc = add_field(w->kv_type, KEY_FIELD_ID_START + w->row->fields[f].id, name,
-                     w->row->fields[f].type, true, err);
-    pm_free(name);
-    if (rc) goto fail;
-    trimmed[w->nkeys] = s->primary_keys[k];
-    w->key_idx[w->nkeys++] = f;
-  }
-  if (w->nkeys == 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: primary key equals the partition keys", t->path);
-    goto fail;
-  }
-  for (int32_t k = 0; k < w->nkeys; k++) w->key_types[k] = w->key_type->fields[k].type;
-  w->kc.n = w->nkeys;
-  w->kc.types = w->key_types;
-  {
-    pm_type *seq = pm_type_new(PM_BIGINT, false);
-    if (!seq || pm_type_row_add(w->kv_type, SEQUENCE_NUMBER_ID, "_SEQUENCE_NUMBER", seq)) {
-      pm_type_free(seq);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-    pm_type *kind = pm_type_new(PM_TINYINT, false);
-    if (!kind || pm_type_row_add(w->kv_type, VALUE_KIND_ID, "_VALUE_KIND", kind)) {
-      pm_type_free(kind);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-    for (int32_t f = 0; f < w->nf; f++)
-      PM_CHECK(add_field(w->kv_type, w->row->fields[f].id, w->row->fields[f].name,
-                         w->row->fields[f].type, false, err),
-               fail);
-  }
-  {
-    const char *bk = wopt(w, opts, "bucket-key", NULL);
-    if (bk && *bk) {
-      char *copy = pm_strdup(bk);
-      char *names[64];
-      int32_t nn = 0;
-      char *save = NULL;
-      for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && nn < 64;
-           tok = strtok_r(NULL, ",", &save)) {
-        while (*tok == ' ') tok++;
-        names[nn++] = tok;
-      }
-      rc = copy ? pm_sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err)
-                : pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      pm_free(copy);
-      if (rc) goto fail;
-    } else {
-      PM_CHECK(pm_sub_row(w->row, trimmed, w->nkeys, &w->bkey_type, &w->bkey_idx, err), fail);
-    }
-  }
+  PM_CHECK(bind_keys(w, err), fail);
   PM_CHECK(pm_mt_engine_new(&w->engine, w->row, (const char *const *)s->primary_keys,
                             s->nprimary_keys, (const char *const *)s->option_keys,
                             (const char *const *)s->option_values, s->noptions, err),
            fail);
   PM_CHECK(pm_mt_reducer_new(&w->red, w->engine, err), fail);
-  const char *fmt = wopt(w, opts, "file.format", "parquet");
-  PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
-  w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
-  pm_format_write_opts_default(&w->wopts);
-  w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
-  w->wopts.compression_level =
-      (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
-  w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads =
-      (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
-  w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "128mb"), 128LL << 20);
-  w->buffer_size = pm_parse_size(wopt(w, opts, "write-buffer-size", "256mb"), 256LL << 20);
-  {
-    double ratio = strtod(wopt(w, opts, "compaction.small-file-ratio", "0.7"), NULL);
-    if (!(ratio > 0 && ratio <= 1)) ratio = 0.7;
-    w->min_file_size = (int64_t)((double)w->target_file_size * ratio);
-  }
-  const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
-  if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
-  else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;
-  else {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
-                 t->path, sm);
-    goto fail;
-  }
-  PM_CHECK(opt_int(w, opts, "num-sorted-run.compaction-trigger", 5, 1, &w->pick.trigger, err),
-           fail);
-  PM_CHECK(opt_int(w, opts, "num-sorted-run.stop-trigger", w->pick.trigger + 3, 1, &w->stop_trigger,
-                   err),
-           fail);
-  if (w->stop_trigger < w->pick.trigger) w->stop_trigger = w->pick.trigger;
-  PM_CHECK(opt_int(w, opts, "num-levels", w->pick.trigger + 1, 2, &w->num_levels, err), fail);
-  PM_CHECK(opt_int(w, opts, "compaction.max-size-amplification-percent", 200, 0,
-                   &w->pick.max_size_amp, err),
-           fail);
-  PM_CHECK(opt_int(w, opts, "compaction.size-ratio", 1, 0, &w->pick.size_ratio, err), fail);
-  w->write_only = opt_true(w, opts, "write-only");
-  w->force_compact = opt_true(w, opts, "commit.force-compact");
-  w->ignore_delete = opt_true(w, opts, "ignore-delete") ||
-                     opt_true(w, opts, "deduplicate.ignore-delete") ||
-                     opt_true(w, opts, "partial-update.ignore-delete") ||
-                     opt_true(w, opts, "first-row.ignore-delete");
-  w->ignore_ub = opt_true(w, opts, "ignore-update-before");
-  w->default_part = wopt(w, opts, "partition.default-name", "__DEFAULT_PARTITION__");
-  w->legacy_part = strcmp(wopt(w, opts, "partition.legacy-name", "true"), "false") != 0;
-  w->file_prefix = wopt(w, opts, "data-file.prefix", "data-");
-  if (!pm_path_component_ok(w->file_prefix)) {
-    rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
-    goto fail;
-  }
-  w->plan_snap = -1;
   *out = w;
   return 0;
 fail:
@@ -691,8 +440,8 @@ static void task_free(pm_pk_writer *w, pk_task *tk, bool delete_outputs) {
   pm_mt_plan_clear(&tk->plan);
   for (size_t i = 0; i < tk->ninputs; i++) pm_data_file_clear(&tk->inputs[i]);
   pm_free(tk->inputs);
-  dfvec_clear(&tk->before);
-  dfvec_clear(&tk->after);
+  pm_dfvec_clear(&tk->before);
+  pm_dfvec_clear(&tk->after);
   pm_free(tk->part_path);
   pm_free(tk);
 }
@@ -726,8 +475,8 @@ static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_uncommitted) 
     /* Java MergeTreeWriter.close: new files and compaction outputs that are not upgrades */
     for (size_t i = 0; i < b->new_files.n; i++) delete_file(w, b, &b->new_files.v[i]);
     for (size_t i = 0; i < b->cafter.n; i++)
-      if (dfvec_find(&b->cbefore, b->cafter.v[i].file_name, -1) < 0 &&
-          dfvec_find(&b->new_files, b->cafter.v[i].file_name, -1) < 0)
+      if (pm_dfvec_find(&b->cbefore, b->cafter.v[i].file_name, -1) < 0 &&
+          pm_dfvec_find(&b->new_files, b->cafter.v[i].file_name, -1) < 0)
         delete_file(w, b, &b->cafter.v[i]);
   }
   if (b->buf)
@@ -737,9 +486,9 @@ static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_uncommitted) 
   pm_array_release(&b->frozen);
   pm_buf_free(&b->frozen_kinds);
   pm_mt_levels_clear(&b->levels);
-  dfvec_clear(&b->new_files);
-  dfvec_clear(&b->cbefore);
-  dfvec_clear(&b->cafter);
+  pm_dfvec_clear(&b->new_files);
+  pm_dfvec_clear(&b->cbefore);
+  pm_dfvec_clear(&b->cafter);
   pm_free(b->part);
   pm_free(b->part_path);
   pm_free(b);
@@ -811,9 +560,9 @@ static int get_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t
   {
     pm_binrow prow;
     PM_CHECK(pm_binrow_view(&prow, part, plen, err), fail);
-    PM_CHECK(
-        pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &b->part_path, err),
-        fail);
+    PM_CHECK(pm_partition_path(w->part_type, &prow, w->co.partition_default_name,
+                               w->co.partition_legacy_name, &b->part_path, err),
+             fail);
     PM_CHECK(pm_partition_path_check(w->part_type, b->part_path, err), fail);
   }
   {
@@ -830,7 +579,7 @@ static int get_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t
       fl[i] = &files[i];
       if (files[i].max_sequence_number > max_seq) max_seq = files[i].max_sequence_number;
     }
-    rc = pm_mt_levels_init(&b->levels, &w->kc, w->num_levels, fl, n, err);
+    rc = pm_mt_levels_init(&b->levels, &w->kc, w->co.num_levels, fl, n, err);
     pm_free(fl);
     if (rc) goto fail;
     b->buf_base = max_seq + 1;
@@ -875,6 +624,17 @@ static void crun_free(void *ctx) {
   pm_free(r);
 }
 
+/* Appends a copy of `t` as field (id, name) of `row`. */
+static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t,
+                     paimon_error *err) {
+  pm_type *c = pm_type_clone(t);
+  if (!c || pm_type_row_add(row, id, name, c)) {
+    pm_type_free(c);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
 /* Opens the current file, mapping an older schema's columns by field id. */
 static int crun_open(crun *r, paimon_error *err) {
   pm_pk_writer *w = r->tk->w;
@@ -900,14 +660,15 @@ static int crun_open(crun *r, paimon_error *err) {
       const pm_field *have = want;
       char *name = NULL;
       if (c < w->nkeys) {
-        int ff = pm_row_find_id(fs->row, want->id - KEY_FIELD_ID_START);
+        int ff = pm_row_find_id(fs->row, want->id - PM_KV_KEY_FIELD_ID_START);
         if (ff < 0) {
-          rc = pm_fail(err, PAIMON_ECORRUPT, "%s: key column id %d missing from schema %lld",
-                       r->path, (int)(want->id - KEY_FIELD_ID_START), (long long)f->schema_id);
+          rc =
+              pm_fail(err, PAIMON_ECORRUPT, "%s: key column id %d missing from schema %lld",
+                      r->path, (int)(want->id - PM_KV_KEY_FIELD_ID_START), (long long)f->schema_id);
           break;
         }
         have = &fs->row->fields[ff];
-        name = pm_asprintf("_KEY_%s", have->name);
+        name = pm_asprintf("%s%s", PM_KV_KEY_PREFIX, have->name);
       } else if (c == w->nkeys || c == w->nkeys + 1) {
         name = pm_strdup(want->name);
       } else {
@@ -920,7 +681,7 @@ static int crun_open(crun *r, paimon_error *err) {
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
       }
-      rc = add_field(r->read_type, want->id, name, have->type, false, err);
+      rc = add_field(r->read_type, want->id, name, have->type, err);
       pm_free(name);
       if (rc) break;
       r->src[c] = r->read_type->nfields - 1;
@@ -937,8 +698,7 @@ static int crun_open(crun *r, paimon_error *err) {
   memset(&ro, 0, sizeof ro);
   ro.batch_size = 4096;
   ro.orc_timezone = "UTC";
-  ro.orc_ltz_legacy =
-      strcmp(pm_table_opt(w->t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
+  ro.orc_ltz_legacy = w->co.orc_ltz_legacy;
   return pm_format_open(&r->rd, kind, w->t->fs, r->path, rt, &ro, err);
 }
 
@@ -1052,7 +812,7 @@ static int task_rewrite(pk_task *tk, const pm_mt_step *st, paimon_error *err) {
     return rc;
   }
   for (int32_t i = 0; i < st->nfiles && rc == 0; i++)
-    if (dfvec_copy(&tk->before, st->files[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_dfvec_copy(&tk->before, st->files[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   char **nw = rc == 0 ? pm_realloc(tk->written, (tk->nwritten + o.npaths + 1) * sizeof *nw) : NULL;
   if (rc == 0 && !nw) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) {
@@ -1066,7 +826,7 @@ static int task_rewrite(pk_task *tk, const pm_mt_step *st, paimon_error *err) {
   }
   o.npaths = 0;
   for (size_t i = 0; i < o.files.n && rc == 0; i++)
-    if (dfvec_move(&tk->after, &o.files.v[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_dfvec_move(&tk->after, &o.files.v[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   kvw_free(&o);
   return rc;
 }
@@ -1076,8 +836,8 @@ static void task_run(pk_task *tk) {
   for (int32_t i = 0; i < tk->plan.nsteps && rc == 0; i++) {
     const pm_mt_step *st = &tk->plan.steps[i];
     if (st->kind == PM_MT_STEP_UPGRADE) {
-      rc = dfvec_copy(&tk->before, st->file);
-      if (rc == 0) rc = dfvec_copy(&tk->after, st->file);
+      rc = pm_dfvec_copy(&tk->before, st->file);
+      if (rc == 0) rc = pm_dfvec_copy(&tk->after, st->file);
       if (rc == 0) tk->after.v[tk->after.n - 1].level = tk->out_level;
       if (rc) rc = pm_fail(&tk->err, PAIMON_ENOMEM, "out of memory");
     } else {
@@ -1169,26 +929,26 @@ static int apply_result(pm_pk_writer *w, pk_bucket *b, pk_task *tk, paimon_error
       pm_mt_levels_update(&b->levels, tk->before.v, tk->before.n, tk->after.v, tk->after.n, err));
   for (size_t i = 0; i < tk->before.n; i++) {
     const pm_data_file *f = &tk->before.v[i];
-    ssize_t k = dfvec_find(&b->cafter, f->file_name, f->level);
+    ssize_t k = pm_dfvec_find(&b->cafter, f->file_name, f->level);
     if (k >= 0) {
       /* an intermediate file of this commit window: gone unless an upgrade needs it */
-      bool upgraded = dfvec_find(&b->cbefore, f->file_name, -1) >= 0 ||
-                      dfvec_find(&tk->after, f->file_name, -1) >= 0;
+      bool upgraded = pm_dfvec_find(&b->cbefore, f->file_name, -1) >= 0 ||
+                      pm_dfvec_find(&tk->after, f->file_name, -1) >= 0;
       if (!upgraded) delete_file(w, b, f);
-      dfvec_remove(&b->cafter, (size_t)k);
+      pm_dfvec_remove(&b->cafter, (size_t)k);
     } else {
-      ssize_t j = dfvec_find(&b->cbefore, f->file_name, -1);
+      ssize_t j = pm_dfvec_find(&b->cbefore, f->file_name, -1);
       if (j >= 0) {
         pm_data_file_clear(&b->cbefore.v[j]);
         if (pm_data_file_copy(&b->cbefore.v[j], f))
           return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      } else if (dfvec_copy(&b->cbefore, f)) {
+      } else if (pm_dfvec_copy(&b->cbefore, f)) {
         return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
     }
   }
   for (size_t i = 0; i < tk->after.n; i++)
-    if (dfvec_copy(&b->cafter, &tk->after.v[i]))
+    if (pm_dfvec_copy(&b->cafter, &tk->after.v[i]))
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   return 0;
 }
@@ -1219,7 +979,7 @@ static int sync_bucket(pm_pk_writer *w, pk_bucket *b, bool blocking, paimon_erro
 }
 
 static int trigger(pm_pk_writer *w, pk_bucket *b, bool full, paimon_error *err) {
-  if (w->write_only) return 0;
+  if (w->co.write_only) return 0;
   if (full) PM_TRY(sync_bucket(w, b, true, err));
   else if (b->task) return 0;
   if (b->task) return 0;
@@ -1269,9 +1029,8 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
     seqs[k] = cols[seqf[k]];
     seq_types[k] = w->row->fields[seqf[k]].type;
   }
-  const char *so = pm_table_opt(w->t, "sequence.field.sort-order", "ascending");
   pm_mt_sort_spec spec = {
-      w->nkeys, w->key_types, keys, nseq, seq_types, seqs, strcmp(so, "descending") != 0};
+      w->nkeys, w->key_types, keys, nseq, seq_types, seqs, !w->co.sequence_descending};
   int rc = 0;
   pm_mt_reduced red;
   memset(&red, 0, sizeof red);
@@ -1293,7 +1052,7 @@ static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) goto done;
   /* reduce each key (ReducerMergeFunctionWrapper: single records pass unchanged) */
-  bool dedup_last = pm_mt_engine_kind_of(w->engine) == PM_MT_DEDUPLICATE && !w->ignore_delete;
+  bool dedup_last = pm_mt_engine_kind_of(w->engine) == PM_MT_DEDUPLICATE && !w->co.ignore_delete;
   rc = pm_mt_reduce_buffer(w->red, w->row, &spec, cols, kinds, NULL, b->frozen_base, n, dedup_last,
                            &red, merge_error, err);
   if (rc) goto done;
@@ -1362,7 +1121,8 @@ static int flush_frozen(pm_pk_writer *w, pk_bucket *b, paimon_error *err) {
   }
   rc = pm_mt_levels_update(&b->levels, NULL, 0, o.files.v, o.files.n, err);
   for (size_t i = 0; i < o.files.n && rc == 0; i++)
-    if (dfvec_copy(&b->new_files, &o.files.v[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    if (pm_dfvec_copy(&b->new_files, &o.files.v[i]))
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) {
     kvw_abort(&o);
     return fail_terminal(w, rc, err); /* levels and lists may disagree now */
@@ -1379,7 +1139,7 @@ static int flush_frozen(pm_pk_writer *w, pk_bucket *b, paimon_error *err) {
 /* Java MergeTreeWriter.flushWriteBuffer(waitForLatestCompaction, forcedFullCompaction). */
 static int flush_bucket(pm_pk_writer *w, pk_bucket *b, bool wait, bool full, paimon_error *err) {
   if (b->frozen.release || b->nbuf > 0) {
-    if (!w->write_only && pm_mt_levels_num_runs(&b->levels) > w->stop_trigger) wait = true;
+    if (!w->co.write_only && pm_mt_levels_num_runs(&b->levels) > w->co.stop_trigger) wait = true;
     PM_TRY(flush_frozen(w, b, err));
     if (b->nbuf > 0) {
       PM_TRY(freeze(w, b, err));
@@ -1392,6 +1152,7 @@ static int flush_bucket(pm_pk_writer *w, pk_bucket *b, bool wait, bool full, pai
 
 /* ---- write -------------------------------------------------------------------------------- */
 
+/* Row kinds of the batch into w->kindbuf: +I without a kind column. */
 static int parse_kinds(pm_pk_writer *w, const struct ArrowArray *k, const char *fmt, int64_t len,
                        paimon_error *err) {
   PM_TRY(pm_buf_resize(&w->kindbuf, (size_t)(len ? len : 1))
@@ -1402,38 +1163,7 @@ static int parse_kinds(pm_pk_writer *w, const struct ArrowArray *k, const char *
     memset(out, PM_KIND_INSERT, (size_t)len);
     return 0;
   }
-  if (!fmt || k->length < len || k->n_buffers < 2 || !k->buffers[1])
-    return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: malformed column");
-  bool str = strcmp(fmt, "u") == 0;
-  if (str && (k->n_buffers < 3 || !k->buffers[2]))
-    return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: malformed column");
-  for (int64_t i = 0; i < len; i++) {
-    if (!pm_arr_is_valid(k, i))
-      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld is null", (long long)i);
-    int64_t v;
-    if (str) {
-      int32_t n;
-      const uint8_t *p = pm_arr_bytes(k, i, &n);
-      if (n == 2 && p[0] == '+' && p[1] == 'I') v = 0;
-      else if (n == 2 && p[0] == '-' && p[1] == 'U') v = 1;
-      else if (n == 2 && p[0] == '+' && p[1] == 'U') v = 2;
-      else if (n == 2 && p[0] == '-' && p[1] == 'D') v = 3;
-      else
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: '%.*s' is not +I, -U, +U or -D",
-                       (long long)i, n > 16 ? 16 : (int)n, (const char *)p);
-    } else if (strcmp(fmt, "c") == 0) v = PM_ARR_FIXED(k, int8_t, i);
-    else if (strcmp(fmt, "s") == 0) v = PM_ARR_FIXED(k, int16_t, i);
-    else if (strcmp(fmt, "i") == 0) v = PM_ARR_FIXED(k, int32_t, i);
-    else if (strcmp(fmt, "l") == 0) v = PM_ARR_FIXED(k, int64_t, i);
-    else
-      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: Arrow type '%s' is not an integer or string",
-                     fmt);
-    if (v < 0 || v > 3)
-      return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND: row %lld: %lld is not 0..3", (long long)i,
-                     (long long)v);
-    out[i] = (int8_t)v;
-  }
-  return 0;
+  return pm_kv_kinds_from_arrow(k, fmt, len, out, err);
 }
 
 static pk_bucket *largest_bucket(pm_pk_writer *w) {
@@ -1485,8 +1215,8 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
   pk_bucket *last = NULL;
   for (int64_t r = 0; r < len && rc == 0; r++) {
     int8_t kd = kinds[r];
-    if ((w->ignore_delete && pm_kind_is_retract(kd)) ||
-        (w->ignore_ub && kd == PM_KIND_UPDATE_BEFORE)) {
+    if ((w->co.ignore_delete && pm_kind_is_retract(kd)) ||
+        (w->co.ignore_update_before && kd == PM_KIND_UPDATE_BEFORE)) {
       group[r] = -1; /* RowKindFilter */
       continue;
     }
@@ -1494,7 +1224,7 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
     if (rc) break;
     rc = pm_binrow_build(w->bkey_type, bcols, r, false, &w->kbuf, err);
     if (rc) break;
-    int32_t bk = pm_bucket_of_row(w->kbuf.data, w->kbuf.len, w->num_buckets);
+    int32_t bk = pm_bucket_of_row(w->kbuf.data, w->kbuf.len, w->co.bucket);
     pk_bucket *b = last;
     if (!b || b->bucket != bk || b->plen != w->pbuf.len ||
         memcmp(b->part, w->pbuf.data, b->plen) != 0) {
@@ -1525,7 +1255,7 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
   pm_free(sel);
   pm_free(groups);
   /* write-buffer-size: flush the biggest buffers until under the budget */
-  while (rc == 0 && w->total_buf > (size_t)w->buffer_size) {
+  while (rc == 0 && w->total_buf > (size_t)w->co.write_buffer_size) {
     pk_bucket *b = largest_bucket(w);
     if (!b) break;
     rc = flush_bucket(w, b, false, false, err);
@@ -1535,7 +1265,7 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
 
 /* ---- prepare / compact ------------------------------------------------------------------------ */
 
-static int copy_files(const dfvec *d, pm_data_file **out, size_t *n) {
+static int copy_files(const pm_dfvec *d, pm_data_file **out, size_t *n) {
   *out = NULL;
   *n = 0;
   if (!d->n) return 0;
@@ -1555,8 +1285,8 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
     PM_TRY(flush_bucket(w, b, wait_compaction, false, err));
-    bool wait = wait_compaction || w->force_compact ||
-                (!w->write_only && pm_mt_levels_num_runs(&b->levels) > w->stop_trigger + 1);
+    bool wait = wait_compaction || w->co.force_compact ||
+                (!w->co.write_only && pm_mt_levels_num_runs(&b->levels) > w->co.stop_trigger + 1);
     PM_TRY(sync_bucket(w, b, wait, err));
   }
   for (size_t i = 0; i < w->nb; i++) {
@@ -1581,7 +1311,7 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
     else memcpy(m.partition, b->part, b->plen);
     m.partition_len = b->plen;
     m.bucket = b->bucket;
-    m.total_buckets = w->num_buckets;
+    m.total_buckets = w->co.bucket;
     if (rc == 0) rc = copy_files(&b->new_files, &m.new_files, &m.nnew);
     if (rc == 0) rc = copy_files(&b->cbefore, &m.compact_before, &m.ncompact_before);
     if (rc == 0) rc = copy_files(&b->cafter, &m.compact_after, &m.ncompact_after);
@@ -1594,9 +1324,9 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
   }
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
-    dfvec_clear(&b->new_files);
-    dfvec_clear(&b->cbefore);
-    dfvec_clear(&b->cafter);
+    pm_dfvec_clear(&b->new_files);
+    pm_dfvec_clear(&b->cbefore);
+    pm_dfvec_clear(&b->cafter);
   }
   *out = ms;
   return 0;
@@ -1605,7 +1335,7 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
 int pm_pk_writer_compact(pm_pk_writer *w, const uint8_t *partition, size_t partition_len,
                          int32_t bucket, bool full, bool wait, paimon_error *err) {
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier: %s", w->failed);
-  if (w->write_only)
+  if (w->co.write_only)
     return pm_fail(err, PAIMON_EINVAL, "%s: compaction is disabled by write-only=true", w->t->path);
   if (partition) {
     pk_bucket *b;
