@@ -30,7 +30,7 @@ typedef struct cwriter {
   pm_col_acc *accs;
   /* every file written, for cleanup after a failure */
   char **written;
-  size_t nwritten;
+  size_t nwritten, written_cap;
 } cwriter;
 
 static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *err) {
@@ -76,9 +76,8 @@ static int cw_open(cwriter *w, const paimon_split *sp, paimon_error *err) {
   if (!w->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   PM_TRY(pm_table_data_path(w->t, sp->partition_str, sp->bucket, w->cur_name, NULL, &w->cur_path,
                             err));
-  char **nw = pm_realloc(w->written, (w->nwritten + 1) * sizeof *nw);
-  if (!nw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  w->written = nw;
+  if (pm_grow(&w->written, &w->written_cap, w->nwritten + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (!(w->written[w->nwritten] = pm_strdup(w->cur_path)))
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   w->nwritten++;
@@ -219,15 +218,15 @@ static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, siz
 typedef struct groups {
   pm_data_file ***v; /* per group: array of file pointers */
   size_t *lens;
-  size_t n;
+  size_t n, cap;
 } groups;
 
 static int groups_add(groups *g, pm_data_file **files, size_t n, paimon_error *err) {
-  pm_data_file ***nv = pm_realloc(g->v, (g->n + 1) * sizeof *nv);
-  if (nv) g->v = nv;
-  size_t *nl = nv ? pm_realloc(g->lens, (g->n + 1) * sizeof *nl) : NULL;
-  if (nl) g->lens = nl;
-  pm_data_file **copy = nl ? pm_malloc(n * sizeof *copy) : NULL;
+  /* v and lens grow together; cap is raised once both have room */
+  size_t c1 = g->cap, c2 = g->cap;
+  bool grown = !pm_grow(&g->v, &c1, g->n + 1) && !pm_grow(&g->lens, &c2, g->n + 1);
+  if (grown) g->cap = c1 < c2 ? c1 : c2;
+  pm_data_file **copy = grown ? pm_malloc((n ? n : 1) * sizeof *copy) : NULL;
   if (!copy) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memcpy(copy, files, n * sizeof *copy);
   g->v[g->n] = copy;

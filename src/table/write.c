@@ -51,12 +51,12 @@ struct paimon_writer {
   pm_core_options co; /* the table's options under the writer's (parsed once) */
   pm_format_write_opts wopts;
   bucket_writer **bws;
-  size_t nbws;
+  size_t nbws, bws_cap;
   bool failed;
   pm_buf keybuf, partbuf;
   pm_writer_ext ext; /* real-time writers delegate write/close here */
   bool seqs_loaded;
-  size_t nseqs;
+  size_t nseqs, seqs_cap;
   seq_entry *seqs;
   bool pk;           /* primary-key table */
   pm_pk_writer *pkw; /* primary key: merge-tree writer (created on first write) */
@@ -268,10 +268,9 @@ static int load_seqs(paimon_writer *w, paimon_error *err) {
     int64_t next = 0;
     for (size_t f = 0; f < sp->nfiles; f++)
       if (sp->files[f].max_sequence_number + 1 > next) next = sp->files[f].max_sequence_number + 1;
-    seq_entry *nv = pm_realloc(w->seqs, (w->nseqs + 1) * sizeof *nv);
+    int grown = pm_grow(&w->seqs, &w->seqs_cap, w->nseqs + 1);
     uint8_t *part = pm_malloc(sp->partition_len ? sp->partition_len : 1);
-    if (nv) w->seqs = nv;
-    if (!nv || !part) {
+    if (grown || !part) {
       pm_free(part);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
@@ -307,9 +306,8 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
       return 0;
     }
   }
-  bucket_writer **nb = pm_realloc(w->bws, (w->nbws + 1) * sizeof *nb);
-  if (!nb) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  w->bws = nb;
+  if (pm_grow(&w->bws, &w->bws_cap, w->nbws + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   bucket_writer *bw = pm_calloc(1, sizeof *bw);
   if (!bw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   bw->bucket = bucket;
@@ -348,15 +346,11 @@ static int bw_finish_file(paimon_writer *w, bucket_writer *bw, paimon_error *err
     bw_abort_file(w, bw);
     return pm_fail_ctx(err, rc, "%s", bw->cur_path ? bw->cur_path : "data file");
   }
-  if (bw->ndone == bw->cap) {
-    size_t nc = bw->cap ? bw->cap * 2 : 8;
-    pm_data_file *nd = pm_realloc(bw->done, nc * sizeof *nd);
-    if (nd) bw->done = nd;
-    char **np = pm_realloc(bw->done_paths, nc * sizeof *np);
-    if (np) bw->done_paths = np;
-    if (!nd || !np) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    bw->cap = nc;
-  }
+  /* done and done_paths grow together; cap is raised once both have room */
+  size_t c1 = bw->cap, c2 = bw->cap;
+  if (pm_grow(&bw->done, &c1, bw->ndone + 1) || pm_grow(&bw->done_paths, &c2, bw->ndone + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  bw->cap = c1 < c2 ? c1 : c2;
   pm_data_file *f = &bw->done[bw->ndone];
   memset(f, 0, sizeof *f);
   f->file_name = bw->cur_name;
@@ -555,14 +549,13 @@ int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_
                                memcmp(r->parts[g], w->partbuf.data, w->partbuf.len) == 0))
       g++;
     if (g == r->ngroups) {
-      uint8_t **np = pm_realloc(r->parts, (size_t)(g + 1) * sizeof *np);
-      if (np) r->parts = np;
-      size_t *nl = pm_realloc(r->plens, (size_t)(g + 1) * sizeof *nl);
-      if (nl) r->plens = nl;
-      int32_t *nb = pm_realloc(r->buckets, (size_t)(g + 1) * sizeof *nb);
-      if (nb) r->buckets = nb;
-      uint8_t *copy = pm_malloc(w->partbuf.len);
-      if (!np || !nl || !nb || !copy) {
+      /* three parallel arrays; cap is raised once all have room */
+      size_t c1 = r->cap, c2 = r->cap, c3 = r->cap, need = (size_t)g + 1;
+      bool grown = !pm_grow(&r->parts, &c1, need) && !pm_grow(&r->plens, &c2, need) &&
+                   !pm_grow(&r->buckets, &c3, need);
+      if (grown) r->cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+      uint8_t *copy = grown ? pm_malloc(w->partbuf.len ? w->partbuf.len : 1) : NULL;
+      if (!copy) {
         pm_free(copy);
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
@@ -794,6 +787,8 @@ int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err) {
 }
 
 int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err) {
+  /* one element at a time until the struct gets a capacity field (realtime.c builds
+   * one with a positional initializer {n, v}) */
   pm_commit_message *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
   if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   ms->v = nv;

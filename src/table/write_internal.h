@@ -86,6 +86,7 @@ typedef struct pm_route {
   size_t *plens;
   int32_t *buckets;
   int32_t *group; /* per row */
+  size_t cap;     /* capacity of parts, plens and buckets */
 } pm_route;
 
 /* Maps the batch's children (from index first_child on, by name) to the table columns:

@@ -76,7 +76,7 @@ struct pm_pk_writer {
   int64_t min_file_size; /* files below it join compaction (target * small-file-ratio) */
   pm_mt_pick_opts pick;
   pk_bucket **bs;
-  size_t nb;
+  size_t nb, bs_cap;
   size_t total_buf;
   paimon_plan *plan;
   int64_t plan_snap;
@@ -103,7 +103,7 @@ struct pk_task {
   pm_mt_plan plan;
   pm_dfvec before, after;
   char **written; /* paths of rewritten outputs (deleted when the task is dropped) */
-  size_t nwritten;
+  size_t nwritten, written_cap;
   int rc;
   paimon_error err;
   bool done;
@@ -131,7 +131,7 @@ typedef struct kvw {
   pm_col_acc *kacc, *vacc;
   pm_dfvec files;
   char **paths;
-  size_t npaths;
+  size_t npaths, paths_cap;
 } kvw;
 
 static int kvw_init(kvw *o, pm_pk_writer *w, const char *part_path, int32_t bucket, int32_t level,
@@ -204,12 +204,10 @@ static int kvw_finish_file(kvw *o, paimon_error *err) {
     w->t->fs->remove(w->t->fs, o->path, NULL);
     return pm_fail_ctx(err, rc, "%s", o->path);
   }
-  char **np = pm_realloc(o->paths, (o->npaths + 1) * sizeof *np);
-  if (!np) {
+  if (pm_grow(&o->paths, &o->paths_cap, o->npaths + 1)) {
     w->t->fs->remove(w->t->fs, o->path, NULL);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  o->paths = np;
   o->paths[o->npaths++] = o->path;
   o->path = NULL;
   pm_data_file f;
@@ -537,9 +535,7 @@ static int get_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t
       return 0;
     }
   }
-  pk_bucket **nbs = pm_realloc(w->bs, (w->nb + 1) * sizeof *nbs);
-  if (!nbs) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  w->bs = nbs;
+  if (pm_grow(&w->bs, &w->bs_cap, w->nb + 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pk_bucket *b = pm_calloc(1, sizeof *b);
   if (!b) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int rc = 0;
@@ -813,13 +809,12 @@ static int task_rewrite(pk_task *tk, const pm_mt_step *st, paimon_error *err) {
   }
   for (int32_t i = 0; i < st->nfiles && rc == 0; i++)
     if (pm_dfvec_copy(&tk->before, st->files[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  char **nw = rc == 0 ? pm_realloc(tk->written, (tk->nwritten + o.npaths + 1) * sizeof *nw) : NULL;
-  if (rc == 0 && !nw) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  if (rc == 0 && pm_grow(&tk->written, &tk->written_cap, tk->nwritten + o.npaths))
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc) {
     kvw_abort(&o);
     return rc;
   }
-  tk->written = nw;
   for (size_t i = 0; i < o.npaths; i++) {
     tk->written[tk->nwritten++] = o.paths[i];
     o.paths[i] = NULL;
@@ -1206,6 +1201,7 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
   int32_t *sel = pm_malloc((size_t)len * sizeof *sel);
   pk_bucket **groups = NULL;
   int32_t ngroups = 0;
+  size_t groups_cap = 0;
   const struct ArrowArray *pcols[64], *bcols[64];
   if (!group || !sel) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (w->part_type->nfields > 64 || w->bkey_type->nfields > 64)
@@ -1235,12 +1231,10 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
     int32_t g = 0;
     while (g < ngroups && groups[g] != b) g++;
     if (g == ngroups) {
-      pk_bucket **ng = pm_realloc(groups, (size_t)(ngroups + 1) * sizeof *ng);
-      if (!ng) {
+      if (pm_grow(&groups, &groups_cap, (size_t)ngroups + 1)) {
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
       }
-      groups = ng;
       groups[ngroups++] = b;
     }
     group[r] = g;
