@@ -452,8 +452,9 @@ static int check_common(const pm_core_options *co, bool routing, const char *pat
   return 0;
 }
 
-/* The first of `n` boolean features that is on, with its key. */
-static int check_features(const pm_core_options *co, const char *path, const char *fmt,
+/* The first boolean feature no writer reproduces that is on, refused as "<doing> with
+ * <key>=true is not supported yet". */
+static int check_features(const pm_core_options *co, const char *path, const char *doing,
                           paimon_error *err) {
   const struct {
     const char *key;
@@ -464,7 +465,7 @@ static int check_features(const pm_core_options *co, const char *path, const cha
   for (size_t i = 0; i < NELEM(f); i++)
     if (f[i].on) {
       char msg[256];
-      snprintf(msg, sizeof msg, fmt, f[i].key);
+      snprintf(msg, sizeof msg, "%s with %s=true is not supported yet", doing, f[i].key);
       return unsupported(path, err, msg);
     }
   return 0;
@@ -473,7 +474,7 @@ static int check_features(const pm_core_options *co, const char *path, const cha
 int pm_core_check_append_write(const pm_core_options *co, const char *path, paimon_error *err) {
   if (co->bucket == -2) return unsupported(path, err, "bucket=-2 (postpone) is not supported");
   PM_TRY(check_common(co, true, path, err));
-  return check_features(co, path, "writing tables with %s=true is not supported yet", err);
+  return check_features(co, path, "writing tables", err);
 }
 
 int pm_core_check_append_compact(const pm_core_options *co, const char *path, paimon_error *err) {
@@ -482,7 +483,7 @@ int pm_core_check_append_compact(const pm_core_options *co, const char *path, pa
   if (co->bucket == -2)
     return unsupported(path, err, "bucket=-2 (postpone) tables cannot be compacted");
   PM_TRY(check_common(co, false, path, err)); /* files stay in their bucket */
-  return check_features(co, path, "compacting tables with %s=true is not supported yet", err);
+  return check_features(co, path, "compacting tables", err);
 }
 
 int pm_core_check_pk_write(const pm_core_options *co, const char *path, paimon_error *err) {
@@ -512,8 +513,7 @@ int pm_core_check_pk_write(const pm_core_options *co, const char *path, paimon_e
                f[i].key);
       return unsupported(path, err, msg);
     }
-  PM_TRY(check_features(co, path, "writing primary-key tables with %s=true is not supported yet",
-                        err));
+  PM_TRY(check_features(co, path, "writing primary-key tables", err));
   /* options whose effect this writer does not reproduce, refused whenever set */
   static const char *const refused_set[] = {
       "full-compaction.delta-commits",   "rowkind.field",
