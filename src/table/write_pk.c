@@ -10,300 +10,32 @@
  * Compaction (Java MergeTreeCompactManager): after each flush the universal strategy
  * picks runs; a task rewrites or upgrades them on one background thread per writer;
  * results are folded into the levels and into compact before/after lists the next time
- * the bucket syncs (flush, prepare, compact), as Java's updateCompactResult does. */
-#include <pthread.h>
-#include <stdatomic.h>
+ * the bucket syncs (flush, prepare, compact), as Java's updateCompactResult does.
+ * Flushes are in write_pk_flush.c, compaction tasks in write_pk_compact.c, the shared
+ * state in write_pk_internal.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "mergetree/compact.h"
-#include "meta/kv_layout.h"
 #include "table/layout_options.h"
-#include "table/pk_internal.h"
-#include "table/read_internal.h"
-
-#define FLUSH_CHUNK 16384
-
-/* ---- writer state --------------------------------------------------------------------- */
-
-typedef struct pk_task pk_task;
-
-typedef struct pk_bucket {
-  uint8_t *part;
-  size_t plen;
-  char *part_path;
-  int32_t bucket;
-  /* write buffer: rows [0, nbuf) carry sequence numbers buf_base + i */
-  pm_col *buf;
-  pm_buf kinds;
-  int64_t nbuf, buf_base;
-  size_t buf_bytes;
-  /* a buffer whose flush failed (retryable): kept until a flush succeeds */
-  struct ArrowArray frozen;
-  pm_buf frozen_kinds;
-  int64_t frozen_n, frozen_base;
-  size_t frozen_bytes;
-  pm_mt_levels levels;
-  pm_dfvec new_files, cbefore, cafter;
-  pk_task *task;
-  int compact_rc;
-  char compact_msg[512];
-} pk_bucket;
-
-struct pm_pk_writer {
-  paimon_table *t;
-  char *commit_user;
-  char uuid[37];
-  atomic_llong counter;
-  const pm_schema *schema;
-  const pm_type *row;
-  int32_t nf;
-  pm_type *part_type;
-  int32_t *part_idx;
-  pm_type *bkey_type;
-  int32_t *bkey_idx;
-  pm_type *key_type; /* ROW of _KEY_<k> */
-  int32_t nkeys;
-  int32_t *key_idx; /* key field -> table column */
-  const pm_type **key_types;
-  pm_type *kv_type;
-  pm_mt_keycmp kc;
-  pm_mt_engine *engine;
-  pm_core_options co; /* the table's options under the writer's (parsed once) */
-  pm_format_write_opts wopts;
-  int64_t min_file_size; /* files below it join compaction (target * small-file-ratio) */
-  pm_mt_pick_opts pick;
-  pk_bucket **bs;
-  size_t nb, bs_cap;
-  size_t total_buf;
-  paimon_plan *plan;
-  int64_t plan_snap;
-  /* compaction thread */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  pthread_t thr;
-  bool thr_started, stop;
-  pk_task *qhead, *qtail;
-  char *failed;
-  pm_buf kindbuf, pbuf, kbuf;
-  pm_mt_reducer *red;
-};
-
-struct pk_task {
-  pk_task *next;
-  pm_pk_writer *w;
-  char *part_path;
-  int32_t bucket;
-  int32_t out_level;
-  bool drop_delete;
-  size_t ninputs;
-  pm_data_file *inputs;
-  pm_mt_plan plan;
-  pm_dfvec before, after;
-  char **written; /* paths of rewritten outputs (deleted when the task is dropped) */
-  size_t nwritten, written_cap;
-  int rc;
-  paimon_error err;
-  bool done;
-  atomic_bool cancel;
-};
+#include "table/write_pk_internal.h"
 
 const char *pm_pk_writer_failed_reason(const pm_pk_writer *w) { return w->failed; }
 
-static int fail_terminal(pm_pk_writer *w, int rc, paimon_error *err) {
+int pm_pkw_fail_terminal(pm_pk_writer *w, int rc, paimon_error *err) {
   if (!w->failed)
     w->failed = pm_strdup(err && err->message[0] ? err->message : paimon_strerror(rc));
   return rc;
 }
 
-/* ---- rolling KeyValue file writer ------------------------------------------------------- */
-
-typedef struct kvw {
-  pm_pk_writer *w;
-  const char *part_path;
-  int32_t bucket, level, source;
-  pm_format_writer *fw;
-  char *path, *name;
-  int64_t rows, min_seq, max_seq, del_rows;
-  pm_buf min_key, max_key;
-  pm_col_acc *kacc, *vacc;
-  pm_dfvec files;
-  char **paths;
-  size_t npaths, paths_cap;
-} kvw;
-
-static int kvw_init(kvw *o, pm_pk_writer *w, const char *part_path, int32_t bucket, int32_t level,
-                    int32_t source, paimon_error *err) {
-  memset(o, 0, sizeof *o);
-  o->w = w;
-  o->part_path = part_path;
-  o->bucket = bucket;
-  o->level = level;
-  o->source = source;
-  o->kacc = pm_calloc((size_t)w->nkeys + 1, sizeof *o->kacc);
-  o->vacc = pm_calloc((size_t)w->nf + 1, sizeof *o->vacc);
-  if (!o->kacc || !o->vacc) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  return 0;
-}
-
-static void kvw_reset_accs(kvw *o) {
-  for (int32_t i = 0; i < o->w->nkeys; i++) pm_col_acc_clear(&o->kacc[i]);
-  for (int32_t i = 0; i < o->w->nf; i++) pm_col_acc_clear(&o->vacc[i]);
-}
-
-/* Deletes everything written (current and finished files) and frees. */
-static void kvw_abort(kvw *o) {
-  paimon_fs *fs = o->w->t->fs;
-  if (o->fw) {
-    o->fw->ops->abort(o->fw);
-    o->fw = NULL;
-    fs->remove(fs, o->path, NULL);
-  }
-  for (size_t i = 0; i < o->npaths; i++) {
-    fs->remove(fs, o->paths[i], NULL);
-    pm_free(o->paths[i]);
-  }
-  pm_free(o->paths);
-  pm_free(o->path);
-  pm_free(o->name);
-  pm_dfvec_clear(&o->files);
-  if (o->kacc && o->vacc) kvw_reset_accs(o);
-  pm_free(o->kacc);
-  pm_free(o->vacc);
-  pm_buf_free(&o->min_key);
-  pm_buf_free(&o->max_key);
-  memset(o, 0, sizeof *o);
-}
-
-/* Frees after a successful close; the files stay (moved out by the caller). */
-static void kvw_free(kvw *o) {
-  for (size_t i = 0; i < o->npaths; i++) pm_free(o->paths[i]);
-  o->npaths = 0;
-  o->fw = NULL;
-  kvw_abort(o);
-}
-
-static int dup_buf(const pm_buf *b, uint8_t **out, size_t *len) {
-  *out = pm_malloc(b->len ? b->len : 1);
-  if (!*out) return PAIMON_ENOMEM;
-  memcpy(*out, b->data, b->len);
-  *len = b->len;
-  return 0;
-}
-
-static int kvw_finish_file(kvw *o, paimon_error *err) {
-  if (!o->fw) return 0;
-  pm_pk_writer *w = o->w;
-  pm_format_writer *fw = o->fw;
-  o->fw = NULL;
-  int64_t size = 0;
-  int rc = fw->ops->finish(fw, &size, err);
-  if (rc) {
-    w->t->fs->remove(w->t->fs, o->path, NULL);
-    return pm_fail_ctx(err, rc, "%s", o->path);
-  }
-  if (pm_grow(&o->paths, &o->paths_cap, o->npaths + 1)) {
-    w->t->fs->remove(w->t->fs, o->path, NULL);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  o->paths[o->npaths++] = o->path;
-  o->path = NULL;
-  pm_data_file f;
-  memset(&f, 0, sizeof f);
-  f.file_name = o->name;
-  o->name = NULL;
-  f.file_size = size;
-  f.row_count = o->rows;
-  rc = dup_buf(&o->min_key, &f.min_key, &f.min_key_len);
-  if (rc == 0) rc = dup_buf(&o->max_key, &f.max_key, &f.max_key_len);
-  if (rc) {
-    pm_data_file_clear(&f);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  rc = pm_stats_build(w->key_type, o->kacc, 0, &f.key_stats, err);
-  if (rc == 0) rc = pm_stats_build(w->row, o->vacc, w->co.stats_truncate, &f.value_stats, err);
-  if (rc) {
-    pm_data_file_clear(&f);
-    return rc;
-  }
-  f.min_sequence_number = o->min_seq;
-  f.max_sequence_number = o->max_seq;
-  f.schema_id = w->schema->id;
-  f.level = o->level;
-  f.creation_time = pm_local_millis();
-  f.delete_row_count = o->del_rows;
-  f.file_source = o->source;
-  f.nvalue_stats_cols = -1;
-  f.first_row_id = PM_NULL_I64;
-  f.nwrite_cols = -1;
-  if (pm_dfvec_move(&o->files, &f)) {
-    pm_data_file_clear(&f);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  kvw_reset_accs(o);
-  return 0;
-}
-
-/* Writes `len` rows of KeyValue columns (nkeys keys, seq, kind, nf values). */
-static int kvw_write(kvw *o, struct ArrowArray **kv, int64_t len, paimon_error *err) {
-  if (len <= 0) return 0;
-  pm_pk_writer *w = o->w;
-  int32_t nk = w->nkeys;
-  if (!o->fw) {
-    long long id = atomic_fetch_add(&w->counter, 1);
-    o->name = pm_asprintf("%s%s-%lld.%s", w->co.data_file_prefix, w->uuid, id, w->co.file_ext);
-    if (!o->name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    PM_TRY(pm_table_data_path(w->t, o->part_path, o->bucket, o->name, NULL, &o->path, err));
-    PM_TRY(
-        pm_format_create(&o->fw, w->co.file_format, w->t->fs, o->path, w->kv_type, &w->wopts, err));
-    o->rows = o->del_rows = 0;
-    o->min_seq = INT64_MAX;
-    o->max_seq = INT64_MIN;
-    PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, 0, true, &o->min_key,
-                           err));
-  }
-  PM_TRY(pm_binrow_build(w->key_type, (const struct ArrowArray *const *)kv, len - 1, true,
-                         &o->max_key, err));
-  const struct ArrowArray *sa = kv[nk], *ka = kv[nk + 1];
-  const int64_t *seq = (const int64_t *)sa->buffers[1] + sa->offset;
-  const int8_t *kind = (const int8_t *)ka->buffers[1] + ka->offset;
-  for (int64_t i = 0; i < len; i++) {
-    if (seq[i] < o->min_seq) o->min_seq = seq[i];
-    if (seq[i] > o->max_seq) o->max_seq = seq[i];
-    o->del_rows += kind[i] == PM_KIND_UPDATE_BEFORE || kind[i] == PM_KIND_DELETE;
-  }
-  for (int32_t k = 0; k < nk; k++)
-    PM_TRY(pm_col_acc_update(&o->kacc[k], w->key_types[k], kv[k], err));
-  for (int32_t f = 0; f < w->nf; f++)
-    PM_TRY(pm_col_acc_update(&o->vacc[f], w->row->fields[f].type, kv[nk + 2 + f], err));
-  const void *nobuf[1] = {NULL};
-  struct ArrowArray view = {.length = len,
-                            .null_count = 0,
-                            .offset = 0,
-                            .n_buffers = 1,
-                            .n_children = w->kv_type->nfields,
-                            .buffers = nobuf,
-                            .children = kv,
-                            .dictionary = NULL,
-                            .release = NULL,
-                            .private_data = NULL};
-  int rc = o->fw->ops->write(o->fw, &view, err);
-  if (rc) return pm_fail_ctx(err, rc, "%s", o->path);
-  o->rows += len;
-  if (o->fw->ops->estimated_size(o->fw) >= w->co.target_file_size) PM_TRY(kvw_finish_file(o, err));
-  return 0;
-}
-
 /* ---- options and keys ------------------------------------------------------------------ */
 
-static void pk_worker_stop(pm_pk_writer *w);
 static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_uncommitted);
 
 void pm_pk_writer_free(pm_pk_writer *w) {
   if (!w) return;
-  pk_worker_stop(w);
+  pm_pkw_worker_stop(w);
   for (size_t i = 0; i < w->nb; i++) bucket_free(w, w->bs[i], true);
   pm_free(w->bs);
   pthread_mutex_destroy(&w->mu);
@@ -428,22 +160,6 @@ fail:
 
 /* ---- buckets ------------------------------------------------------------------------------ */
 
-static void task_free(pm_pk_writer *w, pk_task *tk, bool delete_outputs) {
-  if (!tk) return;
-  for (size_t i = 0; i < tk->nwritten; i++) {
-    if (delete_outputs) w->t->fs->remove(w->t->fs, tk->written[i], NULL);
-    pm_free(tk->written[i]);
-  }
-  pm_free(tk->written);
-  pm_mt_plan_clear(&tk->plan);
-  for (size_t i = 0; i < tk->ninputs; i++) pm_data_file_clear(&tk->inputs[i]);
-  pm_free(tk->inputs);
-  pm_dfvec_clear(&tk->before);
-  pm_dfvec_clear(&tk->after);
-  pm_free(tk->part_path);
-  pm_free(tk);
-}
-
 static size_t buffer_bytes(const pm_pk_writer *w, const pk_bucket *b) {
   size_t n = b->kinds.len;
   for (int32_t i = 0; i < w->nf; i++) {
@@ -455,7 +171,7 @@ static size_t buffer_bytes(const pm_pk_writer *w, const pk_bucket *b) {
   return n;
 }
 
-static void delete_file(pm_pk_writer *w, const pk_bucket *b, const pm_data_file *f) {
+void pm_pkw_delete_file(pm_pk_writer *w, const pk_bucket *b, const pm_data_file *f) {
   char *path = NULL;
   if (pm_table_data_path(w->t, b->part_path, b->bucket, f->file_name, f->external_path, &path,
                          NULL) == 0)
@@ -466,16 +182,16 @@ static void delete_file(pm_pk_writer *w, const pk_bucket *b, const pm_data_file 
 static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_uncommitted) {
   if (!b) return;
   if (b->task) {
-    task_free(w, b->task, true); /* the worker has stopped: results never handed out */
+    pm_pkw_task_free(w, b->task, true); /* the worker has stopped: results never handed out */
     b->task = NULL;
   }
   if (delete_uncommitted) {
     /* Java MergeTreeWriter.close: new files and compaction outputs that are not upgrades */
-    for (size_t i = 0; i < b->new_files.n; i++) delete_file(w, b, &b->new_files.v[i]);
+    for (size_t i = 0; i < b->new_files.n; i++) pm_pkw_delete_file(w, b, &b->new_files.v[i]);
     for (size_t i = 0; i < b->cafter.n; i++)
       if (pm_dfvec_find(&b->cbefore, b->cafter.v[i].file_name, -1) < 0 &&
           pm_dfvec_find(&b->new_files, b->cafter.v[i].file_name, -1) < 0)
-        delete_file(w, b, &b->cafter.v[i]);
+        pm_pkw_delete_file(w, b, &b->cafter.v[i]);
   }
   if (b->buf)
     for (int32_t i = 0; i < w->nf; i++) pm_col_free(&b->buf[i]);
@@ -588,563 +304,6 @@ fail:
   return rc;
 }
 
-/* ---- compaction tasks ----------------------------------------------------------------------- */
-
-typedef struct crun {
-  pk_task *tk;
-  const pm_data_file *const *files;
-  int32_t nfiles, cur;
-  pm_format_reader *rd;
-  pm_type *read_type; /* remapped read type (older schema), else NULL */
-  int32_t *src;
-  pm_type **cast_from;
-  char *path;
-} crun;
-
-static void crun_close_file(crun *r) {
-  pm_format_close(r->rd);
-  r->rd = NULL;
-  pm_type_free(r->read_type);
-  r->read_type = NULL;
-  pm_free(r->src);
-  r->src = NULL;
-  pm_free(r->cast_from);
-  r->cast_from = NULL;
-  pm_free(r->path);
-  r->path = NULL;
-}
-
-static void crun_free(void *ctx) {
-  crun *r = ctx;
-  crun_close_file(r);
-  pm_free(r);
-}
-
-/* Appends a copy of `t` as field (id, name) of `row`. */
-static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t,
-                     paimon_error *err) {
-  pm_type *c = pm_type_clone(t);
-  if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  return 0;
-}
-
-/* Opens the current file, mapping an older schema's columns by field id. */
-static int crun_open(crun *r, paimon_error *err) {
-  pm_pk_writer *w = r->tk->w;
-  const pm_data_file *f = r->files[r->cur];
-  PM_TRY(pm_table_data_path(w->t, r->tk->part_path, r->tk->bucket, f->file_name, f->external_path,
-                            &r->path, err));
-  pm_format_kind kind;
-  int rc = pm_format_from_name(f->file_name, &kind, err);
-  if (rc) return pm_fail_ctx(err, rc, "%s", r->path);
-  const pm_type *rt = w->kv_type;
-  if (f->schema_id != w->schema->id) {
-    pm_schema *fs = NULL;
-    PM_TRY(pm_table_load_schema(w->t, NULL, f->schema_id, &fs, err));
-    const pm_type *kv = w->kv_type;
-    r->read_type = pm_type_new_row(false);
-    r->src = pm_calloc((size_t)kv->nfields, sizeof(int32_t));
-    r->cast_from = pm_calloc((size_t)kv->nfields, sizeof(pm_type *));
-    if (!r->read_type || !r->src || !r->cast_from)
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    for (int32_t c = 0; c < kv->nfields && rc == 0; c++) {
-      const pm_field *want = &kv->fields[c];
-      r->src[c] = -1;
-      const pm_field *have = want;
-      char *name = NULL;
-      if (c < w->nkeys) {
-        int ff = pm_row_find_id(fs->row, want->id - PM_KV_KEY_FIELD_ID_START);
-        if (ff < 0) {
-          rc =
-              pm_fail(err, PAIMON_ECORRUPT, "%s: key column id %d missing from schema %lld",
-                      r->path, (int)(want->id - PM_KV_KEY_FIELD_ID_START), (long long)f->schema_id);
-          break;
-        }
-        have = &fs->row->fields[ff];
-        name = pm_asprintf("%s%s", PM_KV_KEY_PREFIX, have->name);
-      } else if (c == w->nkeys || c == w->nkeys + 1) {
-        name = pm_strdup(want->name);
-      } else {
-        int ff = pm_row_find_id(fs->row, want->id);
-        if (ff < 0) continue; /* added later: nulls */
-        have = &fs->row->fields[ff];
-        name = pm_strdup(have->name);
-      }
-      if (!name) {
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      rc = add_field(r->read_type, want->id, name, have->type, err);
-      pm_free(name);
-      if (rc) break;
-      r->src[c] = r->read_type->nfields - 1;
-      if (!pm_type_equal(have->type, want->type)) {
-        rc = pm_cast_check(have->type, want->type, want->name, err);
-        r->cast_from[c] = r->read_type->fields[r->read_type->nfields - 1].type;
-      }
-    }
-    pm_schema_free(fs);
-    PM_TRY(rc);
-    rt = r->read_type;
-  }
-  pm_format_read_opts ro;
-  memset(&ro, 0, sizeof ro);
-  ro.batch_size = 4096;
-  ro.orc_timezone = "UTC";
-  ro.orc_ltz_legacy = w->co.orc_ltz_legacy;
-  return pm_format_open(&r->rd, kind, w->t->fs, r->path, rt, &ro, err);
-}
-
-static int crun_convert(crun *r, struct ArrowArray *in, struct ArrowArray *out, paimon_error *err) {
-  const pm_type *kv = r->tk->w->kv_type;
-  int32_t n = kv->nfields;
-  struct ArrowArray *kids = pm_calloc((size_t)n, sizeof *kids);
-  if (!kids) {
-    pm_array_release(in);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  int rc = 0;
-  for (int32_t c = 0; c < n && rc == 0; c++) {
-    const pm_type *want = kv->fields[c].type;
-    if (r->src[c] < 0) rc = pm_array_make_nulls(want, in->length, &kids[c], err);
-    else if (r->cast_from[c])
-      rc = pm_array_cast(in->children[r->src[c]], r->cast_from[c], want, &kids[c], err);
-    else pm_array_move(in->children[r->src[c]], &kids[c]);
-  }
-  int64_t len = in->length;
-  pm_array_release(in);
-  if (rc) {
-    for (int32_t c = 0; c < n; c++) pm_array_release(&kids[c]);
-    pm_free(kids);
-    return rc;
-  }
-  rc = pm_array_make_struct(kids, n, len, out, err);
-  pm_free(kids);
-  return rc;
-}
-
-static int crun_next(void *ctx, struct ArrowArray *out, paimon_error *err) {
-  crun *r = ctx;
-  for (;;) {
-    if (atomic_load(&r->tk->cancel)) return pm_fail(err, PAIMON_ESTATE, "compaction cancelled");
-    if (!r->rd) {
-      if (r->cur >= r->nfiles) return PAIMON_ITEROVER;
-      int rc = crun_open(r, err);
-      if (rc) {
-        crun_close_file(r);
-        return rc;
-      }
-    }
-    struct ArrowArray b;
-    int64_t first = 0;
-    int rc = r->rd->ops->next(r->rd, &b, &first, err);
-    if (rc == PAIMON_ITEROVER) {
-      crun_close_file(r);
-      r->cur++;
-      continue;
-    }
-    if (rc) return pm_fail_ctx(err, rc, "%s", r->path);
-    if (r->read_type) return crun_convert(r, &b, out, err);
-    *out = b;
-    return 0;
-  }
-}
-
-/* Rewrites one step's sections into new files at the output level. */
-static int task_rewrite(pk_task *tk, const pm_mt_step *st, paimon_error *err) {
-  pm_pk_writer *w = tk->w;
-  kvw o;
-  int rc = kvw_init(&o, w, tk->part_path, tk->bucket, tk->out_level, 1, err);
-  for (int32_t s = 0; s < st->nsections && rc == 0; s++) {
-    int32_t r0 = st->sec_start[s], r1 = st->sec_start[s + 1];
-    pm_mt_run *runs = pm_calloc((size_t)(r1 - r0) + 1, sizeof *runs);
-    if (!runs) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      break;
-    }
-    int32_t made = 0;
-    for (int32_t r = r0; r < r1; r++) {
-      crun *cr = pm_calloc(1, sizeof *cr);
-      if (!cr) {
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      cr->tk = tk;
-      cr->files = st->files + st->run_start[r];
-      cr->nfiles = st->run_start[r + 1] - st->run_start[r];
-      runs[made].next = crun_next;
-      runs[made].close = crun_free;
-      runs[made].ctx = cr;
-      made++;
-    }
-    if (rc) {
-      for (int32_t k = 0; k < made; k++) crun_free(runs[k].ctx);
-      pm_free(runs);
-      break;
-    }
-    pm_mt_kvmerge *m = NULL;
-    rc = pm_mt_kvmerge_new(&m, w->engine, w->kv_type, w->nkeys, runs, made, tk->drop_delete, 4096,
-                           err);
-    pm_free(runs);
-    while (rc == 0) {
-      struct ArrowArray b;
-      rc = pm_mt_kvmerge_next(m, &b, err);
-      if (rc == PAIMON_ITEROVER) {
-        rc = 0;
-        break;
-      }
-      if (rc) break;
-      rc = kvw_write(&o, b.children, b.length, err);
-      pm_array_release(&b);
-    }
-    pm_mt_kvmerge_free(m);
-  }
-  if (rc == 0) rc = kvw_finish_file(&o, err);
-  if (rc) {
-    kvw_abort(&o);
-    return rc;
-  }
-  for (int32_t i = 0; i < st->nfiles && rc == 0; i++)
-    if (pm_dfvec_copy(&tk->before, st->files[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc == 0 && pm_grow(&tk->written, &tk->written_cap, tk->nwritten + o.npaths))
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc) {
-    kvw_abort(&o);
-    return rc;
-  }
-  for (size_t i = 0; i < o.npaths; i++) {
-    tk->written[tk->nwritten++] = o.paths[i];
-    o.paths[i] = NULL;
-  }
-  o.npaths = 0;
-  for (size_t i = 0; i < o.files.n && rc == 0; i++)
-    if (pm_dfvec_move(&tk->after, &o.files.v[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  kvw_free(&o);
-  return rc;
-}
-
-static void task_run(pk_task *tk) {
-  int rc = 0;
-  for (int32_t i = 0; i < tk->plan.nsteps && rc == 0; i++) {
-    const pm_mt_step *st = &tk->plan.steps[i];
-    if (st->kind == PM_MT_STEP_UPGRADE) {
-      rc = pm_dfvec_copy(&tk->before, st->file);
-      if (rc == 0) rc = pm_dfvec_copy(&tk->after, st->file);
-      if (rc == 0) tk->after.v[tk->after.n - 1].level = tk->out_level;
-      if (rc) rc = pm_fail(&tk->err, PAIMON_ENOMEM, "out of memory");
-    } else {
-      rc = task_rewrite(tk, st, &tk->err);
-    }
-  }
-  tk->rc = rc;
-}
-
-static void *worker_main(void *arg) {
-  pm_pk_writer *w = arg;
-  pthread_mutex_lock(&w->mu);
-  for (;;) {
-    while (!w->stop && !w->qhead) pthread_cond_wait(&w->cv, &w->mu);
-    if (w->stop) break;
-    pk_task *tk = w->qhead;
-    w->qhead = tk->next;
-    if (!w->qhead) w->qtail = NULL;
-    pthread_mutex_unlock(&w->mu);
-    task_run(tk);
-    pthread_mutex_lock(&w->mu);
-    tk->done = true;
-    pthread_cond_broadcast(&w->cv);
-  }
-  pthread_mutex_unlock(&w->mu);
-  return NULL;
-}
-
-static void pk_worker_stop(pm_pk_writer *w) {
-  if (!w->thr_started) return;
-  pthread_mutex_lock(&w->mu);
-  w->stop = true;
-  for (size_t i = 0; i < w->nb; i++)
-    if (w->bs[i]->task) atomic_store(&w->bs[i]->task->cancel, true);
-  pthread_cond_broadcast(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-  pthread_join(w->thr, NULL);
-  w->thr_started = false;
-}
-
-static int submit(pm_pk_writer *w, pk_bucket *b, const pm_mt_unit *u, paimon_error *err) {
-  pk_task *tk = pm_calloc(1, sizeof *tk);
-  if (!tk) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  tk->w = w;
-  tk->bucket = b->bucket;
-  tk->out_level = u->output_level;
-  tk->drop_delete = pm_mt_drop_delete(&b->levels, u->output_level);
-  atomic_init(&tk->cancel, false);
-  tk->part_path = pm_strdup(b->part_path);
-  tk->inputs = pm_calloc(u->nfiles + 1, sizeof *tk->inputs);
-  const pm_data_file **fl = pm_calloc(u->nfiles + 1, sizeof *fl);
-  int rc = 0;
-  if (!tk->part_path || !tk->inputs || !fl) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  for (size_t i = 0; i < u->nfiles && rc == 0; i++) {
-    if (pm_data_file_copy(&tk->inputs[i], u->files[i]))
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    else tk->ninputs++;
-    fl[i] = &tk->inputs[i];
-  }
-  if (rc == 0)
-    rc = pm_mt_plan_compaction(&w->kc, fl, u->nfiles, u->output_level, b->levels.nlevels - 1,
-                               w->min_file_size, &tk->plan, err);
-  pm_free(fl);
-  if (rc) {
-    task_free(w, tk, false);
-    return rc;
-  }
-  if (!w->thr_started) {
-    w->stop = false;
-    if (pthread_create(&w->thr, NULL, worker_main, w) != 0) {
-      task_free(w, tk, false);
-      return pm_fail(err, PAIMON_ENOMEM, "cannot start the compaction thread");
-    }
-    w->thr_started = true;
-  }
-  pthread_mutex_lock(&w->mu);
-  if (w->qtail) w->qtail->next = tk;
-  else w->qhead = tk;
-  w->qtail = tk;
-  b->task = tk;
-  pthread_cond_broadcast(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-  return 0;
-}
-
-/* Java MergeTreeWriter.updateCompactResult + Levels.update. */
-static int apply_result(pm_pk_writer *w, pk_bucket *b, pk_task *tk, paimon_error *err) {
-  PM_TRY(
-      pm_mt_levels_update(&b->levels, tk->before.v, tk->before.n, tk->after.v, tk->after.n, err));
-  for (size_t i = 0; i < tk->before.n; i++) {
-    const pm_data_file *f = &tk->before.v[i];
-    ssize_t k = pm_dfvec_find(&b->cafter, f->file_name, f->level);
-    if (k >= 0) {
-      /* an intermediate file of this commit window: gone unless an upgrade needs it */
-      bool upgraded = pm_dfvec_find(&b->cbefore, f->file_name, -1) >= 0 ||
-                      pm_dfvec_find(&tk->after, f->file_name, -1) >= 0;
-      if (!upgraded) delete_file(w, b, f);
-      pm_dfvec_remove(&b->cafter, (size_t)k);
-    } else {
-      ssize_t j = pm_dfvec_find(&b->cbefore, f->file_name, -1);
-      if (j >= 0) {
-        pm_data_file_clear(&b->cbefore.v[j]);
-        if (pm_data_file_copy(&b->cbefore.v[j], f))
-          return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      } else if (pm_dfvec_copy(&b->cbefore, f)) {
-        return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      }
-    }
-  }
-  for (size_t i = 0; i < tk->after.n; i++)
-    if (pm_dfvec_copy(&b->cafter, &tk->after.v[i]))
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  return 0;
-}
-
-/* trySyncLatestCompaction: folds a finished task into the bucket (waiting when asked). */
-static int sync_bucket(pm_pk_writer *w, pk_bucket *b, bool blocking, paimon_error *err) {
-  pk_task *tk = b->task;
-  if (!tk) return 0;
-  pthread_mutex_lock(&w->mu);
-  while (blocking && !tk->done) pthread_cond_wait(&w->cv, &w->mu);
-  bool done = tk->done;
-  pthread_mutex_unlock(&w->mu);
-  if (!done) return 0;
-  b->task = NULL;
-  if (tk->rc) {
-    b->compact_rc = tk->rc;
-    snprintf(b->compact_msg, sizeof b->compact_msg,
-             "compaction of bucket %d of '%.100s' failed: %.360s", (int)b->bucket, b->part_path,
-             tk->err.message);
-    task_free(w, tk, true);
-    return 0;
-  }
-  int rc = apply_result(w, b, tk, err);
-  /* outputs now belong to the bucket's lists (or were deleted as intermediates) */
-  task_free(w, tk, false);
-  if (rc) return fail_terminal(w, rc, err);
-  return 0;
-}
-
-static int trigger(pm_pk_writer *w, pk_bucket *b, bool full, paimon_error *err) {
-  if (w->co.write_only) return 0;
-  if (full) PM_TRY(sync_bucket(w, b, true, err));
-  else if (b->task) return 0;
-  if (b->task) return 0;
-  pm_mt_unit u;
-  bool picked = false;
-  if (full) PM_TRY(pm_mt_pick_full(&b->levels, &u, &picked, err));
-  else PM_TRY(pm_mt_pick_universal(&w->pick, &b->levels, &u, &picked, err));
-  if (!picked) return 0;
-  int rc = submit(w, b, &u, err);
-  pm_mt_unit_clear(&u);
-  return rc;
-}
-
-/* ---- flush ------------------------------------------------------------------------------- */
-
-/* Moves the live buffer into the frozen slot (appending when one is already frozen is
- * avoided by flushing the frozen one first). */
-static int freeze(pm_pk_writer *w, pk_bucket *b, paimon_error *err) {
-  PM_TRY(pm_cols_export_struct(b->buf, w->nf, b->nbuf, &b->frozen, err));
-  pm_buf t = b->frozen_kinds;
-  b->frozen_kinds = b->kinds;
-  b->kinds = t;
-  pm_buf_clear(&b->kinds);
-  b->frozen_n = b->nbuf;
-  b->frozen_base = b->buf_base;
-  b->frozen_bytes = b->buf_bytes;
-  b->buf_base += b->nbuf;
-  b->nbuf = 0;
-  b->buf_bytes = 0;
-  return 0;
-}
-
-/* Sorts and reduces the frozen buffer and writes level-0 files into `o`. A merge-function
- * error sets *merge_error. */
-static int write_frozen(pm_pk_writer *w, pk_bucket *b, kvw *o, bool *merge_error,
-                        paimon_error *err) {
-  int64_t n = b->frozen_n;
-  const struct ArrowArray *const *cols = (const struct ArrowArray *const *)b->frozen.children;
-  const int8_t *kinds = (const int8_t *)b->frozen_kinds.data;
-  int32_t nseq = 0;
-  const int32_t *seqf = pm_mt_engine_seq_fields(w->engine, &nseq);
-  const struct ArrowArray *keys[256], *seqs[64];
-  const pm_type *seq_types[64];
-  if (nseq > 64) return pm_fail(err, PAIMON_EUNSUPPORTED, "too many sequence fields");
-  for (int32_t k = 0; k < w->nkeys; k++) keys[k] = cols[w->key_idx[k]];
-  for (int32_t k = 0; k < nseq; k++) {
-    seqs[k] = cols[seqf[k]];
-    seq_types[k] = w->row->fields[seqf[k]].type;
-  }
-  pm_mt_sort_spec spec = {
-      w->nkeys, w->key_types, keys, nseq, seq_types, seqs, !w->co.sequence_descending};
-  int rc = 0;
-  pm_mt_reduced red;
-  memset(&red, 0, sizeof red);
-  pm_col *outc = pm_calloc((size_t)w->nf + 3, sizeof *outc);
-  struct ArrowArray *arrs = pm_calloc((size_t)w->nf + 3, sizeof *arrs);
-  struct ArrowArray **kv = pm_calloc((size_t)w->kv_type->nfields + 1, sizeof *kv);
-  const struct ArrowArray **srcs = pm_malloc(FLUSH_CHUNK * sizeof *srcs);
-  int64_t *rows = pm_malloc(FLUSH_CHUNK * sizeof *rows);
-  int32_t *idx = pm_malloc(FLUSH_CHUNK * sizeof *idx);
-  pm_type *seqt = pm_type_new(PM_BIGINT, false), *kindt = pm_type_new(PM_TINYINT, false);
-  if (!outc || !arrs || !kv || !srcs || !rows || !idx || !seqt || !kindt) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory flushing %lld rows", (long long)n);
-    goto done;
-  }
-  for (int32_t f = 0; f < w->nf && rc == 0; f++)
-    if (pm_col_init(&outc[f], w->row->fields[f].type))
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc == 0 && (pm_col_init(&outc[w->nf], seqt) || pm_col_init(&outc[w->nf + 1], kindt)))
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc) goto done;
-  /* reduce each key (ReducerMergeFunctionWrapper: single records pass unchanged) */
-  bool dedup_last = pm_mt_engine_kind_of(w->engine) == PM_MT_DEDUPLICATE && !w->co.ignore_delete;
-  rc = pm_mt_reduce_buffer(w->red, w->row, &spec, cols, kinds, NULL, b->frozen_base, n, dedup_last,
-                           &red, merge_error, err);
-  if (rc) goto done;
-  int64_t nout = red.n, ncomp = red.ncomp;
-  const int64_t *refs = red.refs, *oseq = red.seq;
-  const int8_t *okind = red.kind;
-  const struct ArrowArray *comparr = red.comp;
-  /* write in chunks: keys alias their value columns */
-  for (int64_t s = 0; s < nout && rc == 0; s += FLUSH_CHUNK) {
-    int64_t m = nout - s < FLUSH_CHUNK ? nout - s : FLUSH_CHUNK;
-    for (int32_t f = 0; f < w->nf && rc == 0; f++) {
-      if (ncomp == 0) {
-        for (int64_t r = 0; r < m; r++) idx[r] = (int32_t)refs[s + r];
-        rc = pm_mt_take(&outc[f], cols[f], idx, m);
-      } else {
-        for (int64_t r = 0; r < m; r++) {
-          int64_t ref = refs[s + r];
-          srcs[r] = ref >= 0 ? cols[f] : &comparr[f];
-          rows[r] = ref >= 0 ? ref : -1 - ref;
-        }
-        rc = pm_mt_take_refs(&outc[f], srcs, rows, m);
-      }
-      if (rc) rc = pm_fail(err, rc, "out of memory");
-    }
-    for (int64_t r = 0; r < m && rc == 0; r++) {
-      rc = pm_col_append_i64(&outc[w->nf], oseq[s + r]);
-      if (rc == 0) rc = pm_col_append_i8(&outc[w->nf + 1], okind[s + r]);
-      if (rc) rc = pm_fail(err, rc, "out of memory");
-    }
-    for (int32_t c = 0; c < w->nf + 2 && rc == 0; c++) rc = pm_col_export(&outc[c], &arrs[c], err);
-    if (rc == 0) {
-      for (int32_t k = 0; k < w->nkeys; k++) kv[k] = &arrs[w->key_idx[k]];
-      kv[w->nkeys] = &arrs[w->nf];
-      kv[w->nkeys + 1] = &arrs[w->nf + 1];
-      for (int32_t f = 0; f < w->nf; f++) kv[w->nkeys + 2 + f] = &arrs[f];
-      rc = kvw_write(o, kv, m, err);
-    }
-    for (int32_t c = 0; c < w->nf + 2; c++) pm_array_release(&arrs[c]);
-  }
-  if (rc == 0) rc = kvw_finish_file(o, err);
-done:
-  pm_mt_reduced_clear(&red);
-  for (int32_t f = 0; outc && f < w->nf + 2; f++) pm_col_free(&outc[f]);
-  pm_free(outc);
-  pm_free(arrs);
-  pm_free(kv);
-  pm_free(srcs);
-  pm_free(rows);
-  pm_free(idx);
-  pm_type_free(seqt);
-  pm_type_free(kindt);
-  return rc;
-}
-
-/* Writes the frozen buffer as level-0 files and registers them. */
-static int flush_frozen(pm_pk_writer *w, pk_bucket *b, paimon_error *err) {
-  if (!b->frozen.release) return 0;
-  kvw o;
-  bool merge_error = false;
-  int rc = kvw_init(&o, w, b->part_path, b->bucket, 0, 0, err);
-  if (rc == 0) rc = write_frozen(w, b, &o, &merge_error, err);
-  if (rc) {
-    kvw_abort(&o);
-    if (merge_error) return fail_terminal(w, rc, err);
-    return rc; /* retryable: the frozen rows stay */
-  }
-  rc = pm_mt_levels_update(&b->levels, NULL, 0, o.files.v, o.files.n, err);
-  for (size_t i = 0; i < o.files.n && rc == 0; i++)
-    if (pm_dfvec_copy(&b->new_files, &o.files.v[i]))
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc) {
-    kvw_abort(&o);
-    return fail_terminal(w, rc, err); /* levels and lists may disagree now */
-  }
-  kvw_free(&o);
-  pm_array_release(&b->frozen);
-  pm_buf_clear(&b->frozen_kinds);
-  w->total_buf -= b->frozen_bytes;
-  b->frozen_bytes = 0;
-  b->frozen_n = 0;
-  return 0;
-}
-
-/* Java MergeTreeWriter.flushWriteBuffer(waitForLatestCompaction, forcedFullCompaction). */
-static int flush_bucket(pm_pk_writer *w, pk_bucket *b, bool wait, bool full, paimon_error *err) {
-  if (b->frozen.release || b->nbuf > 0) {
-    if (!w->co.write_only && pm_mt_levels_num_runs(&b->levels) > w->co.stop_trigger) wait = true;
-    PM_TRY(flush_frozen(w, b, err));
-    if (b->nbuf > 0) {
-      PM_TRY(freeze(w, b, err));
-      PM_TRY(flush_frozen(w, b, err));
-    }
-  }
-  PM_TRY(sync_bucket(w, b, wait, err));
-  return trigger(w, b, full, err);
-}
-
 /* ---- write -------------------------------------------------------------------------------- */
 
 /* Row kinds of the batch into w->kindbuf: +I without a kind column. */
@@ -1177,7 +336,9 @@ static int buffer_rows(pm_pk_writer *w, pk_bucket *b, struct ArrowArray *const *
   int rc = 0;
   for (int32_t f = 0; f < w->nf && rc == 0; f++) rc = pm_mt_take(&b->buf[f], cols[f], sel, cnt);
   if (rc == 0) rc = pm_buf_reserve(&b->kinds, (size_t)cnt);
-  if (rc) return fail_terminal(w, pm_fail(err, PAIMON_ENOMEM, "out of memory buffering rows"), err);
+  if (rc)
+    return pm_pkw_fail_terminal(w, pm_fail(err, PAIMON_ENOMEM, "out of memory buffering rows"),
+                                err);
   int8_t *kd = (int8_t *)b->kinds.data + b->kinds.len;
   for (int64_t i = 0; i < cnt; i++) kd[i] = kinds[sel ? sel[i] : i];
   b->kinds.len += (size_t)cnt;
@@ -1252,7 +413,7 @@ int pm_pk_writer_write(pm_pk_writer *w, struct ArrowArray *const *cols, int64_t 
   while (rc == 0 && w->total_buf > (size_t)w->co.write_buffer_size) {
     pk_bucket *b = largest_bucket(w);
     if (!b) break;
-    rc = flush_bucket(w, b, false, false, err);
+    rc = pm_pkw_flush_bucket(w, b, false, false, err);
   }
   return rc;
 }
@@ -1278,10 +439,10 @@ int pm_pk_writer_prepare(pm_pk_writer *w, bool wait_compaction, paimon_commit_me
   if (w->failed) return pm_fail(err, PAIMON_ESTATE, "writer failed earlier: %s", w->failed);
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
-    PM_TRY(flush_bucket(w, b, wait_compaction, false, err));
+    PM_TRY(pm_pkw_flush_bucket(w, b, wait_compaction, false, err));
     bool wait = wait_compaction || w->co.force_compact ||
                 (!w->co.write_only && pm_mt_levels_num_runs(&b->levels) > w->co.stop_trigger + 1);
-    PM_TRY(sync_bucket(w, b, wait, err));
+    PM_TRY(pm_pkw_sync_bucket(w, b, wait, err));
   }
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
@@ -1334,8 +495,8 @@ int pm_pk_writer_compact(pm_pk_writer *w, const uint8_t *partition, size_t parti
   if (partition) {
     pk_bucket *b;
     PM_TRY(get_bucket(w, partition, partition_len, bucket, &b, err));
-    PM_TRY(flush_bucket(w, b, true, full, err));
-    if (wait) PM_TRY(sync_bucket(w, b, true, err));
+    PM_TRY(pm_pkw_flush_bucket(w, b, true, full, err));
+    if (wait) PM_TRY(pm_pkw_sync_bucket(w, b, true, err));
     if (b->compact_rc) {
       int rc = b->compact_rc;
       b->compact_rc = 0;
@@ -1356,11 +517,11 @@ int pm_pk_writer_compact(pm_pk_writer *w, const uint8_t *partition, size_t parti
   }
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
-    PM_TRY(flush_bucket(w, b, true, full, err));
+    PM_TRY(pm_pkw_flush_bucket(w, b, true, full, err));
   }
   for (size_t i = 0; i < w->nb; i++) {
     pk_bucket *b = w->bs[i];
-    if (wait) PM_TRY(sync_bucket(w, b, true, err));
+    if (wait) PM_TRY(pm_pkw_sync_bucket(w, b, true, err));
     if (b->compact_rc) {
       int rc = b->compact_rc;
       b->compact_rc = 0;
