@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "meta/kv_layout.h"
 #include "table/layout_options.h"
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
@@ -636,7 +637,7 @@ static int write_pk(paimon_writer *w, const struct ArrowArray *batch,
   const struct ArrowArray *kind = NULL;
   const char *kind_fmt = NULL;
   for (int64_t c = 0; rc == 0 && c < schema->n_children; c++)
-    if (schema->children[c]->name && strcmp(schema->children[c]->name, "_VALUE_KIND") == 0) {
+    if (schema->children[c]->name && strcmp(schema->children[c]->name, PM_KV_VALUE_KIND) == 0) {
       kind = batch->children[c];
       kind_fmt = schema->children[c]->format;
     }
