@@ -617,6 +617,7 @@ void *pm_writer_ext_ctx(const paimon_writer *w) { return w->ext.ctx; }
 pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w) { return w->ext.write; }
 bool pm_writer_failed(const paimon_writer *w) { return w->failed; }
 bool pm_writer_is_pk(const paimon_writer *w) { return w->pk; }
+const pm_core_options *pm_writer_options(const paimon_writer *w) { return &w->co; }
 void pm_writer_mark_failed(paimon_writer *w) { w->failed = true; }
 
 /* Primary-key tables: the merge-tree writer buffers, sorts, merges and writes level-0

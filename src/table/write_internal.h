@@ -115,6 +115,9 @@ void *pm_writer_ext_ctx(const paimon_writer *w);
 pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w);
 bool pm_writer_failed(const paimon_writer *w);
 bool pm_writer_is_pk(const paimon_writer *w);
+/* The writer's validated options: the table's with the writer's over them (borrowed,
+ * valid while the writer lives). */
+const pm_core_options *pm_writer_options(const paimon_writer *w);
 void pm_writer_mark_failed(paimon_writer *w);
 
 /* ROW of the named columns of `row`, with their indices into `row` (*idx, pm_free it). */
