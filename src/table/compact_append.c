@@ -19,16 +19,10 @@ typedef struct cwriter {
   paimon_table *t;
   const char *user;
   const pm_type *row;
-  pm_format_kind format;
-  const char *ext;
+  pm_core_options co; /* the table's options (parsed once) */
   pm_format_write_opts wopts;
-  int64_t target;
-  int32_t trunc;
-  const char *prefix;
   char uuid[37];
   int64_t counter;
-  int64_t min_files, max_files;
-  bool bucketed;
   /* current output file */
   pm_format_writer *fw;
   char *cur_path, *cur_name;
@@ -36,68 +30,17 @@ typedef struct cwriter {
   pm_col_acc *accs;
   /* every file written, for cleanup after a failure */
   char **written;
-  size_t nwritten;
+  size_t nwritten, written_cap;
 } cwriter;
-
-static int int_opt(const paimon_table *t, const char *key, int64_t def, int64_t *out,
-                   paimon_error *err) {
-  const char *v = pm_table_opt(t, key, NULL);
-  *out = def;
-  if (!v) return 0;
-  char *end;
-  long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < 1)
-    return pm_fail(err, PAIMON_EINVAL, "%s: option %s='%s' is not a positive integer", t->path, key,
-                   v);
-  *out = x;
-  return 0;
-}
 
 static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *err) {
   memset(w, 0, sizeof *w);
   w->t = t;
   w->user = user ? user : "compaction";
   w->row = t->schema->row;
-  if (t->schema->nprimary_keys > 0)
-    return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: compaction of primary-key tables is not supported by this call", t->path);
-  const char *bucket = pm_table_opt(t, "bucket", "-1");
-  char *end;
-  long nb = strtol(bucket, &end, 10);
-  if (*end || nb == 0 || nb < -2)
-    return pm_fail(err, PAIMON_EINVAL, "%s: invalid bucket option '%s'", t->path, bucket);
-  if (nb == -2)
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket=-2 (postpone) tables cannot be compacted",
-                   t->path);
-  w->bucketed = nb > 0;
-  static const char *const refused[] = {"deletion-vectors.enabled", "row-tracking.enabled",
-                                        "data-evolution.enabled"};
-  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (pm_table_opt_bool(t, refused[i], false))
-      return pm_fail(err, PAIMON_EUNSUPPORTED,
-                     "%s: compacting tables with %s=true is not supported yet", t->path,
-                     refused[i]);
-  PM_TRY(pm_format_from_name(pm_table_opt(t, "file.format", "parquet"), &w->format, err));
-  w->ext = w->format == PM_FORMAT_PARQUET ? "parquet" : w->format == PM_FORMAT_ORC ? "orc" : "avro";
-  pm_format_write_opts_default(&w->wopts);
-  w->wopts.compression = pm_table_opt(t, "file.compression", "zstd");
-  w->wopts.compression_level =
-      (int)strtol(pm_table_opt(t, "file.compression.zstd-level", "1"), NULL, 10);
-  w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads =
-      (int)strtol(pm_table_opt(t, "parquet.compression.threads", "-1"), NULL, 10);
-  w->target = pm_parse_size(pm_table_opt(t, "target-file-size", NULL), 256LL << 20);
-  const char *sm = pm_table_opt(t, "metadata.stats-mode", "truncate(16)");
-  if (strncmp(sm, "truncate(", 9) == 0) w->trunc = (int32_t)strtol(sm + 9, NULL, 10);
-  else if (strcmp(sm, "full") == 0) w->trunc = 0;
-  else
-    return pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
-                   t->path, sm);
-  w->prefix = pm_table_opt(t, "data-file.prefix", "data-");
-  if (!pm_path_component_ok(w->prefix))
-    return pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
-  PM_TRY(int_opt(t, "compaction.min.file-num", 5, &w->min_files, err));
-  PM_TRY(int_opt(t, "compaction.max.file-num", 50, &w->max_files, err));
+  PM_TRY(pm_core_options_parse(&w->co, t->schema, NULL, t->path, err));
+  PM_TRY(pm_core_check_append_compact(&w->co, t->path, err));
+  pm_core_format_write_opts(&w->co, &w->wopts);
   pm_uuid(w->uuid);
   w->accs = pm_calloc((size_t)(w->row->nfields ? w->row->nfields : 1), sizeof *w->accs);
   if (!w->accs) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -127,56 +70,32 @@ static void cw_reset(cwriter *w, bool delete_written) {
   memset(w, 0, sizeof *w);
 }
 
-/* Growable array of data files. */
-typedef struct file_vec {
-  pm_data_file *v;
-  size_t n, cap;
-} file_vec;
-
-static pm_data_file *file_vec_add(file_vec *fv) {
-  if (fv->n == fv->cap) {
-    size_t nc = fv->cap ? fv->cap * 2 : 8;
-    pm_data_file *nv = pm_realloc(fv->v, nc * sizeof *nv);
-    if (!nv) return NULL;
-    fv->v = nv;
-    fv->cap = nc;
-  }
-  pm_data_file *f = &fv->v[fv->n++];
-  memset(f, 0, sizeof *f);
-  return f;
-}
-
-static void file_vec_free(file_vec *fv) {
-  for (size_t i = 0; i < fv->n; i++) pm_data_file_clear(&fv->v[i]);
-  pm_free(fv->v);
-  memset(fv, 0, sizeof *fv);
-}
-
 static int cw_open(cwriter *w, const paimon_split *sp, paimon_error *err) {
-  w->cur_name = pm_asprintf("%s%s-%lld.%s", w->prefix, w->uuid, (long long)w->counter++, w->ext);
+  w->cur_name = pm_asprintf("%s%s-%lld.%s", w->co.data_file_prefix, w->uuid,
+                            (long long)w->counter++, w->co.file_ext);
   if (!w->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   PM_TRY(pm_table_data_path(w->t, sp->partition_str, sp->bucket, w->cur_name, NULL, &w->cur_path,
                             err));
-  char **nw = pm_realloc(w->written, (w->nwritten + 1) * sizeof *nw);
-  if (!nw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  w->written = nw;
+  if (pm_grow(&w->written, &w->written_cap, w->nwritten + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (!(w->written[w->nwritten] = pm_strdup(w->cur_path)))
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   w->nwritten++;
-  PM_TRY(pm_format_create(&w->fw, w->format, w->t->fs, w->cur_path, w->row, &w->wopts, err));
+  PM_TRY(
+      pm_format_create(&w->fw, w->co.file_format, w->t->fs, w->cur_path, w->row, &w->wopts, err));
   w->cur_rows = 0;
   return 0;
 }
 
 /* Finishes the open file into `out`, numbering its rows from *seq. */
-static int cw_finish(cwriter *w, file_vec *out, int64_t *seq, paimon_error *err) {
+static int cw_finish(cwriter *w, pm_dfvec *out, int64_t *seq, paimon_error *err) {
   if (!w->fw) return 0;
   int64_t size = 0;
   pm_format_writer *fw = w->fw;
   w->fw = NULL;
   int rc = fw->ops->finish(fw, &size, err);
   if (rc) return pm_fail_ctx(err, rc, "%s", w->cur_path);
-  pm_data_file *f = file_vec_add(out);
+  pm_data_file *f = pm_dfvec_add(out);
   if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   f->file_name = w->cur_name;
   w->cur_name = NULL;
@@ -191,7 +110,7 @@ static int cw_finish(cwriter *w, file_vec *out, int64_t *seq, paimon_error *err)
   f->key_stats.nnull_counts = 0;
   f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
   if (rc || !f->key_stats.null_counts) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  PM_TRY(pm_stats_build(w->row, w->accs, w->trunc, &f->value_stats, err));
+  PM_TRY(pm_stats_build(w->row, w->accs, w->co.stats_truncate, &f->value_stats, err));
   f->min_sequence_number = *seq;
   f->max_sequence_number = *seq + w->cur_rows - 1;
   *seq += w->cur_rows;
@@ -222,7 +141,7 @@ static int cmp_size(const void *a, const void *b) {
 
 /* Rewrites `files` (of split `sp`) into new files appended to `after`. */
 static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, size_t n,
-                   file_vec *after, paimon_error *err) {
+                   pm_dfvec *after, paimon_error *err) {
   if (n > 1) qsort(files, n, sizeof *files, cmp_seq);
   int rc = 0;
   paimon_split *sub = pm_calloc(1, sizeof *sub);
@@ -282,7 +201,7 @@ static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, siz
       rows += b.length;
     }
     b.release(&b);
-    if (rc == 0 && w->fw && w->fw->ops->estimated_size(w->fw) >= w->target)
+    if (rc == 0 && w->fw && w->fw->ops->estimated_size(w->fw) >= w->co.target_file_size)
       rc = cw_finish(w, after, &seq, err);
   }
   if (st.release) st.release(&st);
@@ -299,15 +218,15 @@ static int rewrite(cwriter *w, const paimon_split *sp, pm_data_file **files, siz
 typedef struct groups {
   pm_data_file ***v; /* per group: array of file pointers */
   size_t *lens;
-  size_t n;
+  size_t n, cap;
 } groups;
 
 static int groups_add(groups *g, pm_data_file **files, size_t n, paimon_error *err) {
-  pm_data_file ***nv = pm_realloc(g->v, (g->n + 1) * sizeof *nv);
-  if (nv) g->v = nv;
-  size_t *nl = nv ? pm_realloc(g->lens, (g->n + 1) * sizeof *nl) : NULL;
-  if (nl) g->lens = nl;
-  pm_data_file **copy = nl ? pm_malloc(n * sizeof *copy) : NULL;
+  /* v and lens grow together; cap is raised once both have room */
+  size_t c1 = g->cap, c2 = g->cap;
+  bool grown = !pm_grow(&g->v, &c1, g->n + 1) && !pm_grow(&g->lens, &c2, g->n + 1);
+  if (grown) g->cap = c1 < c2 ? c1 : c2;
+  pm_data_file **copy = grown ? pm_malloc((n ? n : 1) * sizeof *copy) : NULL;
   if (!copy) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memcpy(copy, files, n * sizeof *copy);
   g->v[g->n] = copy;
@@ -331,15 +250,16 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
   for (size_t i = 0; i < n; i++) f[i] = &sp->files[i];
   if (n > 1) qsort(f, n, sizeof *f, cmp_seq);
   int rc = 0;
-  int64_t target = w->target;
-  if (w->bucketed && !full) {
+  int64_t target = w->co.target_file_size;
+  if (w->co.bucket > 0 && !full) {
     /* sliding window over the oldest files */
     size_t ws = 0;
     int64_t total = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
       total += f[i]->file_size;
       size_t cnt = i - ws + 1;
-      if ((total >= target && (int64_t)cnt >= w->min_files) || (int64_t)cnt >= w->max_files) {
+      if ((total >= target && (int64_t)cnt >= w->co.compaction_min_file_num) ||
+          (int64_t)cnt >= w->co.compaction_max_file_num) {
         rc = groups_add(g, f + ws, cnt, err);
         ws = i + 1;
         total = 0;
@@ -348,7 +268,7 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
         ws++;
       }
     }
-  } else if (w->bucketed) {
+  } else if (w->co.bucket > 0) {
     /* full: skip leading large files, then compact when small files dominate */
     size_t s = 0;
     while (s < n && f[s]->file_size >= target) s++;
@@ -370,14 +290,15 @@ static int pick(const cwriter *w, const paimon_split *sp, bool full, groups *g, 
     for (size_t i = 0; i < m && rc == 0; i++) {
       total += f[i]->file_size;
       size_t cnt = i - bs + 1;
-      if ((total >= target && (int64_t)cnt >= w->min_files) || (int64_t)cnt >= w->max_files) {
+      if ((total >= target && (int64_t)cnt >= w->co.compaction_min_file_num) ||
+          (int64_t)cnt >= w->co.compaction_max_file_num) {
         rc = groups_add(g, f + bs, cnt, err);
         bs = i + 1;
         total = 0;
       }
     }
     size_t left = m - bs;
-    if (rc == 0 && left >= 2 && (full || (int64_t)left >= w->min_files))
+    if (rc == 0 && left >= 2 && (full || (int64_t)left >= w->co.compaction_min_file_num))
       rc = groups_add(g, f + bs, left, err);
   }
   pm_free(f);
@@ -405,12 +326,12 @@ int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table
     const paimon_split *sp = plan->splits[s];
     if (sp->branch || sp->mem) continue; /* fallback-branch or memory rows: not ours */
     groups g = {0};
-    file_vec before = {0}, after = {0};
+    pm_dfvec before = {0}, after = {0};
     rc = pick(&w, sp, full != 0, &g, err);
     for (size_t i = 0; i < g.n && rc == 0; i++) {
       rc = rewrite(&w, sp, g.v[i], g.lens[i], &after, err);
       for (size_t k = 0; k < g.lens[i] && rc == 0; k++) {
-        pm_data_file *f = file_vec_add(&before);
+        pm_data_file *f = pm_dfvec_add(&before);
         if (!f || pm_data_file_copy(f, g.v[i][k]))
           rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
@@ -436,8 +357,8 @@ int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table
         pm_commit_message_clear(&m);
       }
     }
-    file_vec_free(&before);
-    file_vec_free(&after);
+    pm_dfvec_clear(&before);
+    pm_dfvec_clear(&after);
     groups_free(&g);
   }
 done:

@@ -6,40 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "meta/core_options.h"
+#include "meta/kv_layout.h"
 #include "mergetree/mergetree.h"
 #include "table/write_internal.h"
 
 static bool known_type_for_key(const pm_type *t) {
   return t->id != PM_ARRAY && t->id != PM_MAP && t->id != PM_MULTISET && t->id != PM_ROW &&
          t->id != PM_VARIANT && t->id != PM_BLOB;
-}
-
-/* Boolean option as Java reads it (case-insensitive "true"); absent = `def`. */
-static bool opt_true(const pm_schema *s, const char *key, bool def) {
-  const char *v = pm_schema_option(s, key);
-  return v ? strcasecmp(v, "true") == 0 : def;
-}
-
-/* Integer option; absent = `def`. A value that is no integer is refused. */
-static int opt_long(const pm_schema *s, const char *key, long def, long *out, paimon_error *err) {
-  const char *v = pm_schema_option(s, key);
-  *out = def;
-  if (!v) return 0;
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (end == v || *end || errno)
-    return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not an integer", key, v);
-  *out = x;
-  return 0;
-}
-
-/* Is `value` one of the NULL-terminated `allowed` (case-insensitive, as Java's enum
- * options)? */
-static bool one_of(const char *value, const char *const *allowed) {
-  for (size_t i = 0; allowed[i]; i++)
-    if (strcasecmp(value, allowed[i]) == 0) return true;
-  return false;
 }
 
 /* Next trimmed name of a comma-separated list (as Java's split(",") + trim); *p becomes
@@ -67,33 +41,23 @@ static int check_field_list(const pm_schema *s, const char *key, const char *lis
 }
 
 /* The option combinations Java's SchemaValidation.validateTableSchema (1.4.1) refuses
- * that would make our reads or writes mean something else than the creator asked. Not
- * checked here (our reader and writer do not act on them, or Java checks them in code we
- * do not have): scan.* startup-mode combinations, aggregate function names against field
- * types (validateMergeFunctionFactory), blob/vector fields, row tracking, clustering,
- * chain tables, format-specific field checks, fallback branches. */
-static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
+ * that would make our reads or writes mean something else than the creator asked, in
+ * the groups below. Option values themselves (integers, sizes, enums, booleans) were
+ * checked by pm_core_options_parse. Not checked here (our reader and writer do not act
+ * on them, or Java checks them in code we do not have): scan.* startup-mode
+ * combinations, aggregate function names against field types
+ * (validateMergeFunctionFactory), blob/vector fields, row tracking, clustering, chain
+ * tables, format-specific field checks, fallback branches. */
+
+/* Merge engine and changelog producer against the keys (validateTableSchema's
+ * changelog-producer / first-row / upsert-key / full-compaction checks). */
+static int validate_engine(const pm_schema *s, const pm_core_options *co, paimon_error *err) {
   bool pk = s->nprimary_keys > 0;
-  const char *me = pm_schema_option(s, "merge-engine");
-  static const char *const engines[] = {"deduplicate", "partial-update", "aggregation", "first-row",
-                                        NULL};
-  if (me && !one_of(me, engines))
-    return pm_fail(err, PAIMON_EINVAL,
-                   "option merge-engine: unknown value '%s' (deduplicate, "
-                   "partial-update, aggregation or first-row)",
-                   me);
-  bool first_row = me && strcasecmp(me, "first-row") == 0;
-  const char *cp = pm_schema_option(s, "changelog-producer");
-  static const char *const producers[] = {"none", "input", "full-compaction", "lookup", NULL};
-  if (cp && !one_of(cp, producers))
-    return pm_fail(err, PAIMON_EINVAL,
-                   "option changelog-producer: unknown value '%s' (none, "
-                   "input, full-compaction or lookup)",
-                   cp);
-  bool cp_none = !cp || strcasecmp(cp, "none") == 0;
-  if (!pk && !cp_none)
+  const char *cp = pm_core_opt(co, "changelog-producer", "none");
+  if (!pk && co->changelog != PM_CHANGELOG_NONE)
     return pm_fail(err, PAIMON_EINVAL, "option changelog-producer=%s needs a primary key", cp);
-  if (first_row && !cp_none && strcasecmp(cp, "lookup") != 0)
+  if (co->merge_engine == PM_MERGE_FIRST_ROW && co->changelog != PM_CHANGELOG_NONE &&
+      co->changelog != PM_CHANGELOG_LOOKUP)
     return pm_fail(err, PAIMON_EINVAL,
                    "merge-engine=first-row supports only changelog-producer "
                    "none or lookup, not '%s'",
@@ -105,32 +69,40 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
                      "option upsert-key cannot be set on a table with a primary key");
     PM_TRY(check_field_list(s, "upsert-key", uk, "upsert key", err));
   }
-  if (nb == -1 && !pk && pm_schema_option(s, "full-compaction.delta-commits"))
+  if (co->bucket == -1 && !pk && pm_schema_option(s, "full-compaction.delta-commits"))
     return pm_fail(err, PAIMON_EINVAL,
                    "option full-compaction.delta-commits is not supported on "
                    "append tables with bucket=-1");
-  /* validateSequenceField */
-  const char *sf = pm_schema_option(s, "sequence.field");
-  if (sf && *sf) {
-    PM_TRY(check_field_list(s, "sequence.field", sf, "sequence field", err));
-    char name[256], other[256], key[300];
-    for (const char *p = sf; p;) {
-      next_name(&p, name, sizeof name);
-      snprintf(key, sizeof key, "fields.%s.aggregate-function", name);
-      if (pm_schema_option(s, key))
-        return pm_fail(err, PAIMON_EINVAL, "option %s: sequence field '%s' cannot be aggregated",
-                       key, name);
-      for (const char *q = p; q;) {
-        next_name(&q, other, sizeof other);
-        if (strcmp(other, name) == 0)
-          return pm_fail(err, PAIMON_EINVAL, "option sequence.field lists '%s' twice", name);
-      }
+  return 0;
+}
+
+/* validateSequenceField: columns, not aggregated, listed once, not with first-row. */
+static int validate_sequence_field(const pm_schema *s, const pm_core_options *co,
+                                   paimon_error *err) {
+  const char *sf = co->sequence_field;
+  if (!sf) return 0;
+  PM_TRY(check_field_list(s, "sequence.field", sf, "sequence field", err));
+  char name[256], other[256], key[300];
+  for (const char *p = sf; p;) {
+    next_name(&p, name, sizeof name);
+    snprintf(key, sizeof key, "fields.%s.aggregate-function", name);
+    if (pm_schema_option(s, key))
+      return pm_fail(err, PAIMON_EINVAL, "option %s: sequence field '%s' cannot be aggregated", key,
+                     name);
+    for (const char *q = p; q;) {
+      next_name(&q, other, sizeof other);
+      if (strcmp(other, name) == 0)
+        return pm_fail(err, PAIMON_EINVAL, "option sequence.field lists '%s' twice", name);
     }
-    if (first_row)
-      return pm_fail(err, PAIMON_EINVAL,
-                     "option sequence.field cannot be used with merge-engine=first-row");
   }
-  /* validateFieldsPrefix: fields.<a,b>.<option> names columns */
+  if (co->merge_engine == PM_MERGE_FIRST_ROW)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option sequence.field cannot be used with merge-engine=first-row");
+  return 0;
+}
+
+/* validateFieldsPrefix: fields.<a,b>.<option> names columns. */
+static int validate_fields_prefix(const pm_schema *s, paimon_error *err) {
   for (int32_t i = 0; i < s->noptions; i++) {
     const char *k = s->option_keys[i];
     if (strncmp(k, "fields.", 7) != 0) continue;
@@ -144,30 +116,41 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
       if (pm_row_find(s->row, tok) < 0)
         return pm_fail(err, PAIMON_EINVAL, "option %s: '%s' is not a column", k, tok);
   }
-  /* max/min over a type Java 1.4.1 cannot order (InternalRowUtils.compare throws for
-   * BOOLEAN and nested types) is accepted by Java's create but fails at the first merge
-   * of two non-null values, leaving that key unreadable: refuse it up front instead. */
-  if (pk && me && strcasecmp(me, "aggregation") == 0) {
-    const char *dflt = pm_schema_option(s, "fields.default-aggregate-function");
-    for (int32_t f = 0; f < s->row->nfields; f++) {
-      char key[300];
-      snprintf(key, sizeof key, "fields.%s.aggregate-function", s->row->fields[f].name);
-      const char *fn = pm_schema_option(s, key);
-      if (!fn) fn = dflt;
-      if (!fn || (strcasecmp(fn, "max") != 0 && strcasecmp(fn, "min") != 0)) continue;
-      bool is_key = false;
-      for (int32_t i = 0; i < s->nprimary_keys; i++)
-        if (strcmp(s->primary_keys[i], s->row->fields[f].name) == 0) is_key = true;
-      if (is_key) continue;
-      const pm_type *ty = s->row->fields[f].type;
-      if (ty->id == PM_BOOLEAN || !pm_mt_type_comparable(ty))
-        return pm_fail(err, PAIMON_EINVAL,
-                       "option %s=%s: column '%s' has a type Java Paimon cannot order, so the "
-                       "first merge of two values would fail",
-                       fn == dflt ? "fields.default-aggregate-function" : key, fn,
-                       s->row->fields[f].name);
-    }
+  return 0;
+}
+
+/* max/min over a type Java 1.4.1 cannot order (InternalRowUtils.compare throws for
+ * BOOLEAN and nested types) is accepted by Java's create but fails at the first merge
+ * of two non-null values, leaving that key unreadable: refuse it up front instead. */
+static int validate_aggregate_order(const pm_schema *s, const pm_core_options *co,
+                                    paimon_error *err) {
+  if (s->nprimary_keys == 0 || co->merge_engine != PM_MERGE_AGGREGATION) return 0;
+  const char *dflt = pm_schema_option(s, "fields.default-aggregate-function");
+  for (int32_t f = 0; f < s->row->nfields; f++) {
+    char key[300];
+    snprintf(key, sizeof key, "fields.%s.aggregate-function", s->row->fields[f].name);
+    const char *fn = pm_schema_option(s, key);
+    if (!fn) fn = dflt;
+    if (!fn || (strcasecmp(fn, "max") != 0 && strcasecmp(fn, "min") != 0)) continue;
+    bool is_key = false;
+    for (int32_t i = 0; i < s->nprimary_keys; i++)
+      if (strcmp(s->primary_keys[i], s->row->fields[f].name) == 0) is_key = true;
+    if (is_key) continue;
+    const pm_type *ty = s->row->fields[f].type;
+    if (ty->id == PM_BOOLEAN || !pm_mt_type_comparable(ty))
+      return pm_fail(err, PAIMON_EINVAL,
+                     "option %s=%s: column '%s' has a type Java Paimon cannot order, so the "
+                     "first merge of two values would fail",
+                     fn == dflt ? "fields.default-aggregate-function" : key, fn,
+                     s->row->fields[f].name);
   }
+  return 0;
+}
+
+/* Options naming columns or needing a kind of table: rowkind.field,
+ * partition.expiration-time, record-level.time-field, streaming-read-overwrite. */
+static int validate_column_options(const pm_schema *s, const pm_core_options *co,
+                                   paimon_error *err) {
   const char *rk = pm_schema_option(s, "rowkind.field");
   if (rk && pm_row_find(s->row, rk) < 0)
     return pm_fail(err, PAIMON_EINVAL, "option rowkind.field: '%s' is not a column", rk);
@@ -187,48 +170,55 @@ static int validate_options(const pm_schema *s, long nb, paimon_error *err) {
                      "BIGINT or TIMESTAMP",
                      rt);
   }
-  if (opt_true(s, "streaming-read-overwrite", false)) {
-    if (!pk)
+  if (pm_core_schema_bool(s, "streaming-read-overwrite", false)) {
+    if (s->nprimary_keys == 0)
       return pm_fail(err, PAIMON_EINVAL,
                      "option streaming-read-overwrite needs a primary key "
                      "(append tables use streaming-read-append-overwrite)");
-    if (cp && (strcasecmp(cp, "full-compaction") == 0 || strcasecmp(cp, "lookup") == 0))
+    if (co->changelog == PM_CHANGELOG_FULL_COMPACTION || co->changelog == PM_CHANGELOG_LOOKUP)
       return pm_fail(err, PAIMON_EINVAL,
                      "option streaming-read-overwrite cannot be used with "
                      "changelog-producer=%s (duplicated changes)",
-                     cp);
-  }
-  long smin, smax, cmin, cmax;
-  PM_TRY(opt_long(s, "snapshot.num-retained.min", 10, &smin, err));
-  PM_TRY(opt_long(s, "snapshot.num-retained.max", INT32_MAX, &smax, err));
-  PM_TRY(opt_long(s, "changelog.num-retained.min", smin, &cmin, err));
-  PM_TRY(opt_long(s, "changelog.num-retained.max", smax, &cmax, err));
-  if (smin < 1)
-    return pm_fail(err, PAIMON_EINVAL, "option snapshot.num-retained.min must be at least 1");
-  if (smin > smax)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "option snapshot.num-retained.min (%ld) is larger than "
-                   "snapshot.num-retained.max (%ld)",
-                   smin, smax);
-  if (cmin < 1)
-    return pm_fail(err, PAIMON_EINVAL, "option changelog.num-retained.min must be at least 1");
-  if (cmin > cmax)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "option changelog.num-retained.min (%ld) is larger than "
-                   "changelog.num-retained.max (%ld)",
-                   cmin, cmax);
-  if (opt_true(s, "deletion-vectors.enabled", false)) {
-    if (!cp_none && strcasecmp(cp, "input") != 0 && strcasecmp(cp, "lookup") != 0)
-      return pm_fail(err, PAIMON_EINVAL,
-                     "option deletion-vectors.enabled supports only "
-                     "changelog-producer none, input or lookup, not '%s'",
-                     cp);
-    if (first_row && !opt_true(s, "pk-clustering-override", false))
-      return pm_fail(err, PAIMON_EINVAL,
-                     "option deletion-vectors.enabled is not for "
-                     "merge-engine=first-row (it never deletes old rows)");
+                     pm_core_opt(co, "changelog-producer", ""));
   }
   return 0;
+}
+
+/* validateSnapshotAndChangelogRetention (the ranges) and deletion vectors against the
+ * changelog producer and merge engine. */
+static int validate_retention_and_dv(const pm_schema *s, const pm_core_options *co,
+                                     paimon_error *err) {
+  if (co->snapshot_retain_min > co->snapshot_retain_max)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option snapshot.num-retained.min (%d) is larger than "
+                   "snapshot.num-retained.max (%d)",
+                   (int)co->snapshot_retain_min, (int)co->snapshot_retain_max);
+  if (co->changelog_retain_min > co->changelog_retain_max)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option changelog.num-retained.min (%d) is larger than "
+                   "changelog.num-retained.max (%d)",
+                   (int)co->changelog_retain_min, (int)co->changelog_retain_max);
+  if (!co->deletion_vectors) return 0;
+  if (co->changelog == PM_CHANGELOG_FULL_COMPACTION)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option deletion-vectors.enabled supports only "
+                   "changelog-producer none, input or lookup, not '%s'",
+                   pm_core_opt(co, "changelog-producer", ""));
+  if (co->merge_engine == PM_MERGE_FIRST_ROW &&
+      !pm_core_schema_bool(s, "pk-clustering-override", false))
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option deletion-vectors.enabled is not for "
+                   "merge-engine=first-row (it never deletes old rows)");
+  return 0;
+}
+
+static int validate_options(const pm_schema *s, const pm_core_options *co, paimon_error *err) {
+  PM_TRY(validate_engine(s, co, err));
+  PM_TRY(validate_sequence_field(s, co, err));
+  PM_TRY(validate_fields_prefix(s, err));
+  PM_TRY(validate_aggregate_order(s, co, err));
+  PM_TRY(validate_column_options(s, co, err));
+  return validate_retention_and_dv(s, co, err);
 }
 
 /* Paimon's schema validation (SchemaValidation), the subset that decides whether a
@@ -242,10 +232,8 @@ static int validate(const pm_schema *s, paimon_error *err) {
     for (int32_t j = 0; j < i; j++)
       if (strcmp(row->fields[j].name, n) == 0)
         return pm_fail(err, PAIMON_EINVAL, "column '%s' appears twice", n);
-    /* SpecialFields.SYSTEM_FIELD_NAMES and KEY_FIELD_PREFIX, plus our real-time column */
-    if (strncmp(n, "_KEY_", 5) == 0 || strcmp(n, "_SEQUENCE_NUMBER") == 0 ||
-        strcmp(n, "_VALUE_KIND") == 0 || strcmp(n, "_LEVEL") == 0 || strcmp(n, "rowkind") == 0 ||
-        strcmp(n, "_ROW_ID") == 0 || strcmp(n, "_REALTIME_OFFSET") == 0)
+    /* SpecialFields.isSystemField, plus our real-time column */
+    if (pm_kv_is_system_field_name(n) || strcmp(n, "_REALTIME_OFFSET") == 0)
       return pm_fail(err, PAIMON_EINVAL, "column name '%s' is reserved by Paimon", n);
   }
   for (int32_t i = 0; i < s->npartition_keys; i++) {
@@ -277,17 +265,13 @@ static int validate(const pm_schema *s, paimon_error *err) {
                        s->partition_keys[i]);
     }
   }
-  const char *bucket = pm_schema_option(s, "bucket");
-  long nb = -1;
-  if (bucket) {
-    char *end;
-    nb = strtol(bucket, &end, 10);
-    if (*end || nb == 0 || nb < -2)
-      return pm_fail(err, PAIMON_EINVAL, "invalid bucket '%s'", bucket);
-    /* SchemaValidation.validateBucket: -2 (postpone) only with a primary key */
-    if (nb == -2 && s->nprimary_keys == 0)
-      return pm_fail(err, PAIMON_EINVAL, "bucket=-2 (postpone) needs a primary key");
-  }
+  /* every option value, once (sizes, integers, enums, booleans, file.format) */
+  pm_core_options co;
+  PM_TRY(pm_core_options_parse(&co, s, NULL, NULL, err));
+  long nb = co.bucket;
+  /* SchemaValidation.validateBucket: -2 (postpone) only with a primary key */
+  if (nb == -2 && s->nprimary_keys == 0)
+    return pm_fail(err, PAIMON_EINVAL, "bucket=-2 (postpone) needs a primary key");
   const char *bk = pm_schema_option(s, "bucket-key");
   if (bk && *bk && nb == -1)
     return pm_fail(err, PAIMON_EINVAL,
@@ -317,12 +301,7 @@ static int validate(const pm_schema *s, paimon_error *err) {
     return pm_fail(err, PAIMON_EINVAL, "append tables with bucket=%ld need the bucket-key option",
                    nb);
   }
-  const char *ff = pm_schema_option(s, "file.format");
-  if (ff) {
-    pm_format_kind k;
-    PM_TRY(pm_format_from_name(ff, &k, err));
-  }
-  return validate_options(s, nb, err);
+  return validate_options(s, &co, err);
 }
 
 /* Fills defaults in a user-supplied schema document (ids, version, time). */

@@ -12,6 +12,7 @@
 #include <paimon/jsonl.h>
 
 #include "arrow/column.h"
+#include "meta/kv_layout.h"
 #include "table/table_internal.h"
 
 #define MAX_SKIP_DEPTH 64
@@ -706,7 +707,7 @@ static int parse_object(jp *j, pm_col *kids, const pm_type *row, int64_t len, bo
         PM_TRY(parse_value(j, &kids[k], row->fields[k].type));
         j->field = saved;
         hint = k + 1;
-      } else if (top && klen == 11 && memcmp(key, "_VALUE_KIND", 11) == 0 &&
+      } else if (top && klen == 11 && memcmp(key, PM_KV_VALUE_KIND, 11) == 0 &&
                  (flags & PAIMON_JSONL_VALUE_KIND)) {
         if (*kind >= 0) {
           j->p = kat;
@@ -717,9 +718,7 @@ static int parse_object(jp *j, pm_col *kids, const pm_type *row, int64_t len, bo
           const uint8_t *s;
           size_t n;
           PM_TRY(read_string(j, &s, &n));
-          static const char *const names[4] = {"+I", "-U", "+U", "-D"};
-          for (int q = 0; q < 4 && *kind < 0; q++)
-            if (n == 2 && memcmp(s, names[q], 2) == 0) *kind = q;
+          *kind = pm_kv_kind_from_string(s, n);
         } else if (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || *j->p == '-')) {
           static const pm_type i8 = {.id = PM_TINYINT};
           int64_t v;
@@ -734,7 +733,7 @@ static int parse_object(jp *j, pm_col *kids, const pm_type *row, int64_t len, bo
         PM_TRY(skip_value(j, 0));
       } else {
         j->p = kat;
-        if (top && klen == 11 && memcmp(key, "_VALUE_KIND", 11) == 0)
+        if (top && klen == 11 && memcmp(key, PM_KV_VALUE_KIND, 11) == 0)
           return jfail(j, "_VALUE_KIND applies to primary-key tables only");
         return jfail(j, "unknown %s '%.*s'", top ? "column" : "field", (int)(klen > 80 ? 80 : klen),
                      (const char *)key);
@@ -903,7 +902,8 @@ int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema,
   }
   if (rc == 0 && want_kind) {
     pm_type *kt = pm_type_new(PM_TINYINT, false);
-    if (!kt || pm_type_row_add(otype, 2147483645, "_VALUE_KIND", kt)) rc = PAIMON_ENOMEM;
+    if (!kt || pm_type_row_add(otype, PM_KV_VALUE_KIND_ID, PM_KV_VALUE_KIND, kt))
+      rc = PAIMON_ENOMEM;
   }
   for (; rc == 0 && inited < ncols; inited++)
     rc = pm_col_init(&cols[inited], otype->fields[inited].type);

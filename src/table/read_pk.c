@@ -14,12 +14,11 @@
 #include <string.h>
 
 #include "mergetree/mergetree.h"
+#include "meta/core_options.h"
+#include "meta/kv_layout.h"
 #include "table/ext.h"
 #include "table/read_internal.h"
-
-/* Java SpecialFields ids. */
-#define SEQUENCE_NUMBER_ID 2147483646
-#define VALUE_KIND_ID 2147483645
+#include "util/vec.h"
 
 typedef struct pk_run pk_run;
 
@@ -114,7 +113,7 @@ static int run_open_file(pk_run *run, paimon_error *err) {
     const pm_field *have = NULL;
     char *name = NULL;
     int32_t id = want->id;
-    if (want->id == SEQUENCE_NUMBER_ID || want->id == VALUE_KIND_ID) {
+    if (want->id == PM_KV_SEQUENCE_NUMBER_ID || want->id == PM_KV_VALUE_KIND_ID) {
       have = want;
       name = pm_strdup(want->name);
     } else {
@@ -137,8 +136,7 @@ static int run_open_file(pk_run *run, paimon_error *err) {
   pm_format_read_opts ro = {0};
   ro.batch_size = pm_read_batch_size(r->st);
   ro.orc_timezone = "UTC";
-  const char *legacy = pm_table_opt(t, "orc.timestamp-ltz.legacy.type", "true");
-  ro.orc_ltz_legacy = strcmp(legacy, "false") != 0;
+  ro.orc_ltz_legacy = pm_core_schema_bool(t->schema, "orc.timestamp-ltz.legacy.type", true);
   PM_TRY(pm_format_open(&run->reader, kind, t->fs, path, run->read_type, &ro, err));
   if (r->sp->dvs && r->sp->dvs[fi].index_path) {
     PM_TRY(pm_dv_read(t->fs, r->sp->dvs[fi].index_path, r->sp->dvs[fi].offset,
@@ -261,29 +259,15 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
   const pm_schema *rs = r->rs;
   const pm_type *row = rs->row;
   int rc = 0;
-  r->kv_type = pm_type_new_row(false);
   r->key_cols = pm_calloc((size_t)rs->nprimary_keys + 1, sizeof(int32_t));
   r->key_types = pm_calloc((size_t)rs->nprimary_keys + 1, sizeof(pm_type *));
   r->value_cols = pm_calloc((size_t)row->nfields + 1, sizeof(int32_t));
-  if (!r->kv_type || !r->key_cols || !r->key_types || !r->value_cols) {
+  if (!r->key_cols || !r->key_types || !r->value_cols) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     goto fail;
   }
-  {
-    pm_type *seq = pm_type_new(PM_BIGINT, false);
-    pm_type *kind = pm_type_new(PM_TINYINT, false);
-    if (!seq || pm_type_row_add(r->kv_type, SEQUENCE_NUMBER_ID, "_SEQUENCE_NUMBER", seq)) {
-      pm_type_free(seq);
-      pm_type_free(kind);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-    if (!kind || pm_type_row_add(r->kv_type, VALUE_KIND_ID, "_VALUE_KIND", kind)) {
-      pm_type_free(kind);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto fail;
-    }
-  }
+  /* KeyValue.schema without the _KEY_ copies: the key is read from the value columns */
+  PM_CHECK(pm_kv_row_type(row, NULL, 0, &r->kv_type, NULL, err), fail);
   /* trimmed primary key: primary key minus partition keys, read from the value columns */
   for (int32_t k = 0; k < rs->nprimary_keys; k++) {
     bool is_part = false;
@@ -305,12 +289,7 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
                  "supported yet");
     goto fail;
   }
-  for (int32_t f = 0; f < row->nfields; f++) {
-    PM_CHECK(
-        add_field(r->kv_type, row->fields[f].id, row->fields[f].name, row->fields[f].type, err),
-        fail);
-    r->value_cols[f] = 2 + f;
-  }
+  for (int32_t f = 0; f < row->nfields; f++) r->value_cols[f] = 2 + f;
   r->layout.nkeys = r->nkeys;
   r->layout.key_cols = r->key_cols;
   r->layout.seq_col = 0;
@@ -385,20 +364,15 @@ static void mem_run_free(void *ctx) {
 
 typedef struct run_list {
   pm_mt_run *v;
-  int32_t n, cap;
+  int32_t n;
+  size_t cap;
   const pm_type *kv;
   pm_mem_part *mp;
   int rc;
 } run_list;
 
 static int push_run(run_list *l, pm_mt_run run) {
-  if (l->n == l->cap) {
-    int32_t nc = l->cap ? l->cap * 2 : 16;
-    pm_mt_run *nv = pm_realloc(l->v, (size_t)nc * sizeof *nv);
-    if (!nv) return PAIMON_ENOMEM;
-    l->v = nv;
-    l->cap = nc;
-  }
+  if (pm_grow(&l->v, &l->cap, (size_t)l->n + 1)) return PAIMON_ENOMEM;
   l->v[l->n++] = run;
   return 0;
 }
@@ -450,6 +424,7 @@ static int open_union(pm_pk_reader *r, paimon_error *err) {
   int rc = 0;
   for (int32_t k = 0; k < r->part->nruns && rc == 0; k++) {
     pm_mt_run run;
+    memset(&run, 0, sizeof run);
     rc = new_file_run(r, k, &run, err);
     if (rc == 0 && push_run(&l, run)) {
       run_free(run.ctx);

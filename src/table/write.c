@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "meta/kv_layout.h"
 #include "table/layout_options.h"
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
@@ -48,22 +49,15 @@ struct paimon_writer {
   int32_t *part_idx;
   pm_type *bkey_type;
   int32_t *bkey_idx;
-  int32_t num_buckets;
-  pm_format_kind format;
-  const char *file_ext;
+  pm_core_options co; /* the table's options under the writer's (parsed once) */
   pm_format_write_opts wopts;
-  int64_t target_file_size;
-  int32_t stats_trunc;
-  const char *default_part;
-  bool legacy_part;
-  const char *file_prefix;
   bucket_writer **bws;
-  size_t nbws;
+  size_t nbws, bws_cap;
   bool failed;
   pm_buf keybuf, partbuf;
   pm_writer_ext ext; /* real-time writers delegate write/close here */
   bool seqs_loaded;
-  size_t nseqs;
+  size_t nseqs, seqs_cap;
   seq_entry *seqs;
   bool pk;           /* primary-key table */
   pm_pk_writer *pkw; /* primary key: merge-tree writer (created on first write) */
@@ -119,15 +113,93 @@ void paimon_writer_close(paimon_writer *w) {
 
 const char *paimon_writer_commit_user(const paimon_writer *w) { return w->commit_user; }
 
-/* Option from the writer overrides, else the table. */
-static const char *wopt(const paimon_writer *w, const paimon_options *o, const char *key,
-                        const char *def) {
-  const char *v = o ? paimon_options_get(o, key) : NULL;
-  return v ? v : pm_table_opt(w->t, key, def);
+static int ensure_pkw(paimon_writer *w, paimon_error *err);
+
+pm_data_file *pm_dfvec_add(pm_dfvec *d) {
+  if (pm_vec_reserve(d, 1)) return NULL;
+  pm_data_file *f = &d->v[d->n++];
+  memset(f, 0, sizeof *f);
+  return f;
 }
 
-/* ROW of the named columns, with their indices into the table row. */
-static int ensure_pkw(paimon_writer *w, paimon_error *err);
+int pm_dfvec_copy(pm_dfvec *d, const pm_data_file *f) {
+  pm_data_file *c = pm_dfvec_add(d);
+  if (!c) return PAIMON_ENOMEM;
+  if (pm_data_file_copy(c, f)) {
+    pm_data_file_clear(c);
+    d->n--;
+    return PAIMON_ENOMEM;
+  }
+  return 0;
+}
+
+int pm_dfvec_move(pm_dfvec *d, pm_data_file *f) {
+  if (pm_vec_push(d, *f)) return PAIMON_ENOMEM;
+  memset(f, 0, sizeof *f);
+  return 0;
+}
+
+void pm_dfvec_remove(pm_dfvec *d, size_t i) {
+  pm_data_file_clear(&d->v[i]);
+  memmove(&d->v[i], &d->v[i + 1], (d->n - i - 1) * sizeof *d->v);
+  d->n--;
+}
+
+void pm_dfvec_clear(pm_dfvec *d) {
+  for (size_t i = 0; i < d->n; i++) pm_data_file_clear(&d->v[i]);
+  pm_vec_free(d);
+}
+
+ssize_t pm_dfvec_find(const pm_dfvec *d, const char *name, int32_t level) {
+  for (size_t i = 0; i < d->n; i++)
+    if ((level < 0 || d->v[i].level == level) && strcmp(d->v[i].file_name, name) == 0)
+      return (ssize_t)i;
+  return -1;
+}
+
+int pm_sub_row_list(const pm_type *row, const char *list, pm_type **out, int32_t **idx,
+                    paimon_error *err) {
+  char *copy = pm_strdup(list);
+  if (!copy) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  char *names[64];
+  int32_t nn = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ",", &save); tok && nn < 64; tok = strtok_r(NULL, ",", &save)) {
+    while (*tok == ' ') tok++;
+    names[nn++] = tok;
+  }
+  int rc = pm_sub_row(row, names, nn, out, idx, err);
+  pm_free(copy);
+  return rc;
+}
+
+/* The bucket key of a fixed-bucket table: bucket-key, else for primary-key tables the
+ * primary key minus the partition keys; append tables must name one. */
+static int bind_bucket_key(paimon_writer *w, paimon_error *err) {
+  const pm_schema *s = w->schema;
+  const char *bk = w->co.bucket_key;
+  char *trimmed = NULL;
+  if (!bk && w->pk) {
+    pm_buf tb = PM_BUF_INIT;
+    for (int32_t k = 0; k < s->nprimary_keys; k++) {
+      bool part = false;
+      for (int32_t p = 0; p < s->npartition_keys; p++)
+        part |= strcmp(s->primary_keys[k], s->partition_keys[p]) == 0;
+      if (!part) pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", s->primary_keys[k]);
+    }
+    bk = trimmed = pm_buf_detach(&tb);
+    if (!bk) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  if (!bk || !*bk) {
+    pm_free(trimmed);
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: append tables with bucket=%d need the bucket-key option", w->t->path,
+                   (int)w->co.bucket);
+  }
+  int rc = pm_sub_row_list(w->row, bk, &w->bkey_type, &w->bkey_idx, err);
+  pm_free(trimmed);
+  return rc;
+}
 
 int paimon_writer_new(paimon_writer **out, const paimon_table *t, const char *commit_user,
                       const paimon_options *opts, paimon_error *err) {
@@ -165,96 +237,15 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
       PM_CHECK(paimon_options_set(w->opts_copy, k, v, err), fail);
     }
   }
-  const char *bucket = wopt(w, opts, "bucket", "-1");
-  char *end;
-  long nb = strtol(bucket, &end, 10);
-  if (*end || nb == 0 || nb < -2) {
-    rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid bucket option '%s'", t->path, bucket);
-    goto fail;
-  }
-  if (nb == -2) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket=-2 (postpone) is not supported", t->path);
-    goto fail;
-  }
-  const char *bf = wopt(w, opts, "bucket-function.type", "default");
-  if (strcasecmp(bf, "default") != 0) {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: bucket-function.type=%s is not supported", t->path,
-                 bf);
-    goto fail;
-  }
-  static const char *const refused[] = {"row-tracking.enabled", "data-evolution.enabled",
-                                        "deletion-vectors.enabled"};
-  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (strcasecmp(wopt(w, opts, refused[i], "false"), "true") == 0) {
-      rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: writing tables with %s=true is not supported yet",
-                   t->path, refused[i]);
-      goto fail;
-    }
-  w->num_buckets = (int32_t)nb;
+  PM_CHECK(pm_core_options_parse(&w->co, t->schema, w->opts_copy, t->path, err), fail);
+  /* every table: the modes no writer of this library reproduces (primary-key tables get
+   * pm_pk_writer_new's refusals on top) */
+  PM_CHECK(pm_core_check_append_write(&w->co, t->path, err), fail);
   PM_CHECK(pm_sub_row(w->row, t->schema->partition_keys, t->schema->npartition_keys, &w->part_type,
                       &w->part_idx, err),
            fail);
-  if (nb > 0) {
-    const char *bk = wopt(w, opts, "bucket-key", NULL);
-    char *trimmed = NULL;
-    if ((!bk || !*bk) && w->pk) {
-      /* primary-key tables bucket by the primary key minus the partition keys */
-      pm_buf tb = PM_BUF_INIT;
-      for (int32_t k = 0; k < t->schema->nprimary_keys; k++) {
-        bool part = false;
-        for (int32_t p = 0; p < t->schema->npartition_keys; p++)
-          part |= strcmp(t->schema->primary_keys[k], t->schema->partition_keys[p]) == 0;
-        if (!part) pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", t->schema->primary_keys[k]);
-      }
-      trimmed = pm_buf_detach(&tb);
-      bk = trimmed;
-    }
-    if (!bk || !*bk) {
-      pm_free(trimmed);
-      rc = pm_fail(err, PAIMON_EINVAL,
-                   "%s: append tables with bucket=%ld need the bucket-key option", t->path, nb);
-      goto fail;
-    }
-    char *copy = pm_strdup(bk);
-    char *names[64];
-    int32_t nn = 0;
-    for (char *tok = strtok(copy, ","); tok && nn < 64; tok = strtok(NULL, ",")) {
-      while (*tok == ' ') tok++;
-      names[nn++] = tok;
-    }
-    rc = pm_sub_row(w->row, names, nn, &w->bkey_type, &w->bkey_idx, err);
-    pm_free(copy);
-    pm_free(trimmed);
-    if (rc) goto fail;
-  }
-  const char *fmt = wopt(w, opts, "file.format", "parquet");
-  PM_CHECK(pm_format_from_name(fmt, &w->format, err), fail);
-  w->file_ext = w->format == PM_FORMAT_PARQUET ? "parquet"
-                : w->format == PM_FORMAT_ORC   ? "orc"
-                                               : "avro";
-  pm_format_write_opts_default(&w->wopts);
-  w->wopts.compression = wopt(w, opts, "file.compression", "zstd");
-  w->wopts.compression_level =
-      (int)strtol(wopt(w, opts, "file.compression.zstd-level", "1"), NULL, 10);
-  w->wopts.created_by = "paimon-c version " PAIMON_VERSION_STRING;
-  w->wopts.compress_threads =
-      (int)strtol(wopt(w, opts, "parquet.compression.threads", "-1"), NULL, 10);
-  w->target_file_size = pm_parse_size(wopt(w, opts, "target-file-size", "256mb"), 256LL << 20);
-  const char *sm = wopt(w, opts, "metadata.stats-mode", "truncate(16)");
-  if (strncmp(sm, "truncate(", 9) == 0) w->stats_trunc = (int32_t)strtol(sm + 9, NULL, 10);
-  else if (strcmp(sm, "full") == 0) w->stats_trunc = 0;
-  else {
-    rc = pm_fail(err, PAIMON_EUNSUPPORTED, "%s: metadata.stats-mode=%s is not supported yet",
-                 t->path, sm);
-    goto fail;
-  }
-  w->default_part = wopt(w, opts, "partition.default-name", "__DEFAULT_PARTITION__");
-  w->legacy_part = strcmp(wopt(w, opts, "partition.legacy-name", "true"), "false") != 0;
-  w->file_prefix = wopt(w, opts, "data-file.prefix", "data-");
-  if (!pm_path_component_ok(w->file_prefix)) {
-    rc = pm_fail(err, PAIMON_EINVAL, "%s: invalid data-file.prefix", t->path);
-    goto fail;
-  }
+  if (w->co.bucket > 0) PM_CHECK(bind_bucket_key(w, err), fail);
+  pm_core_format_write_opts(&w->co, &w->wopts);
   /* primary-key modes this writer refuses are reported here, not at the first write */
   if (w->pk && eager_pk) PM_CHECK(ensure_pkw(w, err), fail);
   *out = w;
@@ -278,10 +269,9 @@ static int load_seqs(paimon_writer *w, paimon_error *err) {
     int64_t next = 0;
     for (size_t f = 0; f < sp->nfiles; f++)
       if (sp->files[f].max_sequence_number + 1 > next) next = sp->files[f].max_sequence_number + 1;
-    seq_entry *nv = pm_realloc(w->seqs, (w->nseqs + 1) * sizeof *nv);
+    int grown = pm_grow(&w->seqs, &w->seqs_cap, w->nseqs + 1);
     uint8_t *part = pm_malloc(sp->partition_len ? sp->partition_len : 1);
-    if (nv) w->seqs = nv;
-    if (!nv || !part) {
+    if (grown || !part) {
       pm_free(part);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
@@ -317,9 +307,8 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
       return 0;
     }
   }
-  bucket_writer **nb = pm_realloc(w->bws, (w->nbws + 1) * sizeof *nb);
-  if (!nb) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  w->bws = nb;
+  if (pm_grow(&w->bws, &w->bws_cap, w->nbws + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   bucket_writer *bw = pm_calloc(1, sizeof *bw);
   if (!bw) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   bw->bucket = bucket;
@@ -334,8 +323,8 @@ static int get_bw(paimon_writer *w, const uint8_t *part, size_t plen, int32_t bu
   pm_binrow prow;
   int rc = pm_binrow_view(&prow, part, plen, err);
   if (rc == 0)
-    rc = pm_partition_path(w->part_type, &prow, w->default_part, w->legacy_part, &bw->part_path,
-                           err);
+    rc = pm_partition_path(w->part_type, &prow, w->co.partition_default_name,
+                           w->co.partition_legacy_name, &bw->part_path, err);
   if (rc == 0) rc = pm_partition_path_check(w->part_type, bw->part_path, err);
   if (rc == 0) rc = restore_seq(w, bw, err);
   if (rc) {
@@ -358,15 +347,11 @@ static int bw_finish_file(paimon_writer *w, bucket_writer *bw, paimon_error *err
     bw_abort_file(w, bw);
     return pm_fail_ctx(err, rc, "%s", bw->cur_path ? bw->cur_path : "data file");
   }
-  if (bw->ndone == bw->cap) {
-    size_t nc = bw->cap ? bw->cap * 2 : 8;
-    pm_data_file *nd = pm_realloc(bw->done, nc * sizeof *nd);
-    if (nd) bw->done = nd;
-    char **np = pm_realloc(bw->done_paths, nc * sizeof *np);
-    if (np) bw->done_paths = np;
-    if (!nd || !np) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    bw->cap = nc;
-  }
+  /* done and done_paths grow together; cap is raised once both have room */
+  size_t c1 = bw->cap, c2 = bw->cap;
+  if (pm_grow(&bw->done, &c1, bw->ndone + 1) || pm_grow(&bw->done_paths, &c2, bw->ndone + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  bw->cap = c1 < c2 ? c1 : c2;
   pm_data_file *f = &bw->done[bw->ndone];
   memset(f, 0, sizeof *f);
   f->file_name = bw->cur_name;
@@ -383,7 +368,7 @@ static int bw_finish_file(paimon_writer *w, bucket_writer *bw, paimon_error *err
     pm_data_file_clear(f);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  rc = pm_stats_build(w->row, bw->accs, w->stats_trunc, &f->value_stats, err);
+  rc = pm_stats_build(w->row, bw->accs, w->co.stats_truncate, &f->value_stats, err);
   if (rc) {
     pm_data_file_clear(f);
     return rc;
@@ -411,12 +396,13 @@ static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **col
                     paimon_error *err) {
   if (len == 0) return 0;
   if (!bw->fw) {
-    bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->file_prefix, w->uuid,
-                               (long long)w->file_counter++, w->file_ext);
+    bw->cur_name = pm_asprintf("%s%s-%lld.%s", w->co.data_file_prefix, w->uuid,
+                               (long long)w->file_counter++, w->co.file_ext);
     if (!bw->cur_name) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     PM_TRY(pm_table_data_path(w->t, bw->part_path, bw->bucket, bw->cur_name, NULL, &bw->cur_path,
                               err));
-    PM_TRY(pm_format_create(&bw->fw, w->format, w->t->fs, bw->cur_path, w->row, &w->wopts, err));
+    PM_TRY(pm_format_create(&bw->fw, w->co.file_format, w->t->fs, bw->cur_path, w->row, &w->wopts,
+                            err));
     bw->cur_rows = 0;
     bw->cur_min_seq = bw->next_seq;
   }
@@ -438,7 +424,7 @@ static int bw_write(paimon_writer *w, bucket_writer *bw, struct ArrowArray **col
   if (rc) return pm_fail_ctx(err, rc, "%s", bw->cur_path);
   bw->cur_rows += len;
   bw->next_seq += len;
-  if (bw->fw->ops->estimated_size(bw->fw) >= w->target_file_size)
+  if (bw->fw->ops->estimated_size(bw->fw) >= w->co.target_file_size)
     PM_TRY(bw_finish_file(w, bw, err));
   return 0;
 }
@@ -534,7 +520,7 @@ int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_
   bool one_part = w->part_type->nfields == 0;
   if (rc == 0 && one_part && len > 0)
     rc = pm_binrow_build(w->part_type, pcols, 0, true, &w->partbuf, err);
-  if (rc == 0 && one_part && len > 0 && w->num_buckets <= 1) {
+  if (rc == 0 && one_part && len > 0 && w->co.bucket <= 1) {
     r->parts = pm_calloc(1, sizeof *r->parts);
     r->plens = pm_calloc(1, sizeof *r->plens);
     r->buckets = pm_calloc(1, sizeof *r->buckets);
@@ -554,24 +540,23 @@ int pm_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len, pm_
     if (!one_part) rc = pm_binrow_build(w->part_type, pcols, i, true, &w->partbuf, err);
     if (rc) break;
     int32_t b = 0;
-    if (w->num_buckets > 0) {
+    if (w->co.bucket > 0) {
       rc = pm_binrow_build(w->bkey_type, kcols, i, false, &w->keybuf, err);
       if (rc) break;
-      b = pm_bucket_of_row(w->keybuf.data, w->keybuf.len, w->num_buckets);
+      b = pm_bucket_of_row(w->keybuf.data, w->keybuf.len, w->co.bucket);
     }
     int32_t g = 0;
     while (g < r->ngroups && !(r->buckets[g] == b && r->plens[g] == w->partbuf.len &&
                                memcmp(r->parts[g], w->partbuf.data, w->partbuf.len) == 0))
       g++;
     if (g == r->ngroups) {
-      uint8_t **np = pm_realloc(r->parts, (size_t)(g + 1) * sizeof *np);
-      if (np) r->parts = np;
-      size_t *nl = pm_realloc(r->plens, (size_t)(g + 1) * sizeof *nl);
-      if (nl) r->plens = nl;
-      int32_t *nb = pm_realloc(r->buckets, (size_t)(g + 1) * sizeof *nb);
-      if (nb) r->buckets = nb;
-      uint8_t *copy = pm_malloc(w->partbuf.len);
-      if (!np || !nl || !nb || !copy) {
+      /* three parallel arrays; cap is raised once all have room */
+      size_t c1 = r->cap, c2 = r->cap, c3 = r->cap, need = (size_t)g + 1;
+      bool grown = !pm_grow(&r->parts, &c1, need) && !pm_grow(&r->plens, &c2, need) &&
+                   !pm_grow(&r->buckets, &c3, need);
+      if (grown) r->cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+      uint8_t *copy = grown ? pm_malloc(w->partbuf.len ? w->partbuf.len : 1) : NULL;
+      if (!copy) {
         pm_free(copy);
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
         break;
@@ -614,7 +599,7 @@ int pm_writer_take_bucket(paimon_writer *w, const uint8_t *part, size_t plen, in
   memcpy(m->partition, part, plen);
   m->partition_len = plen;
   m->bucket = bucket;
-  m->total_buckets = w->num_buckets;
+  m->total_buckets = w->co.bucket;
   m->nnew = bw->ndone;
   m->new_files = bw->done;
   bw->done = NULL;
@@ -632,6 +617,7 @@ void *pm_writer_ext_ctx(const paimon_writer *w) { return w->ext.ctx; }
 pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w) { return w->ext.write; }
 bool pm_writer_failed(const paimon_writer *w) { return w->failed; }
 bool pm_writer_is_pk(const paimon_writer *w) { return w->pk; }
+const pm_core_options *pm_writer_options(const paimon_writer *w) { return &w->co; }
 void pm_writer_mark_failed(paimon_writer *w) { w->failed = true; }
 
 /* Primary-key tables: the merge-tree writer buffers, sorts, merges and writes level-0
@@ -652,7 +638,7 @@ static int write_pk(paimon_writer *w, const struct ArrowArray *batch,
   const struct ArrowArray *kind = NULL;
   const char *kind_fmt = NULL;
   for (int64_t c = 0; rc == 0 && c < schema->n_children; c++)
-    if (schema->children[c]->name && strcmp(schema->children[c]->name, "_VALUE_KIND") == 0) {
+    if (schema->children[c]->name && strcmp(schema->children[c]->name, PM_KV_VALUE_KIND) == 0) {
       kind = batch->children[c];
       kind_fmt = schema->children[c]->format;
     }
@@ -689,7 +675,7 @@ int paimon_writer_write(paimon_writer *w, const struct ArrowArray *batch,
     goto done;
   }
   PM_CHECK(pm_writer_bind(w, batch, schema, 0, cols, owned, err), done);
-  if (w->part_type->nfields == 0 && w->num_buckets <= 1) {
+  if (w->part_type->nfields == 0 && w->co.bucket <= 1) {
     uint8_t *empty;
     size_t elen;
     if (pm_empty_row(&empty, &elen)) {
@@ -762,7 +748,7 @@ int paimon_writer_prepare_commit(paimon_commit_messages **out, paimon_writer *w,
     memcpy(m.partition, bw->partition, bw->partition_len);
     m.partition_len = bw->partition_len;
     m.bucket = bw->bucket;
-    m.total_buckets = w->num_buckets;
+    m.total_buckets = w->co.bucket;
     m.nnew = bw->ndone;
     m.new_files = bw->done;
     bw->done = NULL;
@@ -803,6 +789,8 @@ int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err) {
 }
 
 int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err) {
+  /* one element at a time until the struct gets a capacity field (realtime.c builds
+   * one with a positional initializer {n, v}) */
   pm_commit_message *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
   if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   ms->v = nv;

@@ -3,8 +3,11 @@
 #define PM_TABLE_WRITE_INTERNAL_H
 
 #include <paimon/commit.h>
+#include <sys/types.h>
 
+#include "meta/core_options.h"
 #include "table/table_internal.h"
+#include "util/vec.h"
 
 /* New files of one partition-bucket (Java CommitMessageImpl, append part). */
 typedef struct pm_commit_message {
@@ -83,6 +86,7 @@ typedef struct pm_route {
   size_t *plens;
   int32_t *buckets;
   int32_t *group; /* per row */
+  size_t cap;     /* capacity of parts, plens and buckets */
 } pm_route;
 
 /* Maps the batch's children (from index first_child on, by name) to the table columns:
@@ -111,13 +115,37 @@ void *pm_writer_ext_ctx(const paimon_writer *w);
 pm_writer_ext_write_fn pm_writer_ext_write(const paimon_writer *w);
 bool pm_writer_failed(const paimon_writer *w);
 bool pm_writer_is_pk(const paimon_writer *w);
+/* The writer's validated options: the table's with the writer's over them (borrowed,
+ * valid while the writer lives). */
+const pm_core_options *pm_writer_options(const paimon_writer *w);
 void pm_writer_mark_failed(paimon_writer *w);
 
-/* A size option such as "128mb", "1 gb", "4096" in bytes; `def` when absent or invalid. */
-int64_t pm_parse_size(const char *v, int64_t def);
 /* ROW of the named columns of `row`, with their indices into `row` (*idx, pm_free it). */
 int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
                paimon_error *err);
+
+/* Lenient size parser (table.c), no longer used by the writers: they take
+ * pm_core_options' validated sizes. Kept until table.c drops its definition. */
+int64_t pm_parse_size(const char *v, int64_t def);
+/* A growable array of data files (each owned; util/vec.h's PM_VEC). */
+typedef PM_VEC(pm_data_file) pm_dfvec;
+/* A zeroed new last element, or NULL when out of memory. */
+pm_data_file *pm_dfvec_add(pm_dfvec *d);
+/* Appends a deep copy of `f`: 0 or PAIMON_ENOMEM (nothing appended). */
+int pm_dfvec_copy(pm_dfvec *d, const pm_data_file *f);
+/* Appends `f` itself and zeroes it: 0 or PAIMON_ENOMEM (`f` untouched). */
+int pm_dfvec_move(pm_dfvec *d, pm_data_file *f);
+/* Clears and removes element i, keeping the order of the others. */
+void pm_dfvec_remove(pm_dfvec *d, size_t i);
+/* Clears every element and frees the array. */
+void pm_dfvec_clear(pm_dfvec *d);
+/* Index of the file named `name` (at `level`, any level when < 0), or -1. */
+ssize_t pm_dfvec_find(const pm_dfvec *d, const char *name, int32_t level);
+
+/* pm_sub_row of a comma-separated list of column names (bucket-key; blanks before a
+ * name are skipped, at most 64 names). */
+int pm_sub_row_list(const pm_type *row, const char *list, pm_type **out, int32_t **idx,
+                    paimon_error *err);
 
 /* ROW type of the partition columns of `schema`. */
 int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_error *err);
