@@ -36,7 +36,7 @@
 #include "arrow/column.h"
 #include "mergetree/mergetree.h"
 #include "realtime/lookup.h"
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 #include "table/read_internal.h"
 
 #define RT_DEFAULT_BATCH 4096
