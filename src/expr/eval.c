@@ -266,34 +266,6 @@ static void ts_to_unit(int64_t secs, int64_t nanos, bool extra, int unit, pm_lit
   out->inexact = extra || nanos % ns_per[unit] != 0;
 }
 
-static const char *type_name(const pm_type *t) {
-  switch (t->id) {
-    case PM_BOOLEAN: return "BOOLEAN";
-    case PM_TINYINT: return "TINYINT";
-    case PM_SMALLINT: return "SMALLINT";
-    case PM_INT: return "INT";
-    case PM_BIGINT: return "BIGINT";
-    case PM_FLOAT: return "FLOAT";
-    case PM_DOUBLE: return "DOUBLE";
-    case PM_DECIMAL: return "DECIMAL";
-    case PM_CHAR: return "CHAR";
-    case PM_VARCHAR: return "VARCHAR";
-    case PM_BINARY: return "BINARY";
-    case PM_VARBINARY: return "VARBINARY";
-    case PM_DATE: return "DATE";
-    case PM_TIME: return "TIME";
-    case PM_TIMESTAMP: return "TIMESTAMP";
-    case PM_TIMESTAMP_LTZ: return "TIMESTAMP WITH LOCAL TIME ZONE";
-    case PM_ARRAY: return "ARRAY";
-    case PM_MULTISET: return "MULTISET";
-    case PM_MAP: return "MAP";
-    case PM_ROW: return "ROW";
-    case PM_VARIANT: return "VARIANT";
-    case PM_BLOB: return "BLOB";
-  }
-  return "unknown type";
-}
-
 /* Class and Arrow value width (bytes; 0 for bit-packed / variable) of a column type. */
 static tclass type_class(const pm_type *t, int *width) {
   *width = 0;
@@ -407,11 +379,11 @@ static int lit_parse(const pm_type *t, const char *col, const char *text, pm_lit
     default:
       return pm_fail(err, PAIMON_EUNSUPPORTED,
                      "predicate on column '%s': comparisons on %s columns are not supported", col,
-                     type_name(t));
+                     pm_type_id_name(t->id));
   }
 bad:
   return pm_fail(err, PAIMON_EINVAL, "predicate on column '%s': cannot parse '%.64s' as %s", col,
-                 text, type_name(t));
+                 text, pm_type_id_name(t->id));
 }
 
 /* Java's Double.compare: -0.0 < 0.0, NaN above everything and equal to itself. */
@@ -551,7 +523,7 @@ static int bind_node(bnode *bn, const paimon_predicate *p, const pm_type *row, p
       if (bn->tc == TC_NONE)
         return pm_fail(err, PAIMON_EUNSUPPORTED,
                        "predicate on column '%s': comparisons on %s columns are not supported",
-                       p->column, type_name(bn->type));
+                       p->column, pm_type_id_name(bn->type->id));
       if (p->nlits) {
         bn->lits = pm_calloc(p->nlits, sizeof *bn->lits);
         if (!bn->lits) return pm_fail(err, PAIMON_ENOMEM, "predicate: out of memory");
