@@ -1,4 +1,5 @@
-/* tools/paimon/format_value.c: Arrow values -> JSON / text, from format strings. */
+/* tools/paimon/format_value.c: Arrow values -> text cells (csv, table), from format strings;
+ * JSON comes from the library (paimon/jsonl.h). */
 #include "format_value.h"
 
 #include <math.h>
@@ -31,11 +32,7 @@ int fv_write(fv_out *o, const void *p, size_t n) {
 
 int fv_puts(fv_out *o, const char *s) { return fv_write(o, s, strlen(s)); }
 
-static int putch(fv_out *o, char c) {
-  if (o->len == o->cap && fv_reserve(o, 1) != 0) return -1;
-  o->data[o->len++] = c;
-  return 0;
-}
+int fv_sink(void *ctx, const char *data, size_t len) { return fv_write(ctx, data, len); }
 
 void fv_out_free(fv_out *o) {
   free(o->data);
@@ -208,6 +205,16 @@ int fv_field_init(fv_field *f, const struct ArrowSchema *s, char *err, size_t er
     if (f->kind == FV_MAP && f->children[0].kind != FV_STRUCT)
       return fmt_fail(err, errlen, "map entries are not a struct:", fmt);
   }
+  if (f->kind == FV_LIST || f->kind == FV_MAP || f->kind == FV_STRUCT) {
+    /* nested cells are JSON: the library's printer, over a one-column struct of this field */
+    struct ArrowSchema *one[1] = {(struct ArrowSchema *)s};
+    struct ArrowSchema wrap = {.format = "+s", .name = "", .n_children = 1, .children = one};
+    paimon_error perr = {0, ""};
+    if (paimon_jsonl_printer_new(&f->jp, &wrap, &perr) != 0) {
+      snprintf(err, errlen, "%s", perr.message);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -215,6 +222,7 @@ void fv_field_free(fv_field *f) {
   if (!f) return;
   for (int i = 0; i < f->nchildren; i++) fv_field_free(&f->children[i]);
   free(f->children);
+  paimon_jsonl_printer_free(f->jp);
   free(f->name);
   memset(f, 0, sizeof *f);
 }
@@ -430,11 +438,9 @@ void fv_millis_text(int64_t millis, char *buf, size_t n) {
 }
 
 /* Shortest %.{lo..hi}g form that reads back as the same value. */
-static int put_float(fv_out *o, double v, bool single, bool json) {
-  if (isnan(v)) return fv_puts(o, json ? "\"NaN\"" : "NaN");
-  if (isinf(v))
-    return fv_puts(
-        o, v > 0 ? (json ? "\"Infinity\"" : "Infinity") : (json ? "\"-Infinity\"" : "-Infinity"));
+static int put_float(fv_out *o, double v, bool single) {
+  if (isnan(v)) return fv_puts(o, "NaN");
+  if (isinf(v)) return fv_puts(o, v > 0 ? "Infinity" : "-Infinity");
   char buf[40];
   int lo = single ? 6 : 15, hi = single ? 9 : 17;
   for (int p = lo; p <= hi; p++) {
@@ -545,55 +551,6 @@ size_t fv_utf8_invalid_at(const void *p, size_t n) {
   return n;
 }
 
-/* JSON string; invalid UTF-8 bytes become U+FFFD. `quote` adds the quotes. */
-static int put_json_str(fv_out *o, const uint8_t *p, size_t n, bool quote) {
-  static const char hex[] = "0123456789abcdef";
-  TRY(fv_reserve(o, n + 2));
-  if (quote) o->data[o->len++] = '"';
-  size_t i = 0;
-  while (i < n) {
-    size_t run = i;
-    while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') run++;
-    if (run > i) {
-      TRY(fv_write(o, p + i, run - i));
-      i = run;
-      if (i == n) break;
-    }
-    uint8_t c = p[i];
-    if (c >= 0x80) {
-      size_t l = utf8_seq(p + i, n - i);
-      if (l == 0) {
-        TRY(fv_write(o, "\xef\xbf\xbd", 3));
-        i++;
-      } else {
-        TRY(fv_write(o, p + i, l));
-        i += l;
-      }
-      continue;
-    }
-    char esc[8] = {'\\', 0};
-    size_t el = 2;
-    switch (c) {
-      case '"': esc[1] = '"'; break;
-      case '\\': esc[1] = '\\'; break;
-      case '\n': esc[1] = 'n'; break;
-      case '\r': esc[1] = 'r'; break;
-      case '\t': esc[1] = 't'; break;
-      case '\b': esc[1] = 'b'; break;
-      case '\f': esc[1] = 'f'; break;
-      default:
-        memcpy(esc, "\\u00", 4);
-        esc[4] = hex[c >> 4];
-        esc[5] = hex[c & 15];
-        el = 6;
-    }
-    TRY(fv_write(o, esc, el));
-    i++;
-  }
-  if (quote) TRY(putch(o, '"'));
-  return 0;
-}
-
 /* Raw text (csv/table): invalid UTF-8 bytes become U+FFFD, nothing else changes. */
 static int put_raw_str(fv_out *o, const uint8_t *p, size_t n) {
   size_t i = 0;
@@ -645,54 +602,17 @@ static uint64_t uint_at(const struct ArrowArray *a, int width, int64_t i) {
 
 /* ---- values ------------------------------------------------------------------------ */
 
-static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i,
-                     bool json);
-
+/* A nested value as the JSON the library prints for it. */
 static int put_nested(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i) {
-  int64_t j = a->offset + i;
-  switch (f->kind) {
-    case FV_LIST: {
-      int64_t b = off_at(a->buffers[1], f->width, j), e = off_at(a->buffers[1], f->width, j + 1);
-      TRY(putch(o, '['));
-      for (int64_t k = b; k < e; k++) {
-        if (k > b) TRY(fv_write(o, ", ", 2));
-        TRY(put_value(o, &f->children[0], a->children[0], k, true));
-      }
-      return putch(o, ']');
-    }
-    case FV_MAP: {
-      int64_t b = off_at(a->buffers[1], 4, j), e = off_at(a->buffers[1], 4, j + 1);
-      const struct ArrowArray *ent = a->children[0];
-      const fv_field *ef = &f->children[0];
-      TRY(putch(o, '['));
-      for (int64_t k = b; k < e; k++) {
-        if (k > b) TRY(fv_write(o, ", ", 2));
-        int64_t r = ent->offset + k; /* entries struct: children indexed past its offset */
-        TRY(putch(o, '['));
-        TRY(put_value(o, &ef->children[0], ent->children[0], r, true));
-        TRY(fv_write(o, ", ", 2));
-        TRY(put_value(o, &ef->children[1], ent->children[1], r, true));
-        TRY(putch(o, ']'));
-      }
-      return putch(o, ']');
-    }
-    default: { /* struct */
-      TRY(putch(o, '{'));
-      for (int c = 0; c < f->nchildren; c++) {
-        if (c) TRY(fv_write(o, ", ", 2));
-        TRY(put_json_str(o, (const uint8_t *)f->children[c].name, strlen(f->children[c].name),
-                         true));
-        TRY(fv_write(o, ": ", 2));
-        TRY(put_value(o, &f->children[c], a->children[c], j, true));
-      }
-      return putch(o, '}');
-    }
-  }
+  struct ArrowArray *one[1] = {(struct ArrowArray *)a};
+  const void *nobuf[1] = {NULL};
+  struct ArrowArray wrap = {
+      .length = i + 1, .n_buffers = 1, .buffers = nobuf, .n_children = 1, .children = one};
+  return paimon_jsonl_print_value(f->jp, &wrap, i, 0, fv_sink, o, NULL) == 0 ? 0 : -1;
 }
 
-static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i,
-                     bool json) {
-  if (f->kind == FV_NA || fv_is_null(a, i)) return json ? fv_write(o, "null", 4) : 0;
+int fv_text(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i) {
+  if (f->kind == FV_NA || fv_is_null(a, i)) return 0;
   char buf[96];
   size_t n;
   switch (f->kind) {
@@ -703,16 +623,13 @@ static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, i
     }
     case FV_INT: return put_i64(o, int_at(a, f->width, i));
     case FV_UINT: return put_u64(o, uint_at(a, f->width, i));
-    case FV_F32: return put_float(o, ((const float *)a->buffers[1])[a->offset + i], true, json);
-    case FV_F64: return put_float(o, ((const double *)a->buffers[1])[a->offset + i], false, json);
-    case FV_DEC128: {
-      if (json) TRY(putch(o, '"'));
-      TRY(put_decimal(o, (const uint8_t *)a->buffers[1] + 16 * (a->offset + i), f->dec_scale));
-      return json ? putch(o, '"') : 0;
-    }
+    case FV_F32: return put_float(o, ((const float *)a->buffers[1])[a->offset + i], true);
+    case FV_F64: return put_float(o, ((const double *)a->buffers[1])[a->offset + i], false);
+    case FV_DEC128:
+      return put_decimal(o, (const uint8_t *)a->buffers[1] + 16 * (a->offset + i), f->dec_scale);
     case FV_UTF8: {
       const uint8_t *p = var_bytes(f, a, i, &n);
-      return json ? put_json_str(o, p, n, true) : put_raw_str(o, p, n);
+      return put_raw_str(o, p, n);
     }
     case FV_BIN:
     case FV_FIXBIN: {
@@ -723,9 +640,7 @@ static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, i
         n = (size_t)f->width;
         p = (const uint8_t *)a->buffers[1] + (size_t)f->width * (size_t)(a->offset + i);
       }
-      if (json) TRY(putch(o, '"'));
-      TRY(put_base64(o, p, n));
-      return json ? putch(o, '"') : 0;
+      return put_base64(o, p, n);
     }
     case FV_DATE32:
     case FV_DATE64: {
@@ -745,19 +660,5 @@ static int put_value(fv_out *o, const fv_field *f, const struct ArrowArray *a, i
     case FV_TS: n = ts_text(int_at(a, 8, i), f->unit, f->precision, f->tz, 'T', buf); break;
     default: return put_nested(o, f, a, i);
   }
-  if (!json) return fv_write(o, buf, n);
-  TRY(fv_reserve(o, n + 2));
-  o->data[o->len++] = '"';
-  memcpy(o->data + o->len, buf, n);
-  o->len += n;
-  o->data[o->len++] = '"';
-  return 0;
-}
-
-int fv_json(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i) {
-  return put_value(o, f, a, i, true);
-}
-
-int fv_text(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i) {
-  return put_value(o, f, a, i, false);
+  return fv_write(o, buf, n);
 }
