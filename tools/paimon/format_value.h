@@ -31,36 +31,22 @@ size_t fv_utf8_invalid_at(const void *p, size_t n);
 void fv_out_free(fv_out *o);
 
 typedef enum fv_kind {
-  FV_NA,
-  FV_BOOL,
-  FV_INT,  /* signed, width 1/2/4/8 */
-  FV_UINT, /* unsigned, width 1/2/4/8 */
-  FV_F32,
-  FV_F64,
-  FV_DEC128,
+  FV_NA,     /* the null type: no buffers */
+  FV_SCALAR, /* fixed-width values (two buffers) */
   FV_UTF8,   /* width 4 (int32 offsets) or 8 (large) */
   FV_BIN,    /* width 4 or 8 */
-  FV_FIXBIN, /* width = byte width */
-  FV_DATE32,
-  FV_DATE64,
-  FV_TIME, /* width 4 or 8, unit */
-  FV_TS,   /* unit, tz */
-  FV_LIST, /* width 4 or 8 */
+  FV_LIST,   /* width 4 or 8 */
   FV_MAP,
   FV_STRUCT
 } fv_kind;
 
 typedef struct fv_field {
   fv_kind kind;
-  int width;
-  int unit;      /* 0 s, 1 ms, 2 us, 3 ns */
-  int precision; /* fraction digits printed for TIME/TIMESTAMP */
-  bool tz;       /* timestamp with a time zone: printed in UTC with "Z" */
-  int dec_precision, dec_scale;
+  int width; /* offset width of UTF8/BIN/LIST/MAP */
   char *name;
   int nchildren;
   struct fv_field *children;
-  paimon_jsonl_printer *jp; /* nested kinds: prints this field as a one-column struct */
+  paimon_jsonl_printer *jp; /* prints this field as a one-column struct */
 } fv_field;
 
 /* Describes `schema` (recursively). On failure returns -1 with a message in err. */
