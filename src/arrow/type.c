@@ -176,6 +176,34 @@ bool pm_type_equal(const pm_type *a, const pm_type *b) {
 
 /* ---- to string ------------------------------------------------------------------- */
 
+const char *pm_type_id_name(pm_type_id id) {
+  switch (id) {
+    case PM_BOOLEAN: return "BOOLEAN";
+    case PM_TINYINT: return "TINYINT";
+    case PM_SMALLINT: return "SMALLINT";
+    case PM_INT: return "INT";
+    case PM_BIGINT: return "BIGINT";
+    case PM_FLOAT: return "FLOAT";
+    case PM_DOUBLE: return "DOUBLE";
+    case PM_DECIMAL: return "DECIMAL";
+    case PM_CHAR: return "CHAR";
+    case PM_VARCHAR: return "VARCHAR";
+    case PM_BINARY: return "BINARY";
+    case PM_VARBINARY: return "VARBINARY";
+    case PM_DATE: return "DATE";
+    case PM_TIME: return "TIME";
+    case PM_TIMESTAMP: return "TIMESTAMP";
+    case PM_TIMESTAMP_LTZ: return "TIMESTAMP_LTZ";
+    case PM_ARRAY: return "ARRAY";
+    case PM_MULTISET: return "MULTISET";
+    case PM_MAP: return "MAP";
+    case PM_ROW: return "ROW";
+    case PM_VARIANT: return "VARIANT";
+    case PM_BLOB: return "BLOB";
+  }
+  return "unknown type";
+}
+
 static int quote_into(pm_buf *b, const char *s, char q) {
   PM_TRY(pm_buf_append(b, &q, 1));
   for (; *s; s++) {

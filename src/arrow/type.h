@@ -90,6 +90,9 @@ bool pm_type_equal(const pm_type *a, const pm_type *b); /* ignores field ids/nam
 /* Paimon type string, e.g. "DECIMAL(23, 5) NOT NULL", "TIMESTAMP(6) WITH LOCAL TIME ZONE";
  * nested types render as Paimon's SQL form "ARRAY<INT>", "ROW<`a` INT, `b` STRING>". */
 char *pm_type_to_string(const pm_type *t);
+/* The bare name of a type id for messages ("DECIMAL", "TIMESTAMP_LTZ", which Paimon's
+ * type syntax accepts too); static, never NULL ("unknown type" outside pm_type_id). */
+const char *pm_type_id_name(pm_type_id id);
 /* Parses an atomic Paimon type string (as in schema JSON) or the SQL form above. */
 int pm_type_parse(pm_type **out, const char *s, paimon_error *err);
 

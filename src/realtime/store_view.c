@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "realtime/store_internal.h"
-#include "table/predicate_internal.h" /* predicates (moving to src/expr) */
+#include "expr/expr.h"
 #include "table/table_rt.h"
 
 /* ---- views ------------------------------------------------------------------------------ */

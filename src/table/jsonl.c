@@ -76,33 +76,7 @@ static bool literal(jp *j, const char *lit) {
   return true;
 }
 
-static const char *type_name(const pm_type *t) {
-  switch (t->id) {
-    case PM_BOOLEAN: return "BOOLEAN";
-    case PM_TINYINT: return "TINYINT";
-    case PM_SMALLINT: return "SMALLINT";
-    case PM_INT: return "INT";
-    case PM_BIGINT: return "BIGINT";
-    case PM_FLOAT: return "FLOAT";
-    case PM_DOUBLE: return "DOUBLE";
-    case PM_DECIMAL: return "DECIMAL";
-    case PM_CHAR: return "CHAR";
-    case PM_VARCHAR: return "VARCHAR";
-    case PM_BINARY: return "BINARY";
-    case PM_VARBINARY: return "VARBINARY";
-    case PM_DATE: return "DATE";
-    case PM_TIME: return "TIME";
-    case PM_TIMESTAMP: return "TIMESTAMP";
-    case PM_TIMESTAMP_LTZ: return "TIMESTAMP_LTZ";
-    case PM_ARRAY: return "ARRAY";
-    case PM_MULTISET: return "MULTISET";
-    case PM_MAP: return "MAP";
-    case PM_ROW: return "ROW";
-    case PM_VARIANT: return "VARIANT";
-    case PM_BLOB: return "BLOB";
-  }
-  return "?";
-}
+static const char *type_name(const pm_type *t) { return pm_type_id_name(t->id); }
 
 /* ---- strings -------------------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "table/ext.h"
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 #include "table/read_internal.h"
 
 /* ---- struct arrays built from child arrays ---------------------------------------- */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 #include "table/ext.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"

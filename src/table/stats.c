@@ -46,24 +46,20 @@ static inline int bytes_cmp(const uint8_t *a, int32_t an, const uint8_t *b, int3
 
 #define PM_STAT_BLOCK 256
 
-int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray *a,
-                      paimon_error *err) {
-  int64_t n = a->length;
-  if (n == 0) return 0;
-  if (!pm_mt_type_comparable(t)) {
-    for (int64_t i = 0; i < n; i++)
-      if (!pm_arr_is_valid(a, i)) acc->nulls++;
-    return 0;
-  }
-  int64_t lo = -1, hi = -1, nulls = 0;
-  bool all_valid = a->buffers[0] == NULL || a->null_count == 0;
-  /* typed loops for the common types (the generic comparator costs a call per value) */
-#define PM_SCAN_FIXED(T)                                                                    \
-  do {                                                                                      \
+/* Where the bounds of one batch are: rows lo/hi (-1 when every value is null) and the
+ * number of nulls. Found per physical type family, then merged into the accumulator. */
+typedef struct scan_res {
+  int64_t lo, hi, nulls;
+} scan_res;
+
+/* Fixed-width integers (and the types stored as them): typed loops, since the generic
+ * comparator costs a call per value. Without nulls, blockwise min/max (vectorizable); the
+ * first occurrence is searched only in the block that last improved each bound. */
+#define PM_DEFINE_SCAN_FIXED(NAME, T)                                                       \
+  static void NAME(const struct ArrowArray *a, int64_t n, bool all_valid, scan_res *r) {    \
     const T *v = (const T *)a->buffers[1] + a->offset;                                      \
+    int64_t lo = -1, hi = -1;                                                               \
     if (all_valid) {                                                                        \
-      /* blockwise min/max (vectorizable); the first occurrence is searched only in the   \
-       * block that last improved each bound */ \
       T mn = v[0], mx = v[0];                                                               \
       int64_t bl = 0, bh = 0;                                                               \
       for (int64_t b = 0; b < n; b += PM_STAT_BLOCK) {                                      \
@@ -107,11 +103,13 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
       }                                                                                     \
       for (hi = bh; v[hi] != mx; hi++) {                                                    \
       }                                                                                     \
-      break;                                                                                \
+      r->lo = lo;                                                                           \
+      r->hi = hi;                                                                           \
+      return;                                                                               \
     }                                                                                       \
     for (int64_t i = 0; i < n; i++) {                                                       \
       if (!pm_arr_is_valid(a, i)) {                                                         \
-        nulls++;                                                                            \
+        r->nulls++;                                                                         \
         continue;                                                                           \
       }                                                                                     \
       if (lo < 0) {                                                                         \
@@ -121,111 +119,142 @@ int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray
       if (v[i] < v[lo]) lo = i;                                                             \
       if (v[i] > v[hi]) hi = i;                                                             \
     }                                                                                       \
-  } while (0)
-  /* floats: the same loop over integer keys ordered as Java's Float/Double.compare */
-#define PM_SCAN_KEYED(T, K, KEY)                       \
-  do {                                                 \
-    const T *v = (const T *)a->buffers[1] + a->offset; \
-    K kl = 0, kh = 0;                                  \
-    for (int64_t i = 0; i < n; i++) {                  \
-      if (!all_valid && !pm_arr_is_valid(a, i)) {      \
-        nulls++;                                       \
-        continue;                                      \
-      }                                                \
-      K k = KEY(v[i]);                                 \
-      if (lo < 0) {                                    \
-        lo = hi = i;                                   \
-        kl = kh = k;                                   \
-        continue;                                      \
-      }                                                \
-      if (k < kl) {                                    \
-        lo = i;                                        \
-        kl = k;                                        \
-      }                                                \
-      if (k > kh) {                                    \
-        hi = i;                                        \
-        kh = k;                                        \
-      }                                                \
-    }                                                  \
-  } while (0)
+    r->lo = lo;                                                                             \
+    r->hi = hi;                                                                             \
+  }
+
+PM_DEFINE_SCAN_FIXED(scan_i8, int8_t)
+PM_DEFINE_SCAN_FIXED(scan_i16, int16_t)
+PM_DEFINE_SCAN_FIXED(scan_i32, int32_t)
+PM_DEFINE_SCAN_FIXED(scan_i64, int64_t)
+#undef PM_DEFINE_SCAN_FIXED
+
+/* Floats: the same search over integer keys ordered as Java's Float/Double.compare. */
+#define PM_DEFINE_SCAN_KEYED(NAME, T, K, KEY)                                            \
+  static void NAME(const struct ArrowArray *a, int64_t n, bool all_valid, scan_res *r) { \
+    const T *v = (const T *)a->buffers[1] + a->offset;                                   \
+    K kl = 0, kh = 0;                                                                    \
+    for (int64_t i = 0; i < n; i++) {                                                    \
+      if (!all_valid && !pm_arr_is_valid(a, i)) {                                        \
+        r->nulls++;                                                                      \
+        continue;                                                                        \
+      }                                                                                  \
+      K k = KEY(v[i]);                                                                   \
+      if (r->lo < 0) {                                                                   \
+        r->lo = r->hi = i;                                                               \
+        kl = kh = k;                                                                     \
+        continue;                                                                        \
+      }                                                                                  \
+      if (k < kl) {                                                                      \
+        r->lo = i;                                                                       \
+        kl = k;                                                                          \
+      }                                                                                  \
+      if (k > kh) {                                                                      \
+        r->hi = i;                                                                       \
+        kh = k;                                                                          \
+      }                                                                                  \
+    }                                                                                    \
+  }
+PM_DEFINE_SCAN_KEYED(scan_f32, float, int32_t, f32_key)
+PM_DEFINE_SCAN_KEYED(scan_f64, double, int64_t, f64_key)
+#undef PM_DEFINE_SCAN_KEYED
+
+/* Strings and binaries: the current bounds stay cached; most values differ from them in
+ * the first byte, which the 8-byte big-endian prefix decides. */
+static void scan_bytes(const struct ArrowArray *a, int64_t n, bool all_valid, scan_res *r) {
+  const int32_t *off = (const int32_t *)a->buffers[1] + a->offset;
+  const uint8_t *d = (const uint8_t *)a->buffers[2];
+  const uint8_t *pl = NULL, *ph = NULL;
+  int32_t ll = 0, lh = 0;
+  uint64_t kl = 0, kh = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!all_valid && !pm_arr_is_valid(a, i)) {
+      r->nulls++;
+      continue;
+    }
+    const uint8_t *p = d + off[i];
+    int32_t li = off[i + 1] - off[i];
+    uint64_t k = prefix8(p, li);
+    if (r->lo < 0) {
+      r->lo = r->hi = i;
+      pl = ph = p;
+      ll = lh = li;
+      kl = kh = k;
+      continue;
+    }
+    if (k < kl || (k == kl && bytes_cmp(p, li, pl, ll) < 0)) {
+      r->lo = i;
+      pl = p;
+      ll = li;
+      kl = k;
+    } else if (k > kh || (k == kh && bytes_cmp(p, li, ph, lh) > 0)) {
+      r->hi = i;
+      ph = p;
+      lh = li;
+      kh = k;
+    }
+  }
+}
+
+/* Decimals, booleans: the generic comparator. */
+static void scan_generic(const pm_type *t, const struct ArrowArray *a, int64_t n, scan_res *r) {
+  for (int64_t i = 0; i < n; i++) {
+    if (!pm_arr_is_valid(a, i)) {
+      r->nulls++;
+      continue;
+    }
+    if (r->lo < 0) {
+      r->lo = r->hi = i;
+      continue;
+    }
+    if (pm_mt_cmp_arrow(t, a, i, a, r->lo) < 0) r->lo = i;
+    if (pm_mt_cmp_arrow(t, a, i, a, r->hi) > 0) r->hi = i;
+  }
+}
+
+static void scan_bounds(const pm_type *t, const struct ArrowArray *a, int64_t n, scan_res *r) {
+  bool all_valid = a->buffers[0] == NULL || a->null_count == 0;
   switch (t->id) {
-    case PM_TINYINT: PM_SCAN_FIXED(int8_t); break;
-    case PM_SMALLINT: PM_SCAN_FIXED(int16_t); break;
+    case PM_TINYINT: scan_i8(a, n, all_valid, r); break;
+    case PM_SMALLINT: scan_i16(a, n, all_valid, r); break;
     case PM_INT:
     case PM_DATE:
-    case PM_TIME: PM_SCAN_FIXED(int32_t); break;
+    case PM_TIME: scan_i32(a, n, all_valid, r); break;
     case PM_BIGINT:
     case PM_TIMESTAMP:
-    case PM_TIMESTAMP_LTZ: PM_SCAN_FIXED(int64_t); break;
-    case PM_FLOAT: PM_SCAN_KEYED(float, int32_t, f32_key); break;
-    case PM_DOUBLE: PM_SCAN_KEYED(double, int64_t, f64_key); break;
+    case PM_TIMESTAMP_LTZ: scan_i64(a, n, all_valid, r); break;
+    case PM_FLOAT: scan_f32(a, n, all_valid, r); break;
+    case PM_DOUBLE: scan_f64(a, n, all_valid, r); break;
     case PM_CHAR:
     case PM_VARCHAR:
     case PM_BINARY:
-    case PM_VARBINARY: {
-      const int32_t *off = (const int32_t *)a->buffers[1] + a->offset;
-      const uint8_t *d = (const uint8_t *)a->buffers[2];
-      /* the current bounds stay cached; most values differ from them in the first byte */
-      const uint8_t *pl = NULL, *ph = NULL;
-      int32_t ll = 0, lh = 0;
-      uint64_t kl = 0, kh = 0;
-      for (int64_t i = 0; i < n; i++) {
-        if (!all_valid && !pm_arr_is_valid(a, i)) {
-          nulls++;
-          continue;
-        }
-        const uint8_t *p = d + off[i];
-        int32_t li = off[i + 1] - off[i];
-        uint64_t k = prefix8(p, li);
-        if (lo < 0) {
-          lo = hi = i;
-          pl = ph = p;
-          ll = lh = li;
-          kl = kh = k;
-          continue;
-        }
-        if (k < kl || (k == kl && bytes_cmp(p, li, pl, ll) < 0)) {
-          lo = i;
-          pl = p;
-          ll = li;
-          kl = k;
-        } else if (k > kh || (k == kh && bytes_cmp(p, li, ph, lh) > 0)) {
-          hi = i;
-          ph = p;
-          lh = li;
-          kh = k;
-        }
-      }
-      break;
-    }
-    default:
-      /* floats (Java's NaN and -0.0 order), decimals, booleans: the generic comparator */
-      for (int64_t i = 0; i < n; i++) {
-        if (!pm_arr_is_valid(a, i)) {
-          nulls++;
-          continue;
-        }
-        if (lo < 0) {
-          lo = hi = i;
-          continue;
-        }
-        if (pm_mt_cmp_arrow(t, a, i, a, lo) < 0) lo = i;
-        if (pm_mt_cmp_arrow(t, a, i, a, hi) > 0) hi = i;
-      }
+    case PM_VARBINARY: scan_bytes(a, n, all_valid, r); break;
+    default: scan_generic(t, a, n, r); break;
   }
-#undef PM_SCAN_FIXED
-#undef PM_SCAN_KEYED
-  acc->nulls += nulls;
-  if (lo < 0) return 0;
-  if (!acc->has || pm_mt_cmp_arrow(t, a, lo, &acc->min, 0) < 0) {
+}
+
+int pm_col_acc_update(pm_col_acc *acc, const pm_type *t, const struct ArrowArray *a,
+                      paimon_error *err) {
+  int64_t n = a->length;
+  if (n == 0) return 0;
+  if (!pm_mt_type_comparable(t)) {
+    for (int64_t i = 0; i < n; i++)
+      if (!pm_arr_is_valid(a, i)) acc->nulls++;
+    return 0;
+  }
+  scan_res r = {-1, -1, 0};
+  scan_bounds(t, a, n, &r);
+  acc->nulls += r.nulls;
+  if (r.lo < 0) return 0;
+  if (!acc->has || pm_mt_cmp_arrow(t, a, r.lo, &acc->min, 0) < 0) {
     struct ArrowArray m;
-    PM_TRY(pm_array_slice_copy(a, t, lo, 1, &m, err));
+    PM_TRY(pm_array_slice_copy(a, t, r.lo, 1, &m, err));
     pm_array_release(&acc->min);
     acc->min = m;
   }
-  if (!acc->has || pm_mt_cmp_arrow(t, a, hi, &acc->max, 0) > 0) {
+  if (!acc->has || pm_mt_cmp_arrow(t, a, r.hi, &acc->max, 0) > 0) {
     struct ArrowArray m;
-    PM_TRY(pm_array_slice_copy(a, t, hi, 1, &m, err));
+    PM_TRY(pm_array_slice_copy(a, t, r.hi, 1, &m, err));
     pm_array_release(&acc->max);
     acc->max = m;
   }

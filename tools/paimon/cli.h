@@ -34,9 +34,9 @@ enum { RENDER_JSONL = 0, RENDER_CSV = 1 };
 
 typedef struct cli_render {
   int mode;
-  fv_field root; /* the batch's struct */
-  fv_out *keys;  /* JSONL: '{"name": ' / ', "name": ' per column */
-  fv_out cell;   /* CSV scratch */
+  fv_field root;            /* the batch's struct */
+  paimon_jsonl_printer *jp; /* JSONL: the library's printer */
+  fv_out cell;              /* CSV scratch */
 } cli_render;
 
 /* Describes `schema` (a struct); -1 with a message when unsupported. */

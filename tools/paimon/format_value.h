@@ -1,7 +1,7 @@
-/* tools/paimon/format_value.h: rendering Arrow C Data Interface values as JSON (the
- * `paimon cat --format jsonl` contract) and as plain text cells (csv, table).
- * Works from the ArrowSchema format strings alone (plus the "paimon.type" field metadata
- * for TIMESTAMP/TIME precision); knows nothing of the library's internals. */
+/* tools/paimon/format_value.h: rendering Arrow C Data Interface values as plain text
+ * cells (csv, table). Works from the ArrowSchema format strings alone (plus the
+ * "paimon.type" field metadata for TIMESTAMP/TIME precision); nested values are JSON,
+ * printed by the library (paimon_jsonl_print_value), as are whole JSON lines. */
 #ifndef PAIMON_CLI_FORMAT_VALUE_H
 #define PAIMON_CLI_FORMAT_VALUE_H
 
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <paimon/arrow.h>
+#include <paimon/jsonl.h>
 
 /* Growable output buffer. */
 typedef struct fv_out {
@@ -22,41 +23,30 @@ typedef struct fv_out {
 int fv_reserve(fv_out *o, size_t extra);
 int fv_write(fv_out *o, const void *p, size_t n);
 int fv_puts(fv_out *o, const char *s);
+/* A paimon_jsonl_write_fn appending to the fv_out `ctx`. */
+int fv_sink(void *ctx, const char *data, size_t len);
 /* Offset of the first byte of p[0..n) that does not start a valid UTF-8 sequence (overlong
  * forms, surrogates and code points above U+10FFFF are invalid), or n when all is valid. */
 size_t fv_utf8_invalid_at(const void *p, size_t n);
 void fv_out_free(fv_out *o);
 
 typedef enum fv_kind {
-  FV_NA,
-  FV_BOOL,
-  FV_INT,  /* signed, width 1/2/4/8 */
-  FV_UINT, /* unsigned, width 1/2/4/8 */
-  FV_F32,
-  FV_F64,
-  FV_DEC128,
+  FV_NA,     /* the null type: no buffers */
+  FV_SCALAR, /* fixed-width values (two buffers) */
   FV_UTF8,   /* width 4 (int32 offsets) or 8 (large) */
   FV_BIN,    /* width 4 or 8 */
-  FV_FIXBIN, /* width = byte width */
-  FV_DATE32,
-  FV_DATE64,
-  FV_TIME, /* width 4 or 8, unit */
-  FV_TS,   /* unit, tz */
-  FV_LIST, /* width 4 or 8 */
+  FV_LIST,   /* width 4 or 8 */
   FV_MAP,
   FV_STRUCT
 } fv_kind;
 
 typedef struct fv_field {
   fv_kind kind;
-  int width;
-  int unit;      /* 0 s, 1 ms, 2 us, 3 ns */
-  int precision; /* fraction digits printed for TIME/TIMESTAMP */
-  bool tz;       /* timestamp with a time zone: printed in UTC with "Z" */
-  int dec_precision, dec_scale;
+  int width; /* offset width of UTF8/BIN/LIST/MAP */
   char *name;
   int nchildren;
   struct fv_field *children;
+  paimon_jsonl_printer *jp; /* prints this field as a one-column struct */
 } fv_field;
 
 /* Describes `schema` (recursively). On failure returns -1 with a message in err. */
@@ -70,10 +60,8 @@ int fv_check(const fv_field *f, const struct ArrowArray *a, char *err, size_t er
 /* True when row i of `a` is null (honours offset and validity bitmap). */
 bool fv_is_null(const struct ArrowArray *a, int64_t i);
 
-/* Appends row i of `a` as JSON (null as `null`). */
-int fv_json(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i);
 /* Appends row i of `a` as a text cell: strings raw, binary as base64, nested values as
- * JSON, null as nothing (check fv_is_null first). */
+ * JSON (paimon/jsonl.h's encoding), null as nothing (check fv_is_null first). */
 int fv_text(fv_out *o, const fv_field *f, const struct ArrowArray *a, int64_t i);
 
 /* Renders epoch milliseconds as "YYYY-MM-DD HH:MM:SS.mmm" (UTC) into buf (>= 40 bytes). */

@@ -1,5 +1,5 @@
-/* tools/paimon/render.c: Arrow batches -> JSON lines / CSV rows (the `cat` contract),
- * shared by `paimon cat` and the ingest server's /query. */
+/* tools/paimon/render.c: Arrow batches -> JSON lines (the library's paimon_jsonl_print) /
+ * CSV rows (the `cat` contract), shared by `paimon cat` and the ingest server's /query. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +12,23 @@
   } while (0)
 
 int cli_json_str(fv_out *o, const char *s, size_t n) {
-  /* reuse the value writer's escaping through a one-row utf8 array */
-  fv_field sf = {.kind = FV_UTF8, .width = 4, .name = (char *)""};
+  /* the library's string escaping, through a one-row, one-column utf8 batch */
+  struct ArrowSchema col = {.format = "u", .name = ""};
+  struct ArrowSchema *cols[1] = {&col};
+  struct ArrowSchema sch = {.format = "+s", .name = "", .n_children = 1, .children = cols};
+  if (n > INT32_MAX) return -1;
   int32_t offs[2] = {0, (int32_t)n};
   const void *bufs[3] = {NULL, offs, s};
   struct ArrowArray one = {.length = 1, .n_buffers = 3, .buffers = bufs};
-  return fv_json(o, &sf, &one, 0);
+  struct ArrowArray *kids[1] = {&one};
+  const void *nobuf[1] = {NULL};
+  struct ArrowArray batch = {
+      .length = 1, .n_buffers = 1, .buffers = nobuf, .n_children = 1, .children = kids};
+  paimon_jsonl_printer *jp = NULL;
+  int rc = paimon_jsonl_printer_new(&jp, &sch, NULL);
+  if (rc == 0) rc = paimon_jsonl_print_value(jp, &batch, 0, 0, fv_sink, o, NULL);
+  paimon_jsonl_printer_free(jp);
+  return rc == 0 ? 0 : -1;
 }
 
 int cli_csv_cell(fv_out *o, const char *p, size_t n, bool is_null) {
@@ -47,17 +58,10 @@ int cli_render_init(cli_render *r, const struct ArrowSchema *schema, int mode, c
     snprintf(emsg, n, "result is not a struct");
     return -1;
   }
-  int nc = r->root.nchildren;
-  r->keys = calloc((size_t)nc + 1, sizeof *r->keys);
-  if (!r->keys) {
-    snprintf(emsg, n, "out of memory");
-    return -1;
-  }
-  for (int j = 0; j < nc; j++) {
-    const char *name = r->root.children[j].name;
-    if (fv_puts(&r->keys[j], j ? ", " : "{") || cli_json_str(&r->keys[j], name, strlen(name)) ||
-        fv_puts(&r->keys[j], ": ")) {
-      snprintf(emsg, n, "out of memory");
+  if (mode == RENDER_JSONL) {
+    paimon_error err = {0, ""};
+    if (paimon_jsonl_printer_new(&r->jp, schema, &err) != 0) {
+      snprintf(emsg, n, "%s", err.message);
       return -1;
     }
   }
@@ -80,13 +84,8 @@ int cli_render_check(cli_render *r, const struct ArrowArray *batch, char *emsg, 
 int cli_render_row(cli_render *r, const struct ArrowArray *batch, int64_t i, fv_out *o) {
   int nc = r->root.nchildren;
   int64_t row = batch->offset + i; /* struct children are indexed past the parent's offset */
-  if (r->mode == RENDER_JSONL) {
-    for (int j = 0; j < nc; j++) {
-      TRY(fv_write(o, r->keys[j].data, r->keys[j].len));
-      TRY(fv_json(o, &r->root.children[j], batch->children[j], row));
-    }
-    return fv_write(o, nc ? "}\n" : "{}\n", nc ? 2 : 3);
-  }
+  if (r->mode == RENDER_JSONL)
+    return paimon_jsonl_print(r->jp, batch, i, 1, fv_sink, o, NULL) ? -1 : 0;
   for (int j = 0; j < nc; j++) {
     const fv_field *f = &r->root.children[j];
     bool isnull = f->kind == FV_NA || fv_is_null(batch->children[j], row);
@@ -99,8 +98,7 @@ int cli_render_row(cli_render *r, const struct ArrowArray *batch, int64_t i, fv_
 }
 
 void cli_render_free(cli_render *r) {
-  for (int j = 0; r->keys && j < r->root.nchildren; j++) fv_out_free(&r->keys[j]);
-  free(r->keys);
+  paimon_jsonl_printer_free(r->jp);
   fv_out_free(&r->cell);
   fv_field_free(&r->root);
   memset(r, 0, sizeof *r);

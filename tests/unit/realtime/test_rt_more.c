@@ -11,7 +11,7 @@
 
 #include "arrow/column.h"
 #include "meta/meta.h"
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 #include "util/util.h"
 
 #define CODE_SHIFT 40

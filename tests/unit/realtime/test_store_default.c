@@ -18,7 +18,7 @@
 
 #include "arrow/column.h"
 #include "realtime/store_default.h"
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 
 /* ---- fixture ---------------------------------------------------------------------- */
 

@@ -1,7 +1,6 @@
-/* The CLI's value formatting (tools/paimon/format_value.c, compiled in directly): the
- * `paimon cat --format jsonl` contract on hand-built Arrow arrays. Expected texts come
- * from independent sources: RFC 4648 base64 vectors, calendar dates computed with
- * Python's datetime, round-trip parsing with strtod/strtof. */
+/* The CLI's text cells (tools/paimon/format_value.c, compiled in directly): the csv and
+ * table renderings of `paimon cat` on hand-built Arrow arrays. The JSON encoding is the
+ * library's (tests/unit/table/test_jsonl_print.c); nested cells reuse it. */
 #include "test_support.h"
 
 #include <math.h>
@@ -47,120 +46,6 @@ static struct ArrowArray fixed(const void *data, int64_t n, const uint8_t *valid
   return a;
 }
 
-/* Renders every row of `a` as JSON, one per line. */
-static char *json_rows(const fv_field *f, const struct ArrowArray *a) {
-  char err[256];
-  if (fv_check(f, a, err, sizeof err) != 0) fail_msg("check: %s", err);
-  fv_out o = {0};
-  for (int64_t i = 0; i < a->length; i++) {
-    assert_int_equal(fv_json(&o, f, a, i), 0);
-    fv_puts(&o, "\n");
-  }
-  fv_write(&o, "", 1);
-  return o.data;
-}
-
-static void expect_rows(const char *format, const char *meta, const struct ArrowArray *a,
-                        const char *want) {
-  fv_field f = field(format, meta);
-  char *got = json_rows(&f, a);
-  if (strcmp(got, want) != 0) fail_msg("%s:\n got: %s\nwant: %s", format, got, want);
-  free(got);
-  fv_field_free(&f);
-}
-
-static void test_integers(void **state) {
-  (void)state;
-  int64_t l[4] = {INT64_MIN, -1, 0, INT64_MAX};
-  uint8_t valid = 0x0d; /* row 1 null */
-  struct ArrowArray a = fixed(l, 4, &valid);
-  expect_rows("l", NULL, &a, "-9223372036854775808\nnull\n0\n9223372036854775807\n");
-  a.offset = 2;
-  a.length = 2;
-  expect_rows("l", NULL, &a, "0\n9223372036854775807\n");
-  int8_t c[3] = {-128, 0, 127};
-  struct ArrowArray b = fixed(c, 3, NULL);
-  expect_rows("c", NULL, &b, "-128\n0\n127\n");
-  int16_t s[2] = {-32768, 32767};
-  struct ArrowArray sa = fixed(s, 2, NULL);
-  expect_rows("s", NULL, &sa, "-32768\n32767\n");
-  uint8_t bits = 0x05;
-  struct ArrowArray bo = fixed(&bits, 3, NULL);
-  expect_rows("b", NULL, &bo, "true\nfalse\ntrue\n");
-}
-
-static void test_floats(void **state) {
-  (void)state;
-  double d[] = {0.1, 1.0 / 3, 1e300, -0.0, 5e-324, 123456789.125, NAN, INFINITY, -INFINITY, 2.5};
-  int n = (int)(sizeof d / sizeof d[0]);
-  struct ArrowArray a = fixed(d, n, NULL);
-  fv_field f = field("g", NULL);
-  for (int i = 0; i < n; i++) {
-    fv_out o = {0};
-    fv_json(&o, &f, &a, i);
-    fv_write(&o, "", 1);
-    if (isnan(d[i])) assert_string_equal(o.data, "\"NaN\"");
-    else if (isinf(d[i])) assert_string_equal(o.data, d[i] > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    else {
-      char *end;
-      double back = strtod(o.data, &end);
-      assert_true(*end == 0);
-      assert_true(memcmp(&back, &d[i], sizeof back) == 0); /* exact, sign of zero too */
-      assert_true(strlen(o.data) <= 24);
-    }
-    fv_out_free(&o);
-  }
-  fv_field_free(&f);
-  struct ArrowArray empty = fixed(d, 0, NULL);
-  expect_rows("g", NULL, &empty, "");
-  float fl[] = {0.1f, 16777216.0f, -3.4028235e38f, 1e-45f};
-  struct ArrowArray b = fixed(fl, 4, NULL);
-  struct ArrowArray b2 = b;
-  b2.length = 2;
-  expect_rows("f", NULL, &b2, "0.1\n16777216\n");
-  fv_field ff = field("f", NULL);
-  for (int i = 0; i < 4; i++) {
-    fv_out o = {0};
-    fv_json(&o, &ff, &b, i);
-    fv_write(&o, "", 1);
-    assert_true(strtof(o.data, NULL) == fl[i]);
-    fv_out_free(&o);
-  }
-  fv_field_free(&ff);
-}
-
-static void set128(uint8_t out[16], uint64_t hi, uint64_t lo) {
-  memcpy(out, &lo, 8);
-  memcpy(out + 8, &hi, 8);
-}
-
-static void test_decimals(void **state) {
-  (void)state;
-  uint8_t v[7][16];
-  set128(v[0], 0, 0);
-  set128(v[1], UINT64_MAX, (uint64_t)-12345);
-  /* 10^38 - 1 = 0x4B3B4CA85A86C47A098A223FFFFFFFFF */
-  set128(v[2], 0x4B3B4CA85A86C47AULL, 0x098A223FFFFFFFFFULL);
-  set128(v[3], ~0x4B3B4CA85A86C47AULL, ~0x098A223FFFFFFFFFULL + 1);
-  set128(v[4], 0, 5);
-  set128(v[5], UINT64_MAX, (uint64_t)-5);
-  set128(v[6], 0x8000000000000000ULL, 0);
-  struct ArrowArray a = fixed(v, 7, NULL);
-  expect_rows("d:38,0", NULL, &a,
-              "\"0\"\n\"-12345\"\n\"99999999999999999999999999999999999999\"\n"
-              "\"-99999999999999999999999999999999999999\"\n\"5\"\n\"-5\"\n"
-              "\"-170141183460469231731687303715884105728\"\n");
-  expect_rows("d:38,3", NULL, &a,
-              "\"0.000\"\n\"-12.345\"\n\"99999999999999999999999999999999999.999\"\n"
-              "\"-99999999999999999999999999999999999.999\"\n\"0.005\"\n\"-0.005\"\n"
-              "\"-170141183460469231731687303715884105.728\"\n");
-  a.length = 2;
-  expect_rows("d:23,5", NULL, &a, "\"0.00000\"\n\"-0.12345\"\n");
-  expect_rows("d:38,38", NULL, &a,
-              "\"0.00000000000000000000000000000000000000\"\n"
-              "\"-0.00000000000000000000000000000000012345\"\n");
-}
-
 static struct ArrowArray varlen(const int32_t *offs, const char *data, int64_t n,
                                 const uint8_t *validity) {
   static const void *bufs[32][3];
@@ -177,44 +62,77 @@ static struct ArrowArray varlen(const int32_t *offs, const char *data, int64_t n
   return a;
 }
 
-static void test_strings_binary(void **state) {
+/* Renders every row of `a` as a text cell, one per line (null as an empty line). */
+static char *text_rows(const fv_field *f, const struct ArrowArray *a) {
+  char err[256];
+  if (fv_check(f, a, err, sizeof err) != 0) fail_msg("check: %s", err);
+  fv_out o = {0};
+  for (int64_t i = 0; i < a->length; i++) {
+    if (!fv_is_null(a, i)) assert_int_equal(fv_text(&o, f, a, i), 0);
+    fv_puts(&o, "\n");
+  }
+  fv_write(&o, "", 1);
+  return o.data;
+}
+
+static void expect_rows(const char *format, const char *meta, const struct ArrowArray *a,
+                        const char *want) {
+  fv_field f = field(format, meta);
+  char *got = text_rows(&f, a);
+  if (strcmp(got, want) != 0) fail_msg("%s:\n got: %s\nwant: %s", format, got, want);
+  free(got);
+  fv_field_free(&f);
+}
+
+static void test_scalars(void **state) {
+  (void)state;
+  int64_t l[4] = {INT64_MIN, -1, 0, INT64_MAX};
+  uint8_t valid = 0x0d; /* row 1 null */
+  struct ArrowArray a = fixed(l, 4, &valid);
+  expect_rows("l", NULL, &a, "-9223372036854775808\n\n0\n9223372036854775807\n");
+  uint8_t bits = 0x05;
+  struct ArrowArray bo = fixed(&bits, 3, NULL);
+  expect_rows("b", NULL, &bo, "true\nfalse\ntrue\n");
+  double d[] = {0.1, NAN, -INFINITY, 1e300};
+  struct ArrowArray da = fixed(d, 4, NULL);
+  expect_rows("g", NULL, &da, "0.1\nNaN\n-Infinity\n1e+300\n"); /* text: no quotes */
+  uint8_t v[16] = {0};
+  v[0] = 0xc7; /* -12345 = ...ffcfc7 */
+  v[1] = 0xcf;
+  memset(v + 2, 0xff, 14);
+  struct ArrowArray dec = fixed(v, 1, NULL);
+  expect_rows("d:10,3", NULL, &dec, "-12.345\n");
+  int32_t days[] = {19782, -719529};
+  struct ArrowArray dt = fixed(days, 2, NULL);
+  expect_rows("tdD", NULL, &dt, "2024-02-29\n-0001-12-31\n");
+  int64_t us[] = {-1};
+  struct ArrowArray u = fixed(us, 1, NULL);
+  char *m6 = meta1("paimon.type", "TIMESTAMP(6) WITH LOCAL TIME ZONE");
+  expect_rows("tsu:UTC", m6, &u, "1969-12-31T23:59:59.999999Z\n");
+  free(m6);
+  int32_t bo2[3] = {0, 3, 6};
+  struct ArrowArray bin = varlen(bo2, "foobar", 2, NULL);
+  expect_rows("z", NULL, &bin, "Zm9v\nYmFy\n");
+}
+
+static void test_strings(void **state) {
   (void)state;
   const char *s =
       "a\"b\\c\n\x01"
-      "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
       "\xff"
-      "x"
-      "\xed\xa0\x80";
-  int32_t offs[5] = {0, 7, 16, 18, 21};
-  struct ArrowArray a = varlen(offs, s, 4, NULL);
-  expect_rows("u", NULL, &a,
-              "\"a\\\"b\\\\c\\n\\u0001\"\n\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n"
-              "\"\xef\xbf\xbdx\"\n\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"\n");
-  /* RFC 4648 section 10 test vectors */
-  const char *foobar = "foobar";
-  int32_t bo[8] = {0, 0, 1, 3, 6, 10, 15, 21};
-  char data[32];
-  memcpy(data,
-         "f"
-         "fo"
-         "foo"
-         "foob"
-         "fooba"
-         "foobar",
-         21);
-  (void)foobar;
-  uint8_t valid = 0xff;
-  struct ArrowArray b = varlen(bo, data, 7, &valid);
-  expect_rows("z", NULL, &b,
-              "\"\"\n\"Zg==\"\n\"Zm8=\"\n\"Zm9v\"\n\"Zm9vYg==\"\n\"Zm9vYmE=\"\n\"Zm9vYmFy\"\n");
-  struct ArrowArray w = fixed("foobar", 2, NULL);
-  expect_rows("w:3", NULL, &w, "\"Zm9v\"\n\"YmFy\"\n");
-  /* text cells keep strings raw */
+      "x";
+  int32_t offs[3] = {0, 7, 9};
+  struct ArrowArray a = varlen(offs, s, 2, NULL);
+  /* text cells keep strings raw; invalid UTF-8 becomes U+FFFD */
   fv_field f = field("u", NULL);
   fv_out o = {0};
   fv_text(&o, &f, &a, 0);
   assert_int_equal(o.len, 7);
   assert_memory_equal(o.data, "a\"b\\c\n\x01", 7);
+  o.len = 0;
+  fv_text(&o, &f, &a, 1);
+  assert_int_equal(o.len, 4);
+  assert_memory_equal(o.data, "\xef\xbf\xbdx", 4);
   fv_out_free(&o);
   fv_field_free(&f);
   /* offsets pointing backwards are refused before formatting */
@@ -224,54 +142,13 @@ static void test_strings_binary(void **state) {
   char err[256];
   assert_int_equal(fv_check(&fu, &c, err, sizeof err), -1);
   fv_field_free(&fu);
+  assert_int_equal(fv_utf8_invalid_at("ab\xc3\xa9\xed\xa0\x80", 7), 4);
+  assert_int_equal(fv_utf8_invalid_at("ab\xc3\xa9", 4), 4);
 }
 
-static void test_dates_times(void **state) {
-  (void)state;
-  /* day numbers from Python: (date(y,m,d) - date(1970,1,1)).days */
-  int32_t days[] = {0, 11017, -719162, 2932896, -1, 19782, -719528, 2932897, -719529};
-  struct ArrowArray a = fixed(days, 9, NULL);
-  expect_rows("tdD", NULL, &a,
-              "\"1970-01-01\"\n\"2000-03-01\"\n\"0001-01-01\"\n\"9999-12-31\"\n\"1969-12-31\"\n"
-              "\"2024-02-29\"\n\"0000-01-01\"\n\"+10000-01-01\"\n\"-0001-12-31\"\n");
-  /* epoch values from Python datetime arithmetic */
-  int64_t ms[] = {1709210096789LL, -1, 0, -2208988801000LL};
-  struct ArrowArray t = fixed(ms, 4, NULL);
-  expect_rows(
-      "tsm:", NULL, &t,
-      "\"2024-02-29T12:34:56.789\"\n\"1969-12-31T23:59:59.999\"\n\"1970-01-01T00:00:00.000\"\n"
-      "\"1899-12-31T23:59:59.000\"\n");
-  char *m0 = meta1("paimon.type", "TIMESTAMP(0)");
-  expect_rows("tsm:", m0, &t,
-              "\"2024-02-29T12:34:56\"\n\"1969-12-31T23:59:59\"\n\"1970-01-01T00:00:00\"\n"
-              "\"1899-12-31T23:59:59\"\n");
-  free(m0);
-  int64_t us[] = {-1, 1709210096789123LL};
-  struct ArrowArray u = fixed(us, 2, NULL);
-  char *m6 = meta1("paimon.type", "TIMESTAMP(6) WITH LOCAL TIME ZONE");
-  expect_rows("tsu:UTC", m6, &u,
-              "\"1969-12-31T23:59:59.999999Z\"\n\"2024-02-29T12:34:56.789123Z\"\n");
-  free(m6);
-  char *m5 = meta1("paimon.type", "TIMESTAMP(5)");
-  expect_rows("tsu:", m5, &u, "\"1969-12-31T23:59:59.99999\"\n\"2024-02-29T12:34:56.78912\"\n");
-  free(m5);
-  int64_t ns[] = {-2240521239998998999LL, 1728555010100100100LL};
-  struct ArrowArray n = fixed(ns, 2, NULL);
-  char *m9 = meta1("paimon.type", "TIMESTAMP(9)");
-  expect_rows("tsn:", m9, &n,
-              "\"1899-01-01T00:59:20.001001001\"\n\"2024-10-10T10:10:10.100100100\"\n");
-  free(m9);
-  int32_t tm[] = {45296789, 0, 86399999};
-  struct ArrowArray ti = fixed(tm, 3, NULL);
-  expect_rows("ttm", NULL, &ti, "\"12:34:56.789\"\n\"00:00:00.000\"\n\"23:59:59.999\"\n");
-  char *mt = meta1("paimon.type", "TIME(0)");
-  expect_rows("ttm", mt, &ti, "\"12:34:56\"\n\"00:00:00\"\n\"23:59:59\"\n");
-  free(mt);
-}
-
+/* Nested cells are the library's JSON (paimon_jsonl_print_value). */
 static void test_nested(void **state) {
   (void)state;
-  /* ARRAY<INT>: [1, null, 2], null, [], [3] */
   int32_t ev[4] = {1, 0, 2, 3};
   uint8_t evalid = 0x0d;
   struct ArrowArray elem = fixed(ev, 4, &evalid);
@@ -292,45 +169,10 @@ static void test_nested(void **state) {
   fv_field fl;
   char err[256];
   assert_int_equal(fv_field_init(&fl, &sl, err, sizeof err), 0);
-  char *got = json_rows(&fl, &list);
-  assert_string_equal(got, "[1, null, 2]\nnull\n[]\n[3]\n");
+  char *got = text_rows(&fl, &list);
+  assert_string_equal(got, "[1, null, 2]\n\n[]\n[3]\n");
   free(got);
-
-  /* MAP<STRING, INT>: {"a": 1, "b": null} and {} */
-  int32_t koffs[3] = {0, 1, 2};
-  struct ArrowArray keys = varlen(koffs, "ab", 2, NULL);
-  int32_t vals[2] = {1, 0};
-  uint8_t vvalid = 0x01;
-  struct ArrowArray values = fixed(vals, 2, &vvalid);
-  struct ArrowArray *ekids[2] = {&keys, &values};
-  const void *eb[1] = {NULL};
-  struct ArrowArray entries = {.length = 2,
-                               .n_buffers = 1,
-                               .buffers = eb,
-                               .n_children = 2,
-                               .children = ekids,
-                               .release = noop_release};
-  int32_t moffs[3] = {0, 2, 2};
-  struct ArrowArray *mkids[1] = {&entries};
-  const void *mb[2] = {NULL, moffs};
-  struct ArrowArray map = {.length = 2,
-                           .n_buffers = 2,
-                           .buffers = mb,
-                           .n_children = 1,
-                           .children = mkids,
-                           .release = noop_release};
-  struct ArrowSchema sk = {.format = "u", .name = "key"}, sv = {.format = "i", .name = "value"};
-  struct ArrowSchema *skv[2] = {&sk, &sv};
-  struct ArrowSchema sen = {.format = "+s", .name = "entries", .n_children = 2, .children = skv};
-  struct ArrowSchema *sme[1] = {&sen};
-  struct ArrowSchema sm = {.format = "+m", .name = "m", .n_children = 1, .children = sme};
-  fv_field fm;
-  assert_int_equal(fv_field_init(&fm, &sm, err, sizeof err), 0);
-  got = json_rows(&fm, &map);
-  assert_string_equal(got, "[[\"a\", 1], [\"b\", null]]\n[]\n");
-  free(got);
-
-  /* ROW<`x` INT, `l` ARRAY<INT>> with a null row and a parent offset */
+  /* ROW<`x` INT, `l` ARRAY<INT>> with a parent offset */
   int32_t xs[4] = {7, 8, 9, 10};
   struct ArrowArray xa = fixed(xs, 4, NULL);
   struct ArrowArray *rkids[2] = {&xa, &list};
@@ -349,23 +191,15 @@ static void test_nested(void **state) {
   struct ArrowSchema sr = {.format = "+s", .name = "r", .n_children = 2, .children = srk};
   fv_field fr;
   assert_int_equal(fv_field_init(&fr, &sr, err, sizeof err), 0);
-  got = json_rows(&fr, &row);
-  assert_string_equal(got, "{\"x\": 8, \"l\": null}\nnull\n{\"x\": 10, \"l\": [3]}\n");
+  got = text_rows(&fr, &row);
+  assert_string_equal(got, "{\"x\": 8, \"l\": null}\n\n{\"x\": 10, \"l\": [3]}\n");
   free(got);
-  fv_out o = {0};
-  fv_text(&o, &fr, &row, 0);
-  fv_write(&o, "", 1);
-  assert_string_equal(o.data, "{\"x\": 8, \"l\": null}");
-  fv_out_free(&o);
-
   /* list offsets beyond the child are refused */
   loffs[4] = 9;
   assert_int_equal(fv_check(&fl, &list, err, sizeof err), -1);
   loffs[4] = 4;
   fv_field_free(&fl);
-  fv_field_free(&fm);
   fv_field_free(&fr);
-
   /* unsupported formats are reported, not guessed */
   struct ArrowSchema bad = {.format = "e", .name = "h"};
   fv_field fb;
@@ -384,9 +218,9 @@ static void test_millis_text(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_integers),    cmocka_unit_test(test_floats),
-      cmocka_unit_test(test_decimals),    cmocka_unit_test(test_strings_binary),
-      cmocka_unit_test(test_dates_times), cmocka_unit_test(test_nested),
+      cmocka_unit_test(test_scalars),
+      cmocka_unit_test(test_strings),
+      cmocka_unit_test(test_nested),
       cmocka_unit_test(test_millis_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

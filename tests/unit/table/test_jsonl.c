@@ -1,7 +1,7 @@
 /* paimon_jsonl_parse: the `paimon cat --format jsonl` encoding back to Arrow.
  *
- * 1. Corpus round trip: the CLI (an independent renderer, tools/paimon/format_value.c)
- *    prints corpus tables as JSON lines; parsing them must give exactly the values the
+ * 1. Corpus round trip: the CLI (`paimon cat`, printing with paimon_jsonl_print) prints
+ *    corpus tables as JSON lines; parsing them must give exactly the values the
  *    library's reader returns for the same snapshot, value by value.
  * 2. Hand-written lines against values computed independently (Python's datetime and
  *    base64 modules; decimal digits by hand), and every error naming line and column.

@@ -1,6 +1,6 @@
-/* table/predicate_internal.h: predicate trees (paimon/predicate.h) for the scan planner
- * and the readers: binding to a ROW type, exact row filtering over Arrow batches,
- * conservative pruning with min/max/null-count statistics, column analysis.
+/* expr/expr.h: predicate trees (paimon/predicate.h) for the scan planner, the readers,
+ * the real-time layer and the store ABI: binding to a ROW type, exact row filtering over
+ * Arrow batches, conservative pruning with min/max/null-count statistics, column analysis.
  *
  * Semantics (SQL three-valued logic, comparisons as Java Paimon's CompareUtils):
  * - a comparison or IN with a NULL value is UNKNOWN; NOT UNKNOWN is UNKNOWN; a row is
@@ -12,9 +12,14 @@
  *   and is above +Infinity);
  * - strings and binaries compare as unsigned bytes (UTF-8 code point order);
  * - BOOLEAN: false < true.
- * Only IS [NOT] NULL applies to ARRAY/MAP/MULTISET/ROW/VARIANT/BLOB columns. */
-#ifndef PM_TABLE_PREDICATE_INTERNAL_H
-#define PM_TABLE_PREDICATE_INTERNAL_H
+ * Only IS [NOT] NULL applies to ARRAY/MAP/MULTISET/ROW/VARIANT/BLOB columns.
+ *
+ * Layer: src/expr sits above util, arrow, format and meta and below table and realtime;
+ * it knows only ROW types and Arrow arrays, never tables. Files: tree.c (construction,
+ * column analysis), parse.c (text form), eval.c (binding, batch evaluation), prune.c
+ * (statistics); bound.h holds the bound tree shared by the last two. */
+#ifndef PM_EXPR_EXPR_H
+#define PM_EXPR_EXPR_H
 
 #include <paimon/predicate.h>
 
@@ -41,7 +46,8 @@ struct paimon_predicate {
   char **lits;  /* literal texts, as given */
   size_t nkids; /* AND/OR: n; NOT: 1 */
   struct paimon_predicate **kids;
-  int depth; /* 1 for a leaf; bounded by PM_PRED_MAX_DEPTH */
+  size_t kids_cap; /* allocated slots of kids */
+  int depth;       /* 1 for a leaf; bounded by PM_PRED_MAX_DEPTH */
 };
 
 #define PM_PRED_MAX_DEPTH 128

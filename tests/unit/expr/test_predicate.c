@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/predicate_internal.h"
+#include "expr/expr.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
 
