@@ -137,7 +137,11 @@ int pm_trt_writer_route(paimon_writer *w, struct ArrowArray **cols, int64_t len,
 }
 
 void pm_trt_route_clear(pm_trt_route *r) {
-  pm_route in = {r->ngroups, r->parts, r->plens, r->buckets, r->group};
+  pm_route in = {.ngroups = r->ngroups,
+                 .parts = r->parts,
+                 .plens = r->plens,
+                 .buckets = r->buckets,
+                 .group = r->group};
   pm_route_clear(&in);
   memset(r, 0, sizeof *r);
 }
