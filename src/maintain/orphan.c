@@ -1,4 +1,4 @@
-/* table/orphan.c: removing files nothing references (Java's OrphanFilesClean).
+/* maintain/orphan.c: removing files nothing references (Java's OrphanFilesClean).
  *
  * The referenced set is built from every snapshot, tag and long-lived changelog of every
  * lineage (main and branches): manifest lists, every entry (ADD or DELETE) of every
@@ -13,158 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table/maintain_internal.h"
+#include "maintain/maintain_internal.h"
 
 #define DEFAULT_OLDER_THAN_MS 86400000LL
 
 typedef struct orphan_ctx {
-  pm_maint m;
-  pm_strmap used; /* referenced file names */
-  pm_strmap read; /* manifest lists, manifests and index manifests already walked */
+  paimon_table *t;
+  pm_strmap used; /* referenced file names (pm_table_referenced_files) */
   int64_t now, older_than;
   bool dry_run;
   int64_t removed;
   int64_t unknown_age; /* unreferenced files kept because their age is unknown */
 } orphan_ctx;
-
-static int use(orphan_ctx *o, const char *name, paimon_error *err) {
-  return pm_strmap_put(&o->used, name, 1, err);
-}
-
-/* Marks `name` as walked; *first tells whether it was new. */
-static int first_visit(orphan_ctx *o, const char *kind, const char *name, bool *first,
-                       paimon_error *err) {
-  char *k = pm_asprintf("%s:%s", kind, name);
-  if (!k) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  *first = !pm_strmap_get(&o->read, k, NULL);
-  int rc = *first ? pm_strmap_put(&o->read, k, 1, err) : 0;
-  pm_free(k);
-  return rc;
-}
-
-static int use_data_file(orphan_ctx *o, const pm_data_file *f, paimon_error *err) {
-  PM_TRY(use(o, f->file_name, err));
-  for (int32_t i = 0; i < f->nextra_files; i++)
-    if (f->extra_files[i]) PM_TRY(use(o, f->extra_files[i], err));
-  return 0;
-}
-
-static int walk_list(orphan_ctx *o, const char *list, paimon_error *err) {
-  bool first;
-  PM_TRY(use(o, list, err));
-  PM_TRY(first_visit(o, "L", list, &first, err));
-  if (!first) return 0;
-  pm_manifest_file_meta *metas = NULL;
-  size_t nm = 0;
-  PM_TRY(pm_maint_read_list(&o->m, list, &metas, &nm, err));
-  int rc = 0;
-  for (size_t i = 0; i < nm && rc == 0; i++) {
-    const char *name = metas[i].file_name;
-    rc = use(o, name, err);
-    if (rc == 0) rc = first_visit(o, "M", name, &first, err);
-    if (rc || !first) continue;
-    pm_manifest_entry *es = NULL;
-    size_t ne = 0;
-    rc = pm_maint_read_manifest(&o->m, name, &es, &ne, err);
-    for (size_t k = 0; k < ne && rc == 0; k++) rc = use_data_file(o, &es[k].file, err);
-    pm_manifest_entries_free(es, ne);
-  }
-  pm_manifest_file_metas_free(metas, nm);
-  return rc;
-}
-
-static int walk_snapshot(orphan_ctx *o, const pm_snapshot *s, paimon_error *err) {
-  const char *lists[3] = {s->base_manifest_list, s->delta_manifest_list,
-                          s->changelog_manifest_list};
-  for (int l = 0; l < 3; l++)
-    if (lists[l]) PM_TRY(walk_list(o, lists[l], err));
-  if (s->index_manifest) {
-    bool first;
-    PM_TRY(use(o, s->index_manifest, err));
-    PM_TRY(first_visit(o, "I", s->index_manifest, &first, err));
-    if (first) {
-      pm_index_entry *ies = NULL;
-      size_t ni = 0;
-      PM_TRY(pm_maint_read_index(&o->m, s->index_manifest, &ies, &ni, err));
-      int rc = 0;
-      for (size_t i = 0; i < ni && rc == 0; i++)
-        if (ies[i].file_name) rc = use(o, ies[i].file_name, err);
-      pm_index_entries_free(ies, ni);
-      PM_TRY(rc);
-    }
-  }
-  if (s->statistics) PM_TRY(use(o, s->statistics, err));
-  for (int32_t i = 0; i < s->nproperties; i++) { /* every source's offsets file */
-    char *op = NULL;
-    PM_TRY(pm_maint_offsets_path(&o->m, s, i, &op, err));
-    if (op) {
-      const char *slash = strrchr(op, '/');
-      int rc = use(o, slash ? slash + 1 : op, err);
-      pm_free(op);
-      PM_TRY(rc);
-    }
-  }
-  return 0;
-}
-
-static int walk_lineage(orphan_ctx *o, const char *dir, paimon_error *err) {
-  paimon_table *t = o->m.t;
-  int64_t *ids = NULL;
-  size_t n = 0;
-  PM_TRY(pm_snapshot_list_ids(t->fs, dir, &ids, &n, err));
-  int rc = 0;
-  for (size_t i = 0; i < n && rc == 0; i++) {
-    pm_snapshot *s = NULL;
-    rc = pm_snapshot_load(&s, t->fs, dir, ids[i], err);
-    if (rc == PAIMON_ENOTFOUND) {
-      rc = 0; /* expired meanwhile */
-      continue;
-    }
-    if (rc == 0) rc = walk_snapshot(o, s, err);
-    pm_snapshot_free(s);
-    if (rc == PAIMON_ENOTFOUND) {
-      /* its metadata went away: fine only when expiration removed the snapshot itself */
-      char *p = pm_asprintf("%s/snapshot/snapshot-%lld", dir, (long long)ids[i]);
-      int ex = p ? pm_fs_exists(t->fs, p, NULL) : PAIMON_ENOMEM;
-      pm_free(p);
-      if (ex == 0) rc = 0;
-    }
-  }
-  pm_free(ids);
-  static const char *const subs[2] = {"tag", "changelog"};
-  for (int k = 0; k < 2 && rc == 0; k++) {
-    pm_snapshot **v = NULL;
-    size_t nv = 0;
-    rc = pm_maint_load_dir(&o->m, dir, subs[k], &v, &nv, err);
-    for (size_t i = 0; i < nv && rc == 0; i++) rc = walk_snapshot(o, v[i], err);
-    pm_maint_snapshots_free(v, nv);
-  }
-  return rc;
-}
-
-/* Every file name a snapshot, tag or long-lived changelog of any lineage references:
- * what a published commit names and so what only expiration or orphan cleaning may
- * delete (commit.c and paimon_table_abort_commit consult it before deleting). */
-int pm_table_referenced_files(const paimon_table *t, pm_strmap *out, paimon_error *err) {
-  memset(out, 0, sizeof *out);
-  orphan_ctx o;
-  memset(&o, 0, sizeof o);
-  PM_TRY(pm_maint_init(&o.m, t, err));
-  char **dirs = NULL;
-  size_t ndirs = 0;
-  int rc = pm_maint_lineages(&o.m, &dirs, &ndirs, err);
-  for (size_t i = 0; i < ndirs && rc == 0; i++) rc = walk_lineage(&o, dirs[i], err);
-  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
-  pm_free(dirs);
-  pm_strmap_free(&o.read);
-  pm_maint_reset(&o.m);
-  if (rc) {
-    pm_strmap_free(&o.used);
-    return rc;
-  }
-  *out = o.used;
-  return 0;
-}
 
 /* ---- listing candidates ----------------------------------------------------------------- */
 
@@ -223,7 +83,7 @@ static bool is_meta_junk(const char *name, const char *prefix) {
  * `junk_prefix`, only those is_meta_junk accepts). */
 static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
                           const char *junk_prefix, paimon_error *err) {
-  paimon_table *t = o->m.t;
+  paimon_table *t = o->t;
   dir_entries d;
   PM_TRY(list_dir(t->fs, dir, &d, err));
   int rc = 0;
@@ -283,7 +143,7 @@ static bool bucket_dir_name(const char *n) {
 
 /* Walks partition directories level by level, then the bucket directories. */
 static int clean_data_dirs(orphan_ctx *o, const char *dir, int32_t level, paimon_error *err) {
-  paimon_table *t = o->m.t;
+  paimon_table *t = o->t;
   const pm_schema *sc = t->schema;
   dir_entries d;
   PM_TRY(list_dir(t->fs, dir, &d, err));
@@ -332,11 +192,11 @@ int paimon_table_remove_orphan_files(int64_t *removed_out, const paimon_table *c
                    "report file ages, so no file can be proven older than %lld ms; pass "
                    "older_than_millis = 0 only when no writer or committer is active",
                    t->path, (unsigned)t->fs->version, (long long)o.older_than);
-  PM_TRY(pm_maint_init(&o.m, t, err));
-  char **dirs = NULL;
-  size_t ndirs = 0;
-  int rc = pm_maint_lineages(&o.m, &dirs, &ndirs, err);
-  for (size_t i = 0; i < ndirs && rc == 0; i++) rc = walk_lineage(&o, dirs[i], err);
+  o.t = t;
+  pm_paths dirs = {0};
+  PM_TRY(pm_refs_lineages(t, &dirs, err));
+  /* what any snapshot, tag or changelog of these lineages names: never deleted */
+  int rc = pm_refs_referenced_in(t, &dirs, &o.used, err);
   static const char *const meta_dirs[3] = {"manifest", "index", "statistics"};
   for (int k = 0; k < 3 && rc == 0; k++) {
     char *d = pm_asprintf("%s/%s", t->root, meta_dirs[k]);
@@ -345,19 +205,18 @@ int paimon_table_remove_orphan_files(int64_t *removed_out, const paimon_table *c
   }
   /* per lineage: realtime offsets files under metadata/; leftovers (temp files of
    * interrupted commits) in snapshot/ and changelog/, as Java cleans them */
-  for (size_t i = 0; i < ndirs && rc == 0; i++) {
-    char *d = pm_asprintf("%s/metadata", dirs[i]);
+  for (size_t i = 0; i < dirs.n && rc == 0; i++) {
+    char *d = pm_asprintf("%s/metadata", dirs.v[i]);
     rc = d ? clean_files(&o, d, ".offsets", err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
     pm_free(d);
-    d = rc == 0 ? pm_asprintf("%s/snapshot", dirs[i]) : NULL;
+    d = rc == 0 ? pm_asprintf("%s/snapshot", dirs.v[i]) : NULL;
     if (rc == 0) rc = d ? clean_files_in(&o, d, NULL, "snapshot-", err) : PAIMON_ENOMEM;
     pm_free(d);
-    d = rc == 0 ? pm_asprintf("%s/changelog", dirs[i]) : NULL;
+    d = rc == 0 ? pm_asprintf("%s/changelog", dirs.v[i]) : NULL;
     if (rc == 0) rc = d ? clean_files_in(&o, d, NULL, "changelog-", err) : PAIMON_ENOMEM;
     pm_free(d);
   }
-  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
-  pm_free(dirs);
+  pm_paths_free(&dirs);
   if (rc == 0) rc = clean_data_dirs(&o, t->root, 0, err);
   if (removed_out) *removed_out = o.removed;
   if (rc == 0 && o.unknown_age > 0 && err) { /* success with a warning, as paimon_commit */
@@ -368,7 +227,5 @@ int paimon_table_remove_orphan_files(int64_t *removed_out, const paimon_table *c
              t->path, (long long)o.unknown_age);
   }
   pm_strmap_free(&o.used);
-  pm_strmap_free(&o.read);
-  pm_maint_reset(&o.m);
   return rc;
 }

@@ -16,7 +16,7 @@
 #include "mergetree/mergetree.h"
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
-#include "table/maintain_internal.h"
+#include "table/refs_internal.h"
 #include "table/write_internal.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
