@@ -137,24 +137,6 @@ typedef struct live_ent {
   bool live;
 } live_ent;
 
-static char *hex_ident(const pm_manifest_entry *e) {
-  static const char hx[] = "0123456789abcdef";
-  pm_buf b = PM_BUF_INIT;
-  for (size_t i = 0; i < e->partition_len; i++) {
-    char two[2] = {hx[e->partition[i] >> 4], hx[e->partition[i] & 15]};
-    if (pm_buf_append(&b, two, 2)) {
-      pm_buf_free(&b);
-      return NULL;
-    }
-  }
-  if (pm_buf_printf(&b, "|%d|%d|%s|%s", (int)e->bucket, (int)e->file.level, e->file.file_name,
-                    e->file.external_path ? e->file.external_path : "")) {
-    pm_buf_free(&b);
-    return NULL;
-  }
-  return pm_buf_detach(&b);
-}
-
 static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon_error *err) {
   live_ent *v = NULL;
   size_t nv = 0, cap = 0;
@@ -171,7 +153,7 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
       size_t ne = 0;
       rc = pm_refs_read_manifest(x->m.t, metas[i].file_name, &es, &ne, err);
       for (size_t k = 0; k < ne && rc == 0; k++) {
-        char *id = hex_ident(&es[k]);
+        char *id = pm_entry_identifier(&es[k]);
         if (!id) {
           rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
           break;
@@ -180,15 +162,7 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
         if (es[k].kind == PM_ENTRY_DELETE) {
           if (pm_strmap_get(&idx, id, &at)) v[at].live = false;
         } else {
-          if (nv == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            live_ent *nn = pm_realloc(v, nc * sizeof *nn);
-            if (!nn) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-            else {
-              v = nn;
-              cap = nc;
-            }
-          }
+          if (pm_grow(&v, &cap, nv + 1)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
           if (rc == 0 && nv > (size_t)INT32_MAX)
             rc = pm_fail(err, PAIMON_ENOMEM, "%s: too many files", x->m.t->path);
           if (rc == 0) rc = pm_strmap_put(&idx, id, (int)nv, err);

@@ -75,7 +75,7 @@ struct paimon_split {
   int32_t total_buckets;
   bool primary_key;
   bool raw_convertible; /* primary key: one sorted run without retracts; read without merging */
-  size_t nfiles;
+  size_t nfiles, files_cap;
   pm_data_file *files;
   char **paths;            /* resolved path per file */
   pm_dv_ref *dvs;          /* per file */
@@ -91,5 +91,10 @@ struct paimon_plan {
 };
 
 void pm_split_free(paimon_split *s);
+
+/* Identifier of a file entry, as Java's FileEntry.Identifier: partition (hex), bucket,
+ * level, file name and external path joined by '|'. An ADD and the DELETE that removes
+ * it share it. Owned; NULL when out of memory. */
+char *pm_entry_identifier(const pm_manifest_entry *e);
 
 #endif
