@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "maintain/maintain_internal.h"
+#include "util/vec.h"
 
 #define DEFAULT_OLDER_THAN_MS 86400000LL
 
@@ -28,39 +29,32 @@ typedef struct orphan_ctx {
 
 /* ---- listing candidates ----------------------------------------------------------------- */
 
+typedef struct dir_entry {
+  char *name;
+  int is_dir;
+  int64_t mtime; /* epoch millis or PAIMON_FS_MTIME_UNKNOWN */
+} dir_entry;
+
 typedef struct dir_entries {
-  char **names;
-  int *is_dir;
-  int64_t *mtime; /* epoch millis or PAIMON_FS_MTIME_UNKNOWN */
-  size_t n;
+  PM_VEC(dir_entry) e;
   bool oom;
 } dir_entries;
 
 static int collect(const char *name, const paimon_fs_stat_info *info, void *payload) {
   dir_entries *d = payload;
-  char **nn = pm_realloc(d->names, (d->n + 1) * sizeof *nn);
-  if (nn) d->names = nn;
-  int *nd = nn ? pm_realloc(d->is_dir, (d->n + 1) * sizeof *nd) : NULL;
-  if (nd) d->is_dir = nd;
-  int64_t *nt = nd ? pm_realloc(d->mtime, (d->n + 1) * sizeof *nt) : NULL;
-  if (nt) d->mtime = nt;
-  char *c = nt ? pm_strdup(name) : NULL;
-  if (!c) {
+  dir_entry de = {pm_strdup(name), info->is_dir, info->mtime_millis};
+  if (!de.name || pm_vec_push(&d->e, de)) {
+    pm_free(de.name);
     d->oom = true;
     return 1;
   }
-  d->names[d->n] = c;
-  d->is_dir[d->n] = info->is_dir;
-  d->mtime[d->n++] = info->mtime_millis;
   return 0;
 }
 
 static void dir_entries_free(dir_entries *d) {
-  for (size_t i = 0; i < d->n; i++) pm_free(d->names[i]);
-  pm_free(d->names);
-  pm_free(d->is_dir);
-  pm_free(d->mtime);
-  memset(d, 0, sizeof *d);
+  for (size_t i = 0; i < d->e.n; i++) pm_free(d->e.v[i].name);
+  pm_vec_free(&d->e);
+  d->oom = false;
 }
 
 static int list_dir(paimon_fs *fs, const char *dir, dir_entries *out, paimon_error *err) {
@@ -87,12 +81,12 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
   dir_entries d;
   PM_TRY(list_dir(t->fs, dir, &d, err));
   int rc = 0;
-  char **doomed = d.n ? pm_calloc(d.n, sizeof *doomed) : NULL; /* one batch delete per dir */
+  char **doomed = d.e.n ? pm_calloc(d.e.n, sizeof *doomed) : NULL; /* one batch delete per dir */
   size_t ndoomed = 0;
-  if (d.n && !doomed) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  for (size_t i = 0; i < d.n && rc == 0; i++) {
-    const char *name = d.names[i];
-    if (d.is_dir[i] || !pm_path_component_ok(name)) continue;
+  if (d.e.n && !doomed) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < d.e.n && rc == 0; i++) {
+    const char *name = d.e.v[i].name;
+    if (d.e.v[i].is_dir || !pm_path_component_ok(name)) continue;
     if (suffix) {
       size_t ln = strlen(name), ls = strlen(suffix);
       if (ln < ls || strcmp(name + ln - ls, suffix) != 0) continue;
@@ -105,8 +99,9 @@ static int clean_files_in(orphan_ctx *o, const char *dir, const char *suffix,
       break;
     }
     bool old = o->older_than == 0;
-    if (!old && d.mtime[i] == PAIMON_FS_MTIME_UNKNOWN) o->unknown_age++; /* cannot prove it old */
-    else if (!old) old = d.mtime[i] < o->now - o->older_than; /* no overflow on odd times */
+    if (!old && d.e.v[i].mtime == PAIMON_FS_MTIME_UNKNOWN)
+      o->unknown_age++;                                           /* cannot prove it old */
+    else if (!old) old = d.e.v[i].mtime < o->now - o->older_than; /* no overflow on odd times */
     if (old && pm_path_is_under(pm_path_strip_scheme(p), t->root)) {
       doomed[ndoomed++] = p;
     } else {
@@ -155,9 +150,9 @@ static int clean_data_dirs(orphan_ctx *o, const char *dir, int32_t level, paimon
     pm_free(k);
     if (!prefix) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  for (size_t i = 0; i < d.n && rc == 0; i++) {
-    const char *name = d.names[i];
-    if (!d.is_dir[i] || !pm_path_component_ok(name)) continue;
+  for (size_t i = 0; i < d.e.n && rc == 0; i++) {
+    const char *name = d.e.v[i].name;
+    if (!d.e.v[i].is_dir || !pm_path_component_ok(name)) continue;
     bool match = prefix ? strncmp(name, prefix, strlen(prefix)) == 0 : bucket_dir_name(name);
     if (!match) continue;
     char *sub = pm_asprintf("%s/%s", dir, name);

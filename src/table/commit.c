@@ -18,6 +18,7 @@
 #include "meta/offsets.h"
 #include "table/refs_internal.h"
 #include "table/write_internal.h"
+#include "util/vec.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
 
@@ -28,13 +29,7 @@ typedef struct {
 
 static int entries_add(entries *es, int32_t kind, const uint8_t *part, size_t plen, int32_t bucket,
                        int32_t total, const pm_data_file *f, paimon_error *err) {
-  if (es->n == es->cap) {
-    size_t nc = es->cap ? es->cap * 2 : 64;
-    pm_manifest_entry *nv = pm_realloc(es->v, nc * sizeof *nv);
-    if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    es->v = nv;
-    es->cap = nc;
-  }
+  if (pm_grow(&es->v, &es->cap, es->n + 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pm_manifest_entry *e = &es->v[es->n];
   memset(e, 0, sizeof *e);
   e->kind = kind;
@@ -220,16 +215,14 @@ static int read_list(paimon_table *t, const char *name, pm_manifest_file_meta **
 
 typedef struct attempt_files {
   char **paths;
-  size_t n;
+  size_t n, cap;
 } attempt_files;
 
 static void remember(attempt_files *af, char *path) {
-  char **np = pm_realloc(af->paths, (af->n + 1) * sizeof *np);
-  if (!np) {
+  if (!path || pm_grow(&af->paths, &af->cap, af->n + 1)) {
     pm_free(path);
     return;
   }
-  af->paths = np;
   af->paths[af->n++] = path;
 }
 
@@ -377,16 +370,14 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
 /* Real-time snapshot properties of a commit (owned keys and values). */
 typedef struct rt_props {
   char **k, **v;
-  size_t n;
+  size_t n, kcap, vcap;
 } rt_props;
 
 /* Appends (key, value); takes `v` (NULL: out of memory) in every case. */
 static int props_add(rt_props *p, const char *k, char *v, paimon_error *err) {
-  char **nk = v ? pm_realloc(p->k, (p->n + 1) * sizeof *nk) : NULL;
-  if (nk) p->k = nk;
-  char **nv = nk ? pm_realloc(p->v, (p->n + 1) * sizeof *nv) : NULL;
-  if (nv) p->v = nv;
-  char *kc = nv ? pm_strdup(k) : NULL;
+  bool room =
+      v && pm_grow(&p->k, &p->kcap, p->n + 1) == 0 && pm_grow(&p->v, &p->vcap, p->n + 1) == 0;
+  char *kc = room ? pm_strdup(k) : NULL;
   if (!kc) {
     pm_free(v);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -458,15 +449,13 @@ static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, cons
 /* Ids of named sources (owned), kept unique; joined sorted for the marker. */
 typedef struct id_list {
   char **v;
-  size_t n;
+  size_t n, cap;
 } id_list;
 
 static int ids_add(id_list *l, const char *id, size_t len, paimon_error *err) {
   for (size_t i = 0; i < l->n; i++)
     if (strlen(l->v[i]) == len && strncmp(l->v[i], id, len) == 0) return 0;
-  char **nv = pm_realloc(l->v, (l->n + 1) * sizeof *nv);
-  if (nv) l->v = nv;
-  char *c = nv ? pm_malloc(len + 1) : NULL;
+  char *c = pm_grow(&l->v, &l->cap, l->n + 1) == 0 ? pm_malloc(len + 1) : NULL;
   if (!c) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memcpy(c, id, len);
   c[len] = 0;

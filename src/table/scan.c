@@ -221,7 +221,7 @@ typedef struct file_filter {
   const char *branch;
   pm_schema **cache; /* file schemas by id (small) */
   int64_t *cache_ids;
-  size_t ncache;
+  size_t ncache, cache_cap, ids_cap;
 } file_filter;
 
 static void file_filter_clear(file_filter *ff) {
@@ -237,11 +237,8 @@ static pm_schema *ff_schema(file_filter *ff, int64_t id) {
     if (ff->cache_ids[i] == id) return ff->cache[i];
   pm_schema *s = NULL;
   if (pm_table_load_schema(ff->t, ff->branch, id, &s, NULL)) return NULL;
-  pm_schema **nc = pm_realloc(ff->cache, (ff->ncache + 1) * sizeof *nc);
-  int64_t *ni = pm_realloc(ff->cache_ids, (ff->ncache + 1) * sizeof *ni);
-  if (nc) ff->cache = nc;
-  if (ni) ff->cache_ids = ni;
-  if (!nc || !ni) {
+  if (pm_grow(&ff->cache, &ff->cache_cap, ff->ncache + 1) ||
+      pm_grow(&ff->cache_ids, &ff->ids_cap, ff->ncache + 1)) {
     pm_schema_free(s);
     return NULL;
   }
@@ -718,9 +715,8 @@ static int plan_finish(plan_ctx *c, paimon_plan *plan, paimon_error *err) {
   size_t n = c->splits.n;
   if (n > 1) qsort(c->splits.v, n, sizeof *c->splits.v, cmp_split);
   if (!n) return 0;
-  paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + n) * sizeof *all);
-  if (!all) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  plan->splits = all;
+  if (pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + n))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memcpy(plan->splits + plan->nsplits, c->splits.v, n * sizeof *c->splits.v);
   plan->nsplits += n;
   c->splits.n = 0; /* moved */
@@ -840,13 +836,11 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
         paimon_split *sp = tmp.splits[i];
         if (rc == 0 && !plan_has_partition(plan, before, sp->partition_str)) {
           sp->schema_id = plan->schema->id; /* files keep the branch's schemas */
-          paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
-          if (!all) {
+          if (pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + 1)) {
             rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
             pm_split_free(sp);
             continue;
           }
-          plan->splits = all;
           plan->splits[plan->nsplits++] = sp;
         } else {
           pm_split_free(sp);
@@ -884,9 +878,9 @@ int pm_plan_split_for(paimon_plan *plan, const uint8_t *partition, size_t plen, 
   pm_type *ptype = NULL;
   PM_TRY(pm_schema_partition_type(plan->schema, &ptype, err));
   paimon_split *sp = pm_calloc(1, sizeof *sp);
-  paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
-  int rc = (!sp || !all) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
-  if (all) plan->splits = all;
+  int rc = (!sp || pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + 1))
+               ? pm_fail(err, PAIMON_ENOMEM, "out of memory")
+               : 0;
   if (rc == 0) {
     sp->snapshot_id = plan->snapshot_id;
     sp->schema_id = plan->schema->id;

@@ -20,12 +20,13 @@ struct paimon_table {
   char *meta_dir;    /* root, or root/branch/branch-<b>, holding schema/ and snapshot/ */
   pm_schema *schema; /* latest schema of meta_dir */
   int32_t nremaps;
+  size_t remap_from_cap, remap_to_cap;
   char **remap_from;
   char **remap_to;
   int64_t batch_size;
   char *fallback_branch;       /* scan.fallback-branch, when followed */
   pthread_mutex_t schema_lock; /* guards the parsed-schema cache below */
-  size_t nschemas;
+  size_t nschemas, schemas_cap;
   pm_schema **schemas;   /* parsed schemas of meta_dir, shared (pm_schema_ref) */
   const char **pk_names; /* borrowed from schema */
   const char **part_names;
@@ -86,7 +87,7 @@ struct paimon_plan {
   paimon_table *table;
   int64_t snapshot_id;
   pm_schema *schema; /* schema of the snapshot */
-  size_t nsplits;
+  size_t nsplits, splits_cap;
   paimon_split **splits;
 };
 
