@@ -8,6 +8,8 @@
 #ifndef PM_MAINTAIN_INTERNAL_H
 #define PM_MAINTAIN_INTERNAL_H
 
+#include <paimon/maintain.h>
+
 #include "table/refs_internal.h"
 
 /* Table context for resolving the paths of files that manifests name (paths.c). */

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include <paimon/paimon.h>
+#include <paimon/table.h>
 
 /* True when `key` is a table layout option: one of Java Paimon 1.4.1's
  * CoreOptions.IMMUTABLE_OPTIONS or one of the layout options this library adds to them

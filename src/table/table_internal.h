@@ -5,7 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include <paimon/paimon.h>
+#include <paimon/scan.h>
+#include <paimon/table.h>
 
 #include "io/io.h"
 #include "meta/meta.h"
