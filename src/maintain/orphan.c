@@ -3,9 +3,10 @@
  * The referenced set is built from every snapshot, tag and long-lived changelog of every
  * lineage (main and branches): manifest lists, every entry (ADD or DELETE) of every
  * manifest they name, index manifests and their index files, statistics files and
- * realtime offsets files. Then only the directories Paimon writes into are listed, and
- * an unreferenced file is deleted when it is older than the threshold, which protects
- * files of writers and committers still at work. Ages are the modification times the
+ * realtime offsets files (the table layer's walk, table/refs.c). Then only the
+ * directories Paimon writes into are listed, and an unreferenced file is deleted when it
+ * is older than the threshold, which protects files of writers and committers still at
+ * work. Ages are the modification times the
  * file-system interface reports in listings (list_info), as Java's OrphanFilesClean
  * compares FileStatus.getModificationTime() with the threshold; a file whose time the file
  * system cannot report is never deleted under a threshold. */
@@ -20,7 +21,7 @@
 
 typedef struct orphan_ctx {
   paimon_table *t;
-  pm_strmap used; /* referenced file names (pm_table_referenced_files) */
+  pm_strmap used; /* referenced file names (pm_refs_referenced_in) */
   int64_t now, older_than;
   bool dry_run;
   int64_t removed;
