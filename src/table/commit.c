@@ -16,8 +16,9 @@
 #include "mergetree/mergetree.h"
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
-#include "table/maintain_internal.h"
+#include "table/refs_internal.h"
 #include "table/write_internal.h"
+#include "util/vec.h"
 
 #define BATCH_IDENTIFIER INT64_MAX /* Java's one-shot batch commits; never deduplicated */
 
@@ -28,13 +29,7 @@ typedef struct {
 
 static int entries_add(entries *es, int32_t kind, const uint8_t *part, size_t plen, int32_t bucket,
                        int32_t total, const pm_data_file *f, paimon_error *err) {
-  if (es->n == es->cap) {
-    size_t nc = es->cap ? es->cap * 2 : 64;
-    pm_manifest_entry *nv = pm_realloc(es->v, nc * sizeof *nv);
-    if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    es->v = nv;
-    es->cap = nc;
-  }
+  if (pm_grow(&es->v, &es->cap, es->n + 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pm_manifest_entry *e = &es->v[es->n];
   memset(e, 0, sizeof *e);
   e->kind = kind;
@@ -220,16 +215,14 @@ static int read_list(paimon_table *t, const char *name, pm_manifest_file_meta **
 
 typedef struct attempt_files {
   char **paths;
-  size_t n;
+  size_t n, cap;
 } attempt_files;
 
 static void remember(attempt_files *af, char *path) {
-  char **np = pm_realloc(af->paths, (af->n + 1) * sizeof *np);
-  if (!np) {
+  if (!path || pm_grow(&af->paths, &af->cap, af->n + 1)) {
     pm_free(path);
     return;
   }
-  af->paths = np;
   af->paths[af->n++] = path;
 }
 
@@ -377,16 +370,14 @@ static int merge_manifests(paimon_table *t, const char *mdir, const char *uuid, 
 /* Real-time snapshot properties of a commit (owned keys and values). */
 typedef struct rt_props {
   char **k, **v;
-  size_t n;
+  size_t n, kcap, vcap;
 } rt_props;
 
 /* Appends (key, value); takes `v` (NULL: out of memory) in every case. */
 static int props_add(rt_props *p, const char *k, char *v, paimon_error *err) {
-  char **nk = v ? pm_realloc(p->k, (p->n + 1) * sizeof *nk) : NULL;
-  if (nk) p->k = nk;
-  char **nv = nk ? pm_realloc(p->v, (p->n + 1) * sizeof *nv) : NULL;
-  if (nv) p->v = nv;
-  char *kc = nv ? pm_strdup(k) : NULL;
+  bool room =
+      v && pm_grow(&p->k, &p->kcap, p->n + 1) == 0 && pm_grow(&p->v, &p->vcap, p->n + 1) == 0;
+  char *kc = room ? pm_strdup(k) : NULL;
   if (!kc) {
     pm_free(v);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -458,15 +449,13 @@ static int remove_overwritten(paimon_table *t, const paimon_commit_opts *o, cons
 /* Ids of named sources (owned), kept unique; joined sorted for the marker. */
 typedef struct id_list {
   char **v;
-  size_t n;
+  size_t n, cap;
 } id_list;
 
 static int ids_add(id_list *l, const char *id, size_t len, paimon_error *err) {
   for (size_t i = 0; i < l->n; i++)
     if (strlen(l->v[i]) == len && strncmp(l->v[i], id, len) == 0) return 0;
-  char **nv = pm_realloc(l->v, (l->n + 1) * sizeof *nv);
-  if (nv) l->v = nv;
-  char *c = nv ? pm_malloc(len + 1) : NULL;
+  char *c = pm_grow(&l->v, &l->cap, l->n + 1) == 0 ? pm_malloc(len + 1) : NULL;
   if (!c) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memcpy(c, id, len);
   c[len] = 0;
@@ -816,116 +805,151 @@ out:
   return rc;
 }
 
-/* One commit attempt; *published is set when the snapshot file was created. */
-static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
-                      const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
-                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af, bool *fatal,
-                      paimon_error *err) {
-  int rc = 0;
-  entries delta = {0};
-  pm_type *ptype = NULL;
-  pm_manifest_file_meta *base = NULL, *deltam = NULL, *newm = NULL, *lst = NULL, *mergedm = NULL;
-  size_t nbase = 0, ndeltam = 0, nnew = 0, nlst = 0, nmergedm = 0;
-  char *json = NULL;
-  pm_snapshot snap;
-  memset(&snap, 0, sizeof snap);
-  const char *kind = "APPEND";
-  const char *compression = pm_table_opt(t, "manifest.compression", "zstd");
-  int64_t target = pm_table_opt_i64(t, "manifest.target-file-size.bytes", 8LL << 20);
+/* ---- one commit attempt, step by step ------------------------------------------------ */
 
-  /* this commit's entries (plus DELETEs of the overwritten files) */
+/* Step 1, build the delta: this commit's entries, plus for an OVERWRITE a DELETE of every
+ * file live in `latest` within the partitions it replaces (every partition with
+ * overwrite_all). *kind: "APPEND", "COMPACT" (the entries delete files) or "OVERWRITE".
+ * Reads metadata only; on failure *delta holds what was built (the caller frees it). */
+static int build_delta(paimon_table *t, const entries *delta_in, const paimon_commit_opts *o,
+                       const pm_snapshot *latest, entries *delta, const char **kind,
+                       paimon_error *err) {
+  int rc = 0;
   for (size_t i = 0; i < delta_in->n && rc == 0; i++) {
     const pm_manifest_entry *e = &delta_in->v[i];
-    rc = entries_add(&delta, e->kind, e->partition, e->partition_len, e->bucket, e->total_buckets,
+    rc = entries_add(delta, e->kind, e->partition, e->partition_len, e->bucket, e->total_buckets,
                      &e->file, err);
   }
   bool has_delete = false;
-  for (size_t i = 0; i < delta.n; i++) has_delete |= delta.v[i].kind == PM_ENTRY_DELETE;
-  if (has_delete) kind = "COMPACT";
-  if (rc == 0 && has_delete && o->kind != PAIMON_COMMIT_OVERWRITE)
-    rc = check_compact_conflicts(t, latest, &delta, fatal, err);
-  if (rc == 0 && o->kind == PAIMON_COMMIT_OVERWRITE) {
-    kind = "OVERWRITE";
-    if (latest) {
-      entries live = {0};
-      rc = live_entries(t, latest, &live, err);
-      for (size_t i = 0; i < live.n && rc == 0; i++)
-        if (o->overwrite_all ||
-            partition_in(delta_in, live.v[i].partition, live.v[i].partition_len))
-          rc = entries_add(&delta, PM_ENTRY_DELETE, live.v[i].partition, live.v[i].partition_len,
-                           live.v[i].bucket, live.v[i].total_buckets, &live.v[i].file, err);
-      entries_free(&live);
-    }
-  }
-  if (rc) goto done;
-  int64_t added = 0, removed = 0;
-  for (size_t i = 0; i < delta.n; i++) {
-    if (delta.v[i].kind == PM_ENTRY_ADD) added += delta.v[i].file.row_count;
-    else removed += delta.v[i].file.row_count;
-  }
+  for (size_t i = 0; i < delta->n; i++) has_delete |= delta->v[i].kind == PM_ENTRY_DELETE;
+  *kind = has_delete ? "COMPACT" : "APPEND";
+  if (rc || o->kind != PAIMON_COMMIT_OVERWRITE) return rc;
+  *kind = "OVERWRITE";
+  if (!latest) return 0;
+  entries live = {0};
+  rc = live_entries(t, latest, &live, err);
+  for (size_t i = 0; i < live.n && rc == 0; i++)
+    if (o->overwrite_all || partition_in(delta_in, live.v[i].partition, live.v[i].partition_len))
+      rc = entries_add(delta, PM_ENTRY_DELETE, live.v[i].partition, live.v[i].partition_len,
+                       live.v[i].bucket, live.v[i].total_buckets, &live.v[i].file, err);
+  entries_free(&live);
+  return rc;
+}
 
+/* Step 2, check conflicts: a COMPACT delta must still apply on top of `latest`
+ * (check_compact_conflicts; a conflict sets *fatal: retrying cannot resolve it). APPEND
+ * and OVERWRITE deltas apply on top of anything: losing the race for the snapshot id is
+ * their only conflict, found when publishing. Writes nothing. */
+static int check_conflicts(paimon_table *t, const pm_snapshot *latest, const entries *delta,
+                           const char *kind, bool *fatal, paimon_error *err) {
+  if (strcmp(kind, "COMPACT") != 0) return 0;
+  return check_compact_conflicts(t, latest, delta, fatal, err);
+}
+
+/* The manifest lists one attempt wrote, and the metas they hold (owned). */
+typedef struct attempt_lists {
+  pm_manifest_file_meta *base, *deltam, *newm, *lst, *mergedm;
+  size_t nbase, ndeltam, nnew, nlst, nmergedm;
+  char *base_name, *delta_name;
+  int64_t base_size, delta_size;
+} attempt_lists;
+
+static void attempt_lists_free(attempt_lists *l) {
+  pm_free(l->lst); /* shallow: its metas belong to base, deltam and mergedm */
+  pm_manifest_file_metas_free(l->base, l->nbase);
+  pm_manifest_file_metas_free(l->deltam, l->ndeltam);
+  pm_manifest_file_metas_free(l->newm, l->nnew);
+  pm_manifest_file_metas_free(l->mergedm, l->nmergedm);
+  pm_free(l->base_name);
+  pm_free(l->delta_name);
+  memset(l, 0, sizeof *l);
+}
+
+/* Step 3, write the manifests and manifest lists: the delta as new manifests, the base
+ * list (everything live before: the previous base and delta, merged when
+ * manifest.merge-min-count says so) and the delta list. Every file written is in `af`
+ * as soon as it exists, also on failure, so the caller can delete this attempt's files
+ * when it loses the race; none is visible to readers until a snapshot names it. */
+static int write_lists(paimon_table *t, const pm_snapshot *latest, const entries *delta,
+                       attempt_files *af, attempt_lists *l, paimon_error *err) {
+  const char *compression = pm_table_opt(t, "manifest.compression", "zstd");
+  int64_t target = pm_table_opt_i64(t, "manifest.target-file-size.bytes", 8LL << 20);
   char uuid[37];
   pm_uuid(uuid);
   int64_t counter = 0;
+  int rc = 0;
+  pm_type *ptype = NULL;
   char *mdir = pm_asprintf("%s/manifest", t->root);
-  if (!mdir) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto done;
-  }
-  PM_CHECK(pm_schema_partition_type(t->schema, &ptype, err), done_mdir);
-  if (delta.n) {
-    newm = pm_calloc(delta.n, sizeof *newm);
-    if (!newm) {
+  if (!mdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  PM_CHECK(pm_schema_partition_type(t->schema, &ptype, err), done);
+  if (delta->n) {
+    l->newm = pm_calloc(delta->n, sizeof *l->newm);
+    if (!l->newm) {
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done_mdir;
+      goto done;
     }
-    PM_CHECK(write_manifests(t, mdir, uuid, &counter, ptype, &delta, target, compression, newm,
-                             &nnew, af, err),
-             done_mdir);
+    PM_CHECK(write_manifests(t, mdir, uuid, &counter, ptype, delta, target, compression, l->newm,
+                             &l->nnew, af, err),
+             done);
   }
   /* base = everything live before this commit: previous base + previous delta */
   if (latest) {
-    PM_CHECK(read_list(t, latest->base_manifest_list, &base, &nbase, err), done_mdir);
-    PM_CHECK(read_list(t, latest->delta_manifest_list, &deltam, &ndeltam, err), done_mdir);
+    PM_CHECK(read_list(t, latest->base_manifest_list, &l->base, &l->nbase, err), done);
+    PM_CHECK(read_list(t, latest->delta_manifest_list, &l->deltam, &l->ndeltam, err), done);
   }
-  lst = pm_calloc(nbase + ndeltam + 1, sizeof *lst);
-  if (!lst) {
+  l->lst = pm_calloc(l->nbase + l->ndeltam + 1, sizeof *l->lst);
+  if (!l->lst) {
     rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto done_mdir;
+    goto done;
   }
-  if (nbase) memcpy(lst, base, nbase * sizeof *lst);
-  if (ndeltam) memcpy(lst + nbase, deltam, ndeltam * sizeof *lst);
-  nlst = nbase + ndeltam;
-  PM_CHECK(merge_manifests(t, mdir, uuid, &counter, ptype, lst, &nlst, target, compression,
-                           &mergedm, &nmergedm, af, err),
-           done_mdir);
-  char *base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
-  char *delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
-  char *base_path = base_name ? pm_asprintf("%s/%s", mdir, base_name) : NULL;
-  char *delta_path = delta_name ? pm_asprintf("%s/%s", mdir, delta_name) : NULL;
-  int64_t base_size = 0, delta_size = 0;
+  if (l->nbase) memcpy(l->lst, l->base, l->nbase * sizeof *l->lst);
+  if (l->ndeltam) memcpy(l->lst + l->nbase, l->deltam, l->ndeltam * sizeof *l->lst);
+  l->nlst = l->nbase + l->ndeltam;
+  PM_CHECK(merge_manifests(t, mdir, uuid, &counter, ptype, l->lst, &l->nlst, target, compression,
+                           &l->mergedm, &l->nmergedm, af, err),
+           done);
+  l->base_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
+  l->delta_name = pm_asprintf("manifest-list-%s-%lld", uuid, (long long)counter++);
+  char *base_path = l->base_name ? pm_asprintf("%s/%s", mdir, l->base_name) : NULL;
+  char *delta_path = l->delta_name ? pm_asprintf("%s/%s", mdir, l->delta_name) : NULL;
   if (!base_path || !delta_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc == 0)
-    rc = pm_manifest_list_write(t->fs, base_path, lst, nlst, compression, &base_size, err);
+    rc = pm_manifest_list_write(t->fs, base_path, l->lst, l->nlst, compression, &l->base_size, err);
   if (rc == 0) remember(af, pm_strdup(base_path));
   if (rc == 0)
-    rc = pm_manifest_list_write(t->fs, delta_path, newm, nnew, compression, &delta_size, err);
+    rc = pm_manifest_list_write(t->fs, delta_path, l->newm, l->nnew, compression, &l->delta_size,
+                                err);
   if (rc == 0) remember(af, pm_strdup(delta_path));
   pm_free(base_path);
   pm_free(delta_path);
-  if (rc) {
-    pm_free(base_name);
-    pm_free(delta_name);
-    goto done_mdir;
-  }
+done:
+  pm_type_free(ptype);
+  pm_free(mdir);
+  return rc;
+}
 
+/* Step 4, the snapshot's content as JSON (*json owned): ids, the lists of step 3, record
+ * counts, the caller's properties and the real-time ones (realtime_properties, which
+ * writes offsets files; they go into `af` like the lists). Nothing is published yet. */
+static int snapshot_json(paimon_table *t, const char *user, int64_t ident,
+                         const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
+                         const pm_commit_hook *hook, const entries *delta, const char *kind,
+                         const attempt_lists *l, attempt_files *af, char **json,
+                         paimon_error *err) {
+  int64_t added = 0, removed = 0;
+  for (size_t i = 0; i < delta->n; i++) {
+    if (delta->v[i].kind == PM_ENTRY_ADD) added += delta->v[i].file.row_count;
+    else removed += delta->v[i].file.row_count;
+  }
+  pm_snapshot snap;
+  memset(&snap, 0, sizeof snap);
   snap.version = 3;
   snap.id = latest_id + 1;
   snap.schema_id = t->schema->id;
-  snap.base_manifest_list = base_name;
-  snap.base_manifest_list_size = base_size;
-  snap.delta_manifest_list = delta_name;
-  snap.delta_manifest_list_size = delta_size;
+  snap.base_manifest_list = l->base_name;
+  snap.base_manifest_list_size = l->base_size;
+  snap.delta_manifest_list = l->delta_name;
+  snap.delta_manifest_list_size = l->delta_size;
   snap.changelog_manifest_list = NULL;
   snap.changelog_manifest_list_size = PM_NULL_I64;
   snap.index_manifest = latest ? latest->index_manifest : NULL; /* borrowed */
@@ -942,22 +966,14 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   snap.statistics = NULL;
   rt_props rp = {0};
   char **pkeys = NULL, **pvals = NULL;
-  rc = realtime_properties(t, o, &delta, latest, hook, &rp, af, err);
+  int rc = realtime_properties(t, o, delta, latest, hook, &rp, af, err);
   if (rc == 0) {
     pkeys = pm_calloc(o->nproperties + rp.n + 1, sizeof(char *));
     pvals = pm_calloc(o->nproperties + rp.n + 1, sizeof(char *));
     if (!pkeys || !pvals) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
-  if (rc) {
-    props_free(&rp);
-    pm_free(pkeys);
-    pm_free(pvals);
-    pm_free(base_name);
-    pm_free(delta_name);
-    goto done_mdir;
-  }
   size_t np = 0;
-  for (size_t i = 0; i < o->nproperties; i++) {
+  for (size_t i = 0; rc == 0 && i < o->nproperties; i++) {
     const char *k = o->property_keys[i];
     if (pm_offsets_is_property(k) || pm_source_is_property(k) ||
         strcmp(k, PM_SOURCES_PROPERTY) == 0)
@@ -965,7 +981,7 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
     pkeys[np] = (char *)k;
     pvals[np++] = (char *)o->property_values[i];
   }
-  for (size_t i = 0; i < rp.n; i++) {
+  for (size_t i = 0; rc == 0 && i < rp.n; i++) {
     pkeys[np] = rp.k[i];
     pvals[np++] = rp.v[i];
   }
@@ -973,37 +989,54 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
   snap.property_keys = pkeys;
   snap.property_values = pvals;
   snap.next_row_id = PM_NULL_I64;
-  json = pm_snapshot_to_json(&snap);
-  pm_free(base_name);
-  pm_free(delta_name);
+  if (rc == 0 && !(*json = pm_snapshot_to_json(&snap)))
+    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   props_free(&rp);
   pm_free(pkeys);
   pm_free(pvals);
-  if (!json) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto done_mdir;
-  }
-  PM_CHECK(check_added_files(t, &delta, hook, err), done_mdir); /* last step before publishing */
-  {
-    /* the publication: exclusive create (an object store's conditional PUT; emulated with
-     * a temp file and rename_noreplace for older plugins), ECONFLICT when another
-     * committer took the id */
-    char *dst = pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)snap.id);
-    if (!dst) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0) rc = pm_fs_write_exclusive(t->fs, dst, json, strlen(json), err);
-    if (rc == 0) *new_id = snap.id;
-    pm_free(dst);
-  }
-done_mdir:
-  pm_free(mdir);
-done:
+  return rc;
+}
+
+/* Step 5, publish: the last check that every added data file still exists
+ * (check_added_files), then the snapshot file created exclusively (an object store's
+ * conditional PUT; emulated with a temp file and rename_noreplace for older plugins).
+ * Atomic: snapshot-<id> appears whole or not at all. PAIMON_ECONFLICT: another committer
+ * took the id (nothing of ours is published; the caller deletes this attempt's files and
+ * retries). An I/O error leaves the outcome unknown: the caller keeps every file and
+ * looks for the snapshot by user and identifier. */
+static int publish(paimon_table *t, const entries *delta, const pm_commit_hook *hook, int64_t id,
+                   const char *json, int64_t *new_id, paimon_error *err) {
+  PM_TRY(check_added_files(t, delta, hook, err)); /* last step before publishing */
+  char *dst = pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)id);
+  if (!dst) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = pm_fs_write_exclusive(t->fs, dst, json, strlen(json), err);
+  if (rc == 0) *new_id = id;
+  pm_free(dst);
+  return rc;
+}
+
+/* One commit attempt on top of `latest` (snapshot `latest_id`, NULL/0 when none): the
+ * steps above in order, each stopping the attempt on failure. *new_id is set when the
+ * snapshot file was created; every file the attempt wrote is in `af`, for the caller to
+ * keep (published, or unknown outcome) or delete (lost race, other failure). */
+static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
+                      const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
+                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af, bool *fatal,
+                      paimon_error *err) {
+  entries delta = {0};
+  attempt_lists lists;
+  memset(&lists, 0, sizeof lists);
+  const char *kind = "APPEND";
+  char *json = NULL;
+  int rc = build_delta(t, delta_in, o, latest, &delta, &kind, err);
+  if (rc == 0) rc = check_conflicts(t, latest, &delta, kind, fatal, err);
+  if (rc == 0) rc = write_lists(t, latest, &delta, af, &lists, err);
+  if (rc == 0)
+    rc = snapshot_json(t, user, ident, o, latest_id, latest, hook, &delta, kind, &lists, af, &json,
+                       err);
+  if (rc == 0) rc = publish(t, &delta, hook, latest_id + 1, json, new_id, err);
   pm_free(json);
-  pm_free(lst);
-  pm_manifest_file_metas_free(base, nbase);
-  pm_manifest_file_metas_free(deltam, ndeltam);
-  pm_manifest_file_metas_free(newm, nnew);
-  pm_manifest_file_metas_free(mergedm, nmergedm);
-  pm_type_free(ptype);
+  attempt_lists_free(&lists);
   entries_free(&delta);
   return rc;
 }

@@ -12,6 +12,8 @@
 #include "meta/core_options.h"
 #include "table/table_internal.h"
 
+#include <paimon/table.h>
+
 /* pm_core_is_layout_option. */
 static inline bool pm_option_is_immutable(const char *key) { return pm_core_is_layout_option(key); }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <paimon/read.h>
+
 #include "table/ext.h"
 #include "expr/expr.h"
 #include "table/read_internal.h"

@@ -10,6 +10,8 @@
 #include "table/ext.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
+#include "util/strmap.h"
+#include "util/vec.h"
 
 struct paimon_scan {
   paimon_table *table;
@@ -63,60 +65,7 @@ void paimon_scan_free(paimon_scan *s) {
   pm_free(s);
 }
 
-/* ---- a small string-keyed hash map (open addressing) ----------------------------- */
-
-typedef struct {
-  char **keys;
-  size_t *vals;
-  size_t cap, n;
-} strmap;
-
-static uint64_t hash_bytes(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-  return h;
-}
-
-static int strmap_grow(strmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 64;
-  char **nk = pm_calloc(ncap, sizeof(char *));
-  size_t *nv = pm_calloc(ncap, sizeof(size_t));
-  if (!nk || !nv) {
-    pm_free(nk);
-    pm_free(nv);
-    return PAIMON_ENOMEM;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t j = hash_bytes(m->keys[i]) & (ncap - 1);
-    while (nk[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = m->keys[i];
-    nv[j] = m->vals[i];
-  }
-  pm_free(m->keys);
-  pm_free(m->vals);
-  m->keys = nk;
-  m->vals = nv;
-  m->cap = ncap;
-  return 0;
-}
-
-/* Returns the slot for key (existing or empty). */
-static size_t strmap_slot(const strmap *m, const char *key) {
-  size_t j = hash_bytes(key) & (m->cap - 1);
-  while (m->keys[j] && strcmp(m->keys[j], key) != 0) j = (j + 1) & (m->cap - 1);
-  return j;
-}
-
-static void strmap_free(strmap *m) {
-  for (size_t i = 0; i < m->cap; i++) pm_free(m->keys[i]);
-  pm_free(m->keys);
-  pm_free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-/* Removal by tombstone-free backward shift is not needed: deleted entries are marked
- * dead in the entry array instead. */
+/* ---- file identifiers ------------------------------------------------------------- */
 
 static char *hex_of(const uint8_t *p, size_t n) {
   static const char hx[] = "0123456789abcdef";
@@ -130,8 +79,7 @@ static char *hex_of(const uint8_t *p, size_t n) {
   return s;
 }
 
-/* Identifier of a file entry: partition, bucket, level, name, external path. */
-static char *entry_key(const pm_manifest_entry *e) {
+char *pm_entry_identifier(const pm_manifest_entry *e) {
   char *ph = hex_of(e->partition, e->partition_len);
   if (!ph) return NULL;
   char *k = pm_asprintf("%s|%d|%d|%s|%s", ph, (int)e->bucket, (int)e->file.level, e->file.file_name,
@@ -273,7 +221,7 @@ typedef struct file_filter {
   const char *branch;
   pm_schema **cache; /* file schemas by id (small) */
   int64_t *cache_ids;
-  size_t ncache;
+  size_t ncache, cache_cap, ids_cap;
 } file_filter;
 
 static void file_filter_clear(file_filter *ff) {
@@ -289,11 +237,8 @@ static pm_schema *ff_schema(file_filter *ff, int64_t id) {
     if (ff->cache_ids[i] == id) return ff->cache[i];
   pm_schema *s = NULL;
   if (pm_table_load_schema(ff->t, ff->branch, id, &s, NULL)) return NULL;
-  pm_schema **nc = pm_realloc(ff->cache, (ff->ncache + 1) * sizeof *nc);
-  int64_t *ni = pm_realloc(ff->cache_ids, (ff->ncache + 1) * sizeof *ni);
-  if (nc) ff->cache = nc;
-  if (ni) ff->cache_ids = ni;
-  if (!nc || !ni) {
+  if (pm_grow(&ff->cache, &ff->cache_cap, ff->ncache + 1) ||
+      pm_grow(&ff->cache_ids, &ff->ids_cap, ff->ncache + 1)) {
     pm_schema_free(s);
     return NULL;
   }
@@ -386,20 +331,12 @@ done:
 typedef struct {
   pm_manifest_entry *v;
   bool *live;
-  size_t n, cap;
+  size_t n, cap, live_cap;
 } entry_vec;
 
 static int entries_push(entry_vec *ev, pm_manifest_entry *e) {
-  if (ev->n == ev->cap) {
-    size_t nc = ev->cap ? ev->cap * 2 : 256;
-    pm_manifest_entry *nv = pm_realloc(ev->v, nc * sizeof *nv);
-    if (!nv) return PAIMON_ENOMEM;
-    ev->v = nv;
-    bool *nl = pm_realloc(ev->live, nc * sizeof *nl);
-    if (!nl) return PAIMON_ENOMEM;
-    ev->live = nl;
-    ev->cap = nc;
-  }
+  if (pm_grow(&ev->v, &ev->cap, ev->n + 1) || pm_grow(&ev->live, &ev->live_cap, ev->n + 1))
+    return PAIMON_ENOMEM;
   ev->v[ev->n] = *e;
   ev->live[ev->n] = true;
   ev->n++;
@@ -407,8 +344,33 @@ static int entries_push(entry_vec *ev, pm_manifest_entry *e) {
   return 0;
 }
 
+/* Folds one manifest entry into `ev`: an ADD is appended (idx: identifier -> position),
+ * a DELETE marks the ADD it cancels dead. Takes the entry's contents on an ADD. */
+static int fold_entry(paimon_table *t, pm_manifest_entry *e, entry_vec *ev, pm_strmap *idx,
+                      paimon_error *err) {
+  if (e->kind != PM_ENTRY_ADD && e->kind != PM_ENTRY_DELETE)
+    return pm_fail(err, PAIMON_ECORRUPT, "%s: manifest entry kind %d is neither ADD nor DELETE",
+                   t->path, (int)e->kind);
+  char *key = pm_entry_identifier(e);
+  if (!key) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int64_t at = -1;
+  bool known = pm_strmap_get(idx, key, &at);
+  int rc = 0;
+  if (e->kind == PM_ENTRY_DELETE) {
+    if (known) ev->live[at] = false;
+  } else if (known && ev->live[at]) {
+    /* a second ADD of the same live file is corrupt metadata */
+    rc = pm_fail(err, PAIMON_ECORRUPT, "%s: file %s added twice", t->path, e->file.file_name);
+  } else {
+    rc = pm_strmap_put(idx, key, (int64_t)ev->n, err);
+    if (rc == 0 && entries_push(ev, e)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  pm_free(key);
+  return rc;
+}
+
 /* Reads the manifests named by one manifest list and folds their entries. */
-static int fold_manifest_list(paimon_table *t, const char *list_name, entry_vec *ev, strmap *idx,
+static int fold_manifest_list(paimon_table *t, const char *list_name, entry_vec *ev, pm_strmap *idx,
                               const part_filter *pf, paimon_error *err) {
   if (!pm_path_component_ok(list_name))
     return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest list name '%s'", t->path, list_name);
@@ -436,44 +398,7 @@ static int fold_manifest_list(paimon_table *t, const char *list_name, entry_vec 
     size_t ne = 0;
     rc = pm_manifest_read(t->fs, mp, &es, &ne, err);
     pm_free(mp);
-    if (rc) break;
-    for (size_t i = 0; i < ne && rc == 0; i++) {
-      char *key = entry_key(&es[i]);
-      if (!key) {
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      if (idx->n * 2 >= idx->cap && strmap_grow(idx)) {
-        pm_free(key);
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      size_t slot = strmap_slot(idx, key);
-      if (es[i].kind == PM_ENTRY_ADD) {
-        if (idx->keys[slot] && ev->live[idx->vals[slot]]) {
-          /* a second ADD of the same live file is corrupt metadata */
-          rc = pm_fail(err, PAIMON_ECORRUPT, "%s: file %s added twice", t->path,
-                       es[i].file.file_name);
-          pm_free(key);
-          break;
-        }
-        if (!idx->keys[slot]) {
-          idx->keys[slot] = key;
-          idx->n++;
-        } else {
-          pm_free(key);
-        }
-        idx->vals[slot] = ev->n;
-        if (entries_push(ev, &es[i])) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      } else if (es[i].kind == PM_ENTRY_DELETE) {
-        if (idx->keys[slot]) ev->live[idx->vals[slot]] = false;
-        pm_free(key);
-      } else {
-        rc = pm_fail(err, PAIMON_ECORRUPT, "%s: manifest entry kind %d is neither ADD nor DELETE",
-                     t->path, (int)es[i].kind);
-        pm_free(key);
-      }
-    }
+    for (size_t i = 0; i < ne && rc == 0; i++) rc = fold_entry(t, &es[i], ev, idx, err);
     pm_manifest_entries_free(es, ne);
   }
   pm_manifest_file_metas_free(metas, nmetas);
@@ -550,11 +475,37 @@ static char *index_file_path(paimon_table *t, const pm_index_entry *ie, const ch
   return p;
 }
 
+/* The deletion vectors of one index entry (file `path`), appended to the plan's items;
+ * dvmap: partition|bucket|file -> item. */
+typedef PM_VEC(dv_item) dv_items;
+
+static int add_dv_ranges(const pm_index_entry *ie, const char *path, pm_strmap *dvmap,
+                         dv_items *items, paimon_error *err) {
+  for (int32_t r = 0; r < ie->ndv_ranges; r++) {
+    const pm_dv_range *dr = &ie->dv_ranges[r];
+    if (pm_vec_reserve(items, 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    char *gk = group_key(ie->partition, ie->partition_len, ie->bucket);
+    char *key = gk ? pm_asprintf("%s|%s", gk, dr->data_file) : NULL;
+    pm_free(gk);
+    dv_item *it = &items->v[items->n];
+    it->key = key;
+    it->ref.index_path = pm_strdup(path);
+    it->ref.offset = dr->offset;
+    it->ref.length = dr->length;
+    it->ref.cardinality = dr->cardinality;
+    if (!key || !it->ref.index_path) {
+      pm_free(key);
+      pm_free(it->ref.index_path);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
+    items->n++;
+    PM_TRY(pm_strmap_put(dvmap, key, (int64_t)items->n - 1, err));
+  }
+  return 0;
+}
+
 static int load_dvs(paimon_table *t, const pm_snapshot *snap, const pm_type *ptype,
-                    const pm_schema *schema, strmap *dvmap, dv_item **items, size_t *nitems,
-                    paimon_error *err) {
-  *items = NULL;
-  *nitems = 0;
+                    const pm_schema *schema, pm_strmap *dvmap, dv_items *items, paimon_error *err) {
   if (!snap->index_manifest) return 0;
   if (!pm_path_component_ok(snap->index_manifest))
     return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe index manifest name", t->path);
@@ -565,7 +516,6 @@ static int load_dvs(paimon_table *t, const pm_snapshot *snap, const pm_type *pty
   int rc = pm_index_manifest_read(t->fs, ip, &ies, &nie, err);
   pm_free(ip);
   if (rc) return rc;
-  size_t cap = 0;
   const char *defname = pm_schema_option(schema, "partition.default-name");
   if (!defname) defname = "__DEFAULT_PARTITION__";
   for (size_t i = 0; i < nie && rc == 0; i++) {
@@ -582,44 +532,7 @@ static int load_dvs(paimon_table *t, const pm_snapshot *snap, const pm_type *pty
       rc = err ? err->code : PAIMON_ECORRUPT;
       break;
     }
-    for (int32_t r = 0; r < ie->ndv_ranges && rc == 0; r++) {
-      const pm_dv_range *dr = &ie->dv_ranges[r];
-      if (*nitems == cap) {
-        cap = cap ? cap * 2 : 64;
-        dv_item *ni = pm_realloc(*items, cap * sizeof *ni);
-        if (!ni) {
-          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-          break;
-        }
-        *items = ni;
-      }
-      char *gk = group_key(ie->partition, ie->partition_len, ie->bucket);
-      char *key = gk ? pm_asprintf("%s|%s", gk, dr->data_file) : NULL;
-      pm_free(gk);
-      dv_item *it = &(*items)[*nitems];
-      it->key = key;
-      it->ref.index_path = pm_strdup(path);
-      it->ref.offset = dr->offset;
-      it->ref.length = dr->length;
-      it->ref.cardinality = dr->cardinality;
-      if (!key || !it->ref.index_path) {
-        pm_free(key);
-        pm_free(it->ref.index_path);
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      (*nitems)++;
-      if (dvmap->n * 2 >= dvmap->cap && strmap_grow(dvmap)) {
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        break;
-      }
-      size_t slot = strmap_slot(dvmap, key);
-      if (!dvmap->keys[slot]) {
-        dvmap->keys[slot] = pm_strdup(key);
-        dvmap->n++;
-      }
-      dvmap->vals[slot] = *nitems - 1;
-    }
+    rc = add_dv_ranges(ie, path, dvmap, items, err);
     pm_free(path);
   }
 done:
@@ -627,168 +540,169 @@ done:
   return rc;
 }
 
-/* Plans snapshot `snap` of table `t`, whose files use schemas of `branch`. */
-static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot *snap,
-                         const pm_schema *schema, const paimon_predicate *filter, bool realtime,
-                         paimon_plan *plan, paimon_error *err) {
-  int rc = 0;
-  entry_vec ev = {0};
-  strmap idx = {0}, groups = {0}, dvmap = {0};
-  dv_item *dvitems = NULL;
-  size_t ndv = 0;
-  pm_type *ptype = NULL;
-  part_filter *pf = NULL;
-  paimon_split **splits = NULL;
-  size_t nsplits = 0;
-  bool pk = schema->nprimary_keys > 0;
-  const char *defname = pm_schema_option(schema, "partition.default-name");
-  if (!defname) defname = "__DEFAULT_PARTITION__";
-  bool legacy = true;
-  const char *ln = pm_schema_option(schema, "partition.legacy-name");
-  if (ln && strcmp(ln, "false") == 0) legacy = false;
-
+/* Planning one snapshot, in its steps: the pruning filters (plan_init), the live files
+ * and deletion vectors (plan_read), one split per partition-bucket (plan_group), the
+ * splits' paths and deletion vectors (plan_resolve), then their order and raw
+ * convertibility, appended to the plan (plan_finish). */
+typedef struct plan_ctx {
+  paimon_table *t;
+  const char *branch; /* whose schemas the files use; NULL: the table's own */
+  const pm_snapshot *snap;
+  const pm_schema *schema;
+  bool pk, realtime;
+  const char *defname;
+  bool legacy;
+  bool first_row, dv_on;
+  pm_type *ptype;
+  part_filter *pf;
   file_filter ff;
-  memset(&ff, 0, sizeof ff);
-  PM_CHECK(pm_schema_partition_type(schema, &ptype, err), done);
-  if (filter && !pk) {
-    /* append tables prune files by value statistics; primary-key files cannot be
-     * pruned by values (an older version of a row would show) */
-    ff.pred = filter;
-    ff.schema = schema;
-    ff.t = t;
-    ff.branch = branch;
-    PM_CHECK(pm_pred_bind(&ff.bound, filter, schema->row, err), done);
-  }
-  if (filter && schema->npartition_keys > 0) {
-    /* Only conjuncts over partition columns prune partitions. */
-    PM_CHECK(part_filter_new(&pf, filter, schema, ptype, err), done);
-  }
-  if (strmap_grow(&idx) || strmap_grow(&groups) || strmap_grow(&dvmap)) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto done;
-  }
-  PM_CHECK(fold_manifest_list(t, snap->base_manifest_list, &ev, &idx, pf, err), done);
-  PM_CHECK(fold_manifest_list(t, snap->delta_manifest_list, &ev, &idx, pf, err), done);
-  PM_CHECK(load_dvs(t, snap, ptype, schema, &dvmap, &dvitems, &ndv, err), done);
+  entry_vec ev;
+  pm_strmap idx;    /* file identifier -> position in ev */
+  pm_strmap groups; /* partition|bucket -> position in splits */
+  pm_strmap dvmap;  /* partition|bucket|file -> position in dvs */
+  dv_items dvs;
+  PM_VEC(paimon_split *) splits;
+} plan_ctx;
 
-  /* Deletion-vector and first-row tables keep level 0 out of batch reads (Java's
-   * batchScanSkipLevel0): their higher levels are complete on their own. */
+/* The filters that prune: partition conjuncts prune manifests and partitions; on append
+ * tables the value statistics prune files (primary-key files cannot be pruned by values:
+ * an older version of a row would show). */
+static int plan_init(plan_ctx *c, const paimon_predicate *filter, paimon_error *err) {
+  const pm_schema *schema = c->schema;
+  c->pk = schema->nprimary_keys > 0;
+  c->defname = pm_schema_option(schema, "partition.default-name");
+  if (!c->defname) c->defname = "__DEFAULT_PARTITION__";
+  const char *ln = pm_schema_option(schema, "partition.legacy-name");
+  c->legacy = !(ln && strcmp(ln, "false") == 0);
   const char *engine = pm_schema_option(schema, "merge-engine");
   const char *dvopt = pm_schema_option(schema, "deletion-vectors.enabled");
-  bool first_row = engine && strcasecmp(engine, "first-row") == 0;
-  bool dv_on = dvopt && strcasecmp(dvopt, "true") == 0;
-  /* Real-time plans merge level 0 too: rows committed there may already be reclaimed
-   * from memory. */
-  bool skip_level0 = pk && (first_row || dv_on) && !realtime;
+  c->first_row = engine && strcasecmp(engine, "first-row") == 0;
+  c->dv_on = dvopt && strcasecmp(dvopt, "true") == 0;
+  PM_TRY(pm_schema_partition_type(schema, &c->ptype, err));
+  if (filter && !c->pk) {
+    c->ff.pred = filter;
+    c->ff.schema = schema;
+    c->ff.t = c->t;
+    c->ff.branch = c->branch;
+    PM_TRY(pm_pred_bind(&c->ff.bound, filter, schema->row, err));
+  }
+  if (filter && schema->npartition_keys > 0)
+    PM_TRY(part_filter_new(&c->pf, filter, schema, c->ptype, err));
+  return 0;
+}
 
-  for (size_t i = 0; i < ev.n; i++) {
-    if (!ev.live[i]) continue;
-    pm_manifest_entry *e = &ev.v[i];
+/* The snapshot's live files (base + delta folded) and its deletion vectors. */
+static int plan_read(plan_ctx *c, paimon_error *err) {
+  PM_TRY(fold_manifest_list(c->t, c->snap->base_manifest_list, &c->ev, &c->idx, c->pf, err));
+  PM_TRY(fold_manifest_list(c->t, c->snap->delta_manifest_list, &c->ev, &c->idx, c->pf, err));
+  return load_dvs(c->t, c->snap, c->ptype, c->schema, &c->dvmap, &c->dvs, err);
+}
+
+/* A new split for the partition-bucket of `e` (partition row `prow`), registered under
+ * `gk` (taken). */
+static int plan_new_split(plan_ctx *c, const pm_manifest_entry *e, const pm_binrow *prow, char *gk,
+                          paimon_split **out, paimon_error *err) {
+  paimon_split *sp = pm_calloc(1, sizeof *sp);
+  int rc = sp && pm_vec_push(&c->splits, sp) == 0 ? 0 : PAIMON_ENOMEM;
+  if (rc == 0) rc = pm_strmap_put(&c->groups, gk, (int64_t)c->splits.n - 1, err);
+  pm_free(gk);
+  if (rc) {
+    if (c->splits.n && c->splits.v[c->splits.n - 1] == sp) c->splits.n--;
+    pm_free(sp);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  sp->snapshot_id = c->snap->id;
+  sp->schema_id = c->schema->id;
+  sp->branch = c->branch ? pm_strdup(c->branch) : NULL;
+  sp->partition = pm_malloc(e->partition_len ? e->partition_len : 1);
+  if (sp->partition) memcpy(sp->partition, e->partition, e->partition_len);
+  sp->partition_len = e->partition_len;
+  sp->bucket = e->bucket;
+  sp->total_buckets = e->total_buckets;
+  sp->primary_key = c->pk;
+  if (!sp->partition || (c->branch && !sp->branch))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  PM_TRY(pm_partition_path(c->ptype, prow, c->defname, c->legacy, &sp->partition_str, err));
+  *out = sp;
+  return 0;
+}
+
+/* Moves every live file that survives pruning into the split of its partition-bucket.
+ * Deletion-vector and first-row tables keep level 0 out of batch reads (Java's
+ * batchScanSkipLevel0): their higher levels are complete on their own. Real-time plans
+ * merge level 0 too: rows committed there may already be reclaimed from memory. */
+static int plan_group(plan_ctx *c, paimon_error *err) {
+  bool skip_level0 = c->pk && (c->first_row || c->dv_on) && !c->realtime;
+  for (size_t i = 0; i < c->ev.n; i++) {
+    if (!c->ev.live[i]) continue;
+    pm_manifest_entry *e = &c->ev.v[i];
     if (skip_level0 && e->file.level == 0) continue;
-    if (ff.bound && !file_may_match(&ff, &e->file)) continue;
+    if (c->ff.bound && !file_may_match(&c->ff, &e->file)) continue;
     pm_binrow prow;
-    PM_CHECK(pm_binrow_view(&prow, e->partition, e->partition_len, err), done);
-    if (prow.arity != ptype->nfields) {
-      rc = pm_fail(err, PAIMON_ECORRUPT, "%s: partition row of %s has %d fields, expected %d",
-                   t->path, e->file.file_name, (int)prow.arity, (int)ptype->nfields);
-      goto done;
-    }
-    if (pf) {
+    PM_TRY(pm_binrow_view(&prow, e->partition, e->partition_len, err));
+    if (prow.arity != c->ptype->nfields)
+      return pm_fail(err, PAIMON_ECORRUPT, "%s: partition row of %s has %d fields, expected %d",
+                     c->t->path, e->file.file_name, (int)prow.arity, (int)c->ptype->nfields);
+    if (c->pf) {
       bool may;
-      PM_CHECK(part_filter_row(pf, e->partition, e->partition_len, &may, err), done);
+      PM_TRY(part_filter_row(c->pf, e->partition, e->partition_len, &may, err));
       if (!may) continue;
     }
     char *gk = group_key(e->partition, e->partition_len, e->bucket);
-    if (!gk || (groups.n * 2 >= groups.cap && strmap_grow(&groups))) {
+    if (!gk) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    int64_t at;
+    paimon_split *sp = NULL;
+    if (pm_strmap_get(&c->groups, gk, &at)) {
       pm_free(gk);
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done;
-    }
-    size_t slot = strmap_slot(&groups, gk);
-    paimon_split *sp;
-    if (!groups.keys[slot]) {
-      sp = pm_calloc(1, sizeof *sp);
-      paimon_split **ns = pm_realloc(splits, (nsplits + 1) * sizeof *ns);
-      if (!sp || !ns) {
-        pm_free(sp);
-        if (ns) splits = ns;
-        pm_free(gk);
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        goto done;
-      }
-      splits = ns;
-      splits[nsplits] = sp;
-      groups.keys[slot] = gk;
-      groups.vals[slot] = nsplits++;
-      groups.n++;
-      gk = NULL;
-      sp->snapshot_id = snap->id;
-      sp->schema_id = schema->id;
-      sp->branch = branch ? pm_strdup(branch) : NULL;
-      sp->partition = pm_malloc(e->partition_len ? e->partition_len : 1);
-      if (sp->partition) memcpy(sp->partition, e->partition, e->partition_len);
-      sp->partition_len = e->partition_len;
-      sp->bucket = e->bucket;
-      sp->total_buckets = e->total_buckets;
-      sp->primary_key = pk;
-      if (!sp->partition || (branch && !sp->branch)) {
-        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        goto done;
-      }
-      PM_CHECK(pm_partition_path(ptype, &prow, defname, legacy, &sp->partition_str, err), done);
+      sp = c->splits.v[at];
     } else {
-      pm_free(gk);
-      sp = splits[groups.vals[slot]];
+      PM_TRY(plan_new_split(c, e, &prow, gk, &sp, err));
     }
-    pm_data_file *nf = pm_realloc(sp->files, (sp->nfiles + 1) * sizeof *nf);
-    if (!nf) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done;
-    }
-    sp->files = nf;
+    if (pm_grow(&sp->files, &sp->files_cap, sp->nfiles + 1))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     sp->files[sp->nfiles++] = e->file; /* move */
     memset(&e->file, 0, sizeof e->file);
   }
+  return 0;
+}
 
-  for (size_t s = 0; s < nsplits; s++) {
-    paimon_split *sp = splits[s];
-    if (sp->nfiles > 1) qsort(sp->files, sp->nfiles, sizeof *sp->files, cmp_file_seq);
-    sp->paths = pm_calloc(sp->nfiles, sizeof(char *));
-    sp->dvs = pm_calloc(sp->nfiles, sizeof(pm_dv_ref));
-    if (!sp->paths || !sp->dvs) {
+/* Orders each split's files by sequence number, resolves their paths and attaches the
+ * deletion vector naming each file. */
+static int plan_resolve(plan_ctx *c, paimon_split *sp, paimon_error *err) {
+  if (sp->nfiles > 1) qsort(sp->files, sp->nfiles, sizeof *sp->files, cmp_file_seq);
+  sp->paths = pm_calloc(sp->nfiles, sizeof(char *));
+  sp->dvs = pm_calloc(sp->nfiles, sizeof(pm_dv_ref));
+  if (!sp->paths || !sp->dvs) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  char *gk = group_key(sp->partition, sp->partition_len, sp->bucket);
+  if (!gk) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int rc = 0;
+  for (size_t f = 0; f < sp->nfiles && rc == 0; f++) {
+    rc = pm_table_data_path(c->t, sp->partition_str, sp->bucket, sp->files[f].file_name,
+                            sp->files[f].external_path, &sp->paths[f], err);
+    if (rc || !c->dvs.n) continue;
+    char *k = pm_asprintf("%s|%s", gk, sp->files[f].file_name);
+    if (!k) {
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done;
+      break;
     }
-    char *gk = group_key(sp->partition, sp->partition_len, sp->bucket);
-    if (!gk) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done;
+    int64_t at;
+    if (pm_strmap_get(&c->dvmap, k, &at)) {
+      const pm_dv_ref *r = &c->dvs.v[at].ref;
+      sp->dvs[f] = *r;
+      sp->dvs[f].index_path = pm_strdup(r->index_path);
+      if (!sp->dvs[f].index_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
-    for (size_t f = 0; f < sp->nfiles && rc == 0; f++) {
-      rc = pm_table_data_path(t, sp->partition_str, sp->bucket, sp->files[f].file_name,
-                              sp->files[f].external_path, &sp->paths[f], err);
-      if (rc == 0 && ndv) {
-        char *k = pm_asprintf("%s|%s", gk, sp->files[f].file_name);
-        if (!k) {
-          rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-          break;
-        }
-        size_t slot = strmap_slot(&dvmap, k);
-        if (dvmap.keys[slot]) {
-          const pm_dv_ref *r = &dvitems[dvmap.vals[slot]].ref;
-          sp->dvs[f] = *r;
-          sp->dvs[f].index_path = pm_strdup(r->index_path);
-          if (!sp->dvs[f].index_path) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-        }
-        pm_free(k);
-      }
-    }
-    pm_free(gk);
-    if (rc) goto done;
+    pm_free(k);
   }
-  for (size_t s = 0; s < nsplits && pk; s++) {
-    /* raw convertible: no merge needed (MergeTreeSplitGenerator's rule) */
-    paimon_split *sp = splits[s];
+  pm_free(gk);
+  return rc;
+}
+
+/* Marks the raw-convertible primary-key splits (no merge needed: MergeTreeSplitGenerator's
+ * rule), orders the splits by partition and bucket and moves them into `plan`. */
+static int plan_finish(plan_ctx *c, paimon_plan *plan, paimon_error *err) {
+  for (size_t s = 0; s < c->splits.n && c->pk; s++) {
+    paimon_split *sp = c->splits.v[s];
     bool no_l0 = true, no_deletes = true, one_level = true;
     for (size_t f = 0; f < sp->nfiles; f++) {
       if (sp->files[f].level == 0) no_l0 = false;
@@ -796,43 +710,58 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
       if (sp->files[f].level != sp->files[0].level) one_level = false;
     }
     sp->raw_convertible = (sp->nfiles == 1 && no_deletes) ||
-                          (no_l0 && no_deletes && (dv_on || first_row || one_level));
+                          (no_l0 && no_deletes && (c->dv_on || c->first_row || one_level));
   }
-  if (nsplits > 1) qsort(splits, nsplits, sizeof *splits, cmp_split);
+  size_t n = c->splits.n;
+  if (n > 1) qsort(c->splits.v, n, sizeof *c->splits.v, cmp_split);
+  if (!n) return 0;
+  if (pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + n))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  memcpy(plan->splits + plan->nsplits, c->splits.v, n * sizeof *c->splits.v);
+  plan->nsplits += n;
+  c->splits.n = 0; /* moved */
+  return 0;
+}
 
-  /* append to the plan */
-  if (nsplits) {
-    paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + nsplits) * sizeof *all);
-    if (!all) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      goto done;
-    }
-    plan->splits = all;
-    memcpy(plan->splits + plan->nsplits, splits, nsplits * sizeof *splits);
-    plan->nsplits += nsplits;
-    nsplits = 0;
+static void plan_ctx_clear(plan_ctx *c) {
+  for (size_t s = 0; s < c->splits.n; s++) pm_split_free(c->splits.v[s]);
+  pm_vec_free(&c->splits);
+  for (size_t i = 0; i < c->ev.n; i++) {
+    pm_free(c->ev.v[i].partition);
+    pm_data_file_clear(&c->ev.v[i].file);
   }
-done:
-  for (size_t s = 0; s < nsplits; s++) pm_split_free(splits[s]);
-  pm_free(splits);
-  for (size_t i = 0; i < ev.n; i++) {
-    pm_manifest_entry *e = &ev.v[i];
-    pm_free(e->partition);
-    pm_data_file_clear(&e->file);
+  pm_free(c->ev.v);
+  pm_free(c->ev.live);
+  for (size_t i = 0; i < c->dvs.n; i++) {
+    pm_free(c->dvs.v[i].key);
+    pm_free(c->dvs.v[i].ref.index_path);
   }
-  pm_free(ev.v);
-  pm_free(ev.live);
-  for (size_t i = 0; i < ndv; i++) {
-    pm_free(dvitems[i].key);
-    pm_free(dvitems[i].ref.index_path);
-  }
-  pm_free(dvitems);
-  strmap_free(&idx);
-  strmap_free(&groups);
-  strmap_free(&dvmap);
-  part_filter_free(pf);
-  file_filter_clear(&ff);
-  pm_type_free(ptype);
+  pm_vec_free(&c->dvs);
+  pm_strmap_free(&c->idx);
+  pm_strmap_free(&c->groups);
+  pm_strmap_free(&c->dvmap);
+  part_filter_free(c->pf);
+  file_filter_clear(&c->ff);
+  pm_type_free(c->ptype);
+}
+
+/* Plans snapshot `snap` of table `t`, whose files use schemas of `branch`. */
+static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot *snap,
+                         const pm_schema *schema, const paimon_predicate *filter, bool realtime,
+                         paimon_plan *plan, paimon_error *err) {
+  plan_ctx c;
+  memset(&c, 0, sizeof c);
+  c.t = t;
+  c.branch = branch;
+  c.snap = snap;
+  c.schema = schema;
+  c.realtime = realtime;
+  int rc = plan_init(&c, filter, err);
+  if (rc == 0) rc = plan_read(&c, err);
+  if (rc == 0) rc = plan_group(&c, err);
+  for (size_t s = 0; s < c.splits.n && rc == 0; s++) rc = plan_resolve(&c, c.splits.v[s], err);
+  if (rc == 0) rc = plan_finish(&c, plan, err);
+  plan_ctx_clear(&c);
   return rc;
 }
 
@@ -907,13 +836,11 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
         paimon_split *sp = tmp.splits[i];
         if (rc == 0 && !plan_has_partition(plan, before, sp->partition_str)) {
           sp->schema_id = plan->schema->id; /* files keep the branch's schemas */
-          paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
-          if (!all) {
+          if (pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + 1)) {
             rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
             pm_split_free(sp);
             continue;
           }
-          plan->splits = all;
           plan->splits[plan->nsplits++] = sp;
         } else {
           pm_split_free(sp);
@@ -951,9 +878,9 @@ int pm_plan_split_for(paimon_plan *plan, const uint8_t *partition, size_t plen, 
   pm_type *ptype = NULL;
   PM_TRY(pm_schema_partition_type(plan->schema, &ptype, err));
   paimon_split *sp = pm_calloc(1, sizeof *sp);
-  paimon_split **all = pm_realloc(plan->splits, (plan->nsplits + 1) * sizeof *all);
-  int rc = (!sp || !all) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
-  if (all) plan->splits = all;
+  int rc = (!sp || pm_grow(&plan->splits, &plan->splits_cap, plan->nsplits + 1))
+               ? pm_fail(err, PAIMON_ENOMEM, "out of memory")
+               : 0;
   if (rc == 0) {
     sp->snapshot_id = plan->snapshot_id;
     sp->schema_id = plan->schema->id;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "table/write_internal.h"
+#include "util/vec.h"
 
 struct paimon_snapshot {
   pm_snapshot *snap;
@@ -86,12 +87,8 @@ int pm_table_load_schema(const paimon_table *ct, const char *branch, int64_t id,
   pm_free(dir);
   if (rc || branch) return rc;
   pthread_mutex_lock(&t->schema_lock);
-  pm_schema **nv =
-      t->nschemas < 256 ? pm_realloc(t->schemas, (t->nschemas + 1) * sizeof *nv) : NULL;
-  if (nv) {
-    t->schemas = nv;
+  if (t->nschemas < 256 && pm_grow(&t->schemas, &t->schemas_cap, t->nschemas + 1) == 0)
     t->schemas[t->nschemas++] = pm_schema_ref(*out);
-  }
   pthread_mutex_unlock(&t->schema_lock);
   return 0;
 }
@@ -106,12 +103,10 @@ static int add_remaps(paimon_table *t, const char *spec, paimon_error *err) {
       if (!eq || eq == p || eq == p + len - 1)
         return pm_fail(err, PAIMON_EINVAL, "read.remap-path: expected FROM=TO, got '%.*s'",
                        (int)len, p);
-      char **nf = pm_realloc(t->remap_from, sizeof(char *) * (size_t)(t->nremaps + 1));
-      if (!nf) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      t->remap_from = nf;
-      char **nt = pm_realloc(t->remap_to, sizeof(char *) * (size_t)(t->nremaps + 1));
-      if (!nt) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      t->remap_to = nt;
+      size_t need = (size_t)t->nremaps + 1;
+      if (pm_grow(&t->remap_from, &t->remap_from_cap, need) ||
+          pm_grow(&t->remap_to, &t->remap_to_cap, need))
+        return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       t->remap_from[t->nremaps] = pm_strndup(p, (size_t)(eq - p));
       t->remap_to[t->nremaps] = pm_strndup(eq + 1, len - (size_t)(eq - p) - 1);
       t->nremaps++;

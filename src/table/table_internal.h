@@ -5,7 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include <paimon/paimon.h>
+#include <paimon/scan.h>
+#include <paimon/table.h>
 
 #include "io/io.h"
 #include "meta/meta.h"
@@ -20,12 +21,13 @@ struct paimon_table {
   char *meta_dir;    /* root, or root/branch/branch-<b>, holding schema/ and snapshot/ */
   pm_schema *schema; /* latest schema of meta_dir */
   int32_t nremaps;
+  size_t remap_from_cap, remap_to_cap;
   char **remap_from;
   char **remap_to;
   int64_t batch_size;
   char *fallback_branch;       /* scan.fallback-branch, when followed */
   pthread_mutex_t schema_lock; /* guards the parsed-schema cache below */
-  size_t nschemas;
+  size_t nschemas, schemas_cap;
   pm_schema **schemas;   /* parsed schemas of meta_dir, shared (pm_schema_ref) */
   const char **pk_names; /* borrowed from schema */
   const char **part_names;
@@ -75,7 +77,7 @@ struct paimon_split {
   int32_t total_buckets;
   bool primary_key;
   bool raw_convertible; /* primary key: one sorted run without retracts; read without merging */
-  size_t nfiles;
+  size_t nfiles, files_cap;
   pm_data_file *files;
   char **paths;            /* resolved path per file */
   pm_dv_ref *dvs;          /* per file */
@@ -86,10 +88,15 @@ struct paimon_plan {
   paimon_table *table;
   int64_t snapshot_id;
   pm_schema *schema; /* schema of the snapshot */
-  size_t nsplits;
+  size_t nsplits, splits_cap;
   paimon_split **splits;
 };
 
 void pm_split_free(paimon_split *s);
+
+/* Identifier of a file entry, as Java's FileEntry.Identifier: partition (hex), bucket,
+ * level, file name and external path joined by '|'. An ADD and the DELETE that removes
+ * it share it. Owned; NULL when out of memory. */
+char *pm_entry_identifier(const pm_manifest_entry *e);
 
 #endif

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <paimon/maintain.h>
+#include <paimon/read.h>
+
 #include "table/read_internal.h"
 #include "table/write_internal.h"
 

@@ -1,5 +1,4 @@
-/* table/expire.c: snapshot expiration (Java's ExpireSnapshotsImpl rules) and the
- * reference-walking helpers it shares with orphan cleaning.
+/* maintain/expire.c: snapshot expiration (Java's ExpireSnapshotsImpl rules).
  *
  * Order of deletions, chosen so that an interruption at any point leaves every retained
  * snapshot intact and a second run can still find everything left to delete:
@@ -15,329 +14,17 @@
  * expired snapshot is skipped (never that of a retained one).
  * Unlike Java (which deletes all manifests before any snapshot file), a snapshot file is
  * deleted right after its metadata, so a re-run with narrower options never finds a
- * retained snapshot with missing metadata. */
+ * retained snapshot with missing metadata.
+ * The paths of the files to delete come from paths.c, the metadata walk from the table
+ * layer (table/refs_internal.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "meta/offsets.h"
-#include "table/maintain_internal.h"
+#include "maintain/maintain_internal.h"
 #include "table/write_internal.h"
-
-#define JSON_FILE_MAX ((size_t)16 << 20) /* snapshot, tag, consumer files */
-
-/* ---- table context -------------------------------------------------------------------- */
-
-int pm_maint_init(pm_maint *m, const paimon_table *t, paimon_error *err) {
-  memset(m, 0, sizeof *m);
-  m->t = (paimon_table *)t;
-  PM_TRY(pm_schema_partition_type(t->schema, &m->ptype, err));
-  m->defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  m->legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
-  m->index_in_data_dir = pm_table_opt_bool(t, "index-file-in-data-file-dir", false);
-  return 0;
-}
-
-void pm_maint_reset(pm_maint *m) {
-  pm_type_free(m->ptype);
-  pm_free(m->last_part);
-  pm_free(m->last_path);
-  memset(m, 0, sizeof *m);
-}
-
-/* Rendered partition path of a serialized partition row (borrowed from the cache). */
-static int part_path(pm_maint *m, const uint8_t *part, size_t plen, const char **out,
-                     paimon_error *err) {
-  if (m->last_path && m->last_plen == plen && memcmp(m->last_part, part, plen) == 0) {
-    *out = m->last_path;
-    return 0;
-  }
-  pm_binrow row;
-  PM_TRY(pm_binrow_view(&row, part, plen, err));
-  if (row.arity != m->ptype->nfields)
-    return pm_fail(err, PAIMON_ECORRUPT, "%s: partition row has %d fields, expected %d", m->t->path,
-                   (int)row.arity, (int)m->ptype->nfields);
-  char *p = NULL;
-  PM_TRY(pm_partition_path(m->ptype, &row, m->defname, m->legacy, &p, err));
-  uint8_t *copy = pm_malloc(plen ? plen : 1);
-  if (!copy) {
-    pm_free(p);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  memcpy(copy, part, plen);
-  pm_free(m->last_part);
-  pm_free(m->last_path);
-  m->last_part = copy;
-  m->last_plen = plen;
-  m->last_path = p;
-  *out = p;
-  return 0;
-}
-
-static int push_path(char ***paths, size_t *n, char *p, paimon_error *err) {
-  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  char **np = pm_realloc(*paths, (*n + 1) * sizeof *np);
-  if (!np) {
-    pm_free(p);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  *paths = np;
-  np[(*n)++] = p;
-  return 0;
-}
-
-int pm_maint_file_paths(pm_maint *m, const uint8_t *part, size_t plen, int32_t bucket,
-                        const pm_data_file *f, char ***paths, size_t *n, paimon_error *err) {
-  const char *pp;
-  PM_TRY(part_path(m, part, plen, &pp, err));
-  char *dp = NULL;
-  int rc = pm_table_data_path(m->t, pp, bucket, f->file_name, f->external_path, &dp, NULL);
-  if (rc == PAIMON_ENOTFOUND && f->external_path) return 0; /* outside the root: not ours */
-  if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "out of memory");
-  if (rc) return pm_fail(err, rc, "%s: unsafe data file name in manifest", m->t->path);
-  if (!pm_path_is_under(pm_path_strip_scheme(dp), m->t->root)) {
-    pm_free(dp);
-    return 0;
-  }
-  const char *slash = strrchr(dp, '/');
-  size_t dlen = slash ? (size_t)(slash - dp) : 0;
-  size_t at = *n;
-  PM_TRY(push_path(paths, n, dp, err));
-  for (int32_t i = 0; i < f->nextra_files; i++) {
-    const char *x = f->extra_files[i];
-    if (!x || !pm_path_component_ok(x))
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe extra file name of %s", m->t->path,
-                     f->file_name);
-    /* extra files (e.g. file indexes) sit next to their data file */
-    PM_TRY(push_path(paths, n, pm_asprintf("%.*s/%s", (int)dlen, (*paths)[at], x), err));
-  }
-  return 0;
-}
-
-int pm_maint_index_path(pm_maint *m, const pm_index_entry *ie, char **out, paimon_error *err) {
-  *out = NULL;
-  char *p = NULL;
-  if (ie->external_path || m->index_in_data_dir) {
-    const char *pp;
-    PM_TRY(part_path(m, ie->partition, ie->partition_len, &pp, err));
-    int rc = pm_table_data_path(m->t, pp, ie->bucket, ie->file_name, ie->external_path, &p, NULL);
-    if (rc == PAIMON_ENOTFOUND && ie->external_path) return 0;
-    if (rc == PAIMON_ENOMEM) return pm_fail(err, rc, "out of memory");
-    if (rc) return pm_fail(err, rc, "%s: unsafe index file name '%s'", m->t->path, ie->file_name);
-  } else {
-    if (!ie->file_name || !pm_path_component_ok(ie->file_name))
-      return pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe index file name", m->t->path);
-    if (!(p = pm_asprintf("%s/index/%s", m->t->root, ie->file_name)))
-      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  if (!pm_path_is_under(pm_path_strip_scheme(p), m->t->root)) {
-    pm_free(p);
-    return 0;
-  }
-  *out = p;
-  return 0;
-}
-
-int pm_maint_offsets_path(const pm_maint *m, const pm_snapshot *s, int32_t i, char **out,
-                          paimon_error *err) {
-  *out = NULL;
-  if (i < 0 || i >= s->nproperties || !pm_offsets_is_property(s->property_keys[i])) return 0;
-  const char *v = s->property_values[i];
-  if (!v || !*v) return 0;
-  char *p;
-  if (!strchr(v, '/')) {
-    if (!pm_path_component_ok(v)) return 0;
-    p = pm_asprintf("%s/metadata/%s", m->t->root, v);
-  } else if (v[0] == '/' || strstr(v, ":/")) {
-    p = pm_strdup(pm_path_strip_scheme(v));
-  } else {
-    p = pm_asprintf("%s/%s", m->t->root, v);
-  }
-  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (!pm_path_is_under(p, m->t->root)) {
-    pm_free(p);
-    return 0;
-  }
-  *out = p;
-  return 0;
-}
-
-/* ---- listing lineages and snapshot-shaped files ------------------------------------- */
-
-typedef struct name_list {
-  char **v;
-  size_t n;
-  bool dirs_only;
-  bool oom;
-} name_list;
-
-static int collect_name(const char *name, int is_dir, void *payload) {
-  name_list *l = payload;
-  if (l->dirs_only && !is_dir) return 0;
-  if (!l->dirs_only && is_dir) return 0;
-  char **nv = pm_realloc(l->v, (l->n + 1) * sizeof *nv);
-  char *c = pm_strdup(name);
-  if (!nv || !c) {
-    if (nv) l->v = nv;
-    pm_free(c);
-    l->oom = true;
-    return 1;
-  }
-  l->v = nv;
-  l->v[l->n++] = c;
-  return 0;
-}
-
-static void name_list_free(name_list *l) {
-  for (size_t i = 0; i < l->n; i++) pm_free(l->v[i]);
-  pm_free(l->v);
-  memset(l, 0, sizeof *l);
-}
-
-/* Names in `dir` (files, or directories with dirs_only); a missing directory is empty. */
-static int list_names(paimon_fs *fs, const char *dir, bool dirs_only, name_list *out,
-                      paimon_error *err) {
-  memset(out, 0, sizeof *out);
-  out->dirs_only = dirs_only;
-  int rc = fs->list(fs, dir, collect_name, out, err);
-  if (rc == PAIMON_ENOTFOUND) rc = 0;
-  if (rc == 0 && out->oom) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  if (rc) name_list_free(out);
-  return rc;
-}
-
-int pm_maint_lineages(const pm_maint *m, char ***dirs, size_t *n, paimon_error *err) {
-  *dirs = NULL;
-  *n = 0;
-  paimon_table *t = m->t;
-  int rc = push_path(dirs, n, pm_strdup(t->root), err);
-  char *bdir = rc == 0 ? pm_asprintf("%s/branch", t->root) : NULL;
-  if (rc == 0 && !bdir) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  name_list l = {0};
-  if (rc == 0) rc = list_names(t->fs, bdir, true, &l, err);
-  for (size_t i = 0; rc == 0 && i < l.n; i++) {
-    if (strncmp(l.v[i], "branch-", 7) != 0 || !l.v[i][7] || !pm_path_component_ok(l.v[i])) continue;
-    rc = push_path(dirs, n, pm_asprintf("%s/%s", bdir, l.v[i]), err);
-  }
-  name_list_free(&l);
-  pm_free(bdir);
-  if (rc) {
-    for (size_t i = 0; i < *n; i++) pm_free((*dirs)[i]);
-    pm_free(*dirs);
-    *dirs = NULL;
-    *n = 0;
-  }
-  return rc;
-}
-
-void pm_maint_snapshots_free(pm_snapshot **v, size_t n) {
-  for (size_t i = 0; i < n; i++) pm_snapshot_free(v[i]);
-  pm_free(v);
-}
-
-static bool all_digits(const char *s) {
-  if (!*s) return false;
-  for (; *s; s++)
-    if (*s < '0' || *s > '9') return false;
-  return true;
-}
-
-int pm_maint_load_dir(const pm_maint *m, const char *dir, const char *sub, pm_snapshot ***out,
-                      size_t *n, paimon_error *err) {
-  *out = NULL;
-  *n = 0;
-  paimon_table *t = m->t;
-  bool tags = strcmp(sub, "tag") == 0;
-  char *sdir = pm_asprintf("%s/%s", dir, sub);
-  if (!sdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  name_list l = {0};
-  int rc = list_names(t->fs, sdir, false, &l, err);
-  pm_buf b = PM_BUF_INIT;
-  for (size_t i = 0; rc == 0 && i < l.n; i++) {
-    const char *name = l.v[i];
-    if (tags ? (strncmp(name, "tag-", 4) != 0 || !name[4])
-             : (strncmp(name, "changelog-", 10) != 0 || !all_digits(name + 10)))
-      continue;
-    char *p = pm_asprintf("%s/%s", sdir, name);
-    if (!p) {
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      break;
-    }
-    rc = pm_fs_read_all(t->fs, p, JSON_FILE_MAX, &b, err);
-    if (rc == PAIMON_ENOTFOUND) rc = 0; /* removed meanwhile */
-    else if (rc == 0) {
-      pm_snapshot *s = NULL;
-      rc = pm_snapshot_parse(&s, b.data ? (const char *)b.data : "", b.len, err);
-      if (rc) pm_fail_ctx(err, rc, "%s", p);
-      pm_snapshot **nv = rc == 0 ? pm_realloc(*out, (*n + 1) * sizeof *nv) : NULL;
-      if (rc == 0 && !nv) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      if (rc == 0) {
-        *out = nv;
-        nv[(*n)++] = s;
-      } else {
-        pm_snapshot_free(s);
-      }
-    }
-    pm_free(p);
-  }
-  pm_buf_free(&b);
-  name_list_free(&l);
-  pm_free(sdir);
-  if (rc) {
-    pm_maint_snapshots_free(*out, *n);
-    *out = NULL;
-    *n = 0;
-  }
-  return rc;
-}
-
-/* ---- reading metadata by name --------------------------------------------------------- */
-
-static char *manifest_path(const pm_maint *m, const char *name, paimon_error *err) {
-  if (!name || !pm_path_component_ok(name)) {
-    pm_fail(err, PAIMON_ECORRUPT, "%s: unsafe manifest file name '%s'", m->t->path,
-            name ? name : "(null)");
-    return NULL;
-  }
-  char *p = pm_asprintf("%s/manifest/%s", m->t->root, name);
-  if (!p) pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  return p;
-}
-
-int pm_maint_read_list(const pm_maint *m, const char *name, pm_manifest_file_meta **out, size_t *n,
-                       paimon_error *err) {
-  *out = NULL;
-  *n = 0;
-  char *p = manifest_path(m, name, err);
-  if (!p) return err ? err->code : PAIMON_ECORRUPT;
-  int rc = pm_manifest_list_read(m->t->fs, p, out, n, err);
-  pm_free(p);
-  return rc;
-}
-
-int pm_maint_read_manifest(const pm_maint *m, const char *name, pm_manifest_entry **out, size_t *n,
-                           paimon_error *err) {
-  *out = NULL;
-  *n = 0;
-  char *p = manifest_path(m, name, err);
-  if (!p) return err ? err->code : PAIMON_ECORRUPT;
-  int rc = pm_manifest_read(m->t->fs, p, out, n, err);
-  pm_free(p);
-  return rc;
-}
-
-int pm_maint_read_index(const pm_maint *m, const char *name, pm_index_entry **out, size_t *n,
-                        paimon_error *err) {
-  *out = NULL;
-  *n = 0;
-  char *p = manifest_path(m, name, err);
-  if (!p) return err ? err->code : PAIMON_ECORRUPT;
-  int rc = pm_index_manifest_read(m->t->fs, p, out, n, err);
-  pm_free(p);
-  return rc;
-}
 
 /* ---- options ---------------------------------------------------------------------------- */
 
@@ -450,24 +137,6 @@ typedef struct live_ent {
   bool live;
 } live_ent;
 
-static char *hex_ident(const pm_manifest_entry *e) {
-  static const char hx[] = "0123456789abcdef";
-  pm_buf b = PM_BUF_INIT;
-  for (size_t i = 0; i < e->partition_len; i++) {
-    char two[2] = {hx[e->partition[i] >> 4], hx[e->partition[i] & 15]};
-    if (pm_buf_append(&b, two, 2)) {
-      pm_buf_free(&b);
-      return NULL;
-    }
-  }
-  if (pm_buf_printf(&b, "|%d|%d|%s|%s", (int)e->bucket, (int)e->file.level, e->file.file_name,
-                    e->file.external_path ? e->file.external_path : "")) {
-    pm_buf_free(&b);
-    return NULL;
-  }
-  return pm_buf_detach(&b);
-}
-
 static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon_error *err) {
   live_ent *v = NULL;
   size_t nv = 0, cap = 0;
@@ -478,13 +147,13 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
     if (!lists[l]) continue;
     pm_manifest_file_meta *metas = NULL;
     size_t nm = 0;
-    rc = pm_maint_read_list(&x->m, lists[l], &metas, &nm, err);
+    rc = pm_refs_read_list(x->m.t, lists[l], &metas, &nm, err);
     for (size_t i = 0; i < nm && rc == 0; i++) {
       pm_manifest_entry *es = NULL;
       size_t ne = 0;
-      rc = pm_maint_read_manifest(&x->m, metas[i].file_name, &es, &ne, err);
+      rc = pm_refs_read_manifest(x->m.t, metas[i].file_name, &es, &ne, err);
       for (size_t k = 0; k < ne && rc == 0; k++) {
-        char *id = hex_ident(&es[k]);
+        char *id = pm_entry_identifier(&es[k]);
         if (!id) {
           rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
           break;
@@ -493,15 +162,7 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
         if (es[k].kind == PM_ENTRY_DELETE) {
           if (pm_strmap_get(&idx, id, &at)) v[at].live = false;
         } else {
-          if (nv == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            live_ent *nn = pm_realloc(v, nc * sizeof *nn);
-            if (!nn) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-            else {
-              v = nn;
-              cap = nc;
-            }
-          }
+          if (pm_grow(&v, &cap, nv + 1)) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
           if (rc == 0 && nv > (size_t)INT32_MAX)
             rc = pm_fail(err, PAIMON_ENOMEM, "%s: too many files", x->m.t->path);
           if (rc == 0) rc = pm_strmap_put(&idx, id, (int)nv, err);
@@ -524,14 +185,11 @@ static int add_live(expire_ctx *x, const pm_snapshot *s, bool only_delta, paimon
   }
   for (size_t i = 0; i < nv && rc == 0; i++) {
     if (!v[i].live) continue;
-    char **paths = NULL;
-    size_t np = 0;
-    rc = pm_maint_file_paths(&x->m, v[i].part, v[i].plen, v[i].bucket, &v[i].f, &paths, &np, err);
-    for (size_t p = 0; p < np; p++) {
-      if (rc == 0) rc = pm_strmap_put(&x->keep_data, paths[p], 1, err);
-      pm_free(paths[p]);
-    }
-    pm_free(paths);
+    pm_paths paths = {0};
+    rc = pm_maint_file_paths(&x->m, v[i].part, v[i].plen, v[i].bucket, &v[i].f, &paths, err);
+    for (size_t p = 0; p < paths.n && rc == 0; p++)
+      rc = pm_strmap_put(&x->keep_data, paths.v[p], 1, err);
+    pm_paths_free(&paths);
   }
   for (size_t i = 0; i < nv; i++) {
     pm_free(v[i].part);
@@ -549,7 +207,7 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
                           s->changelog_manifest_list};
   for (int l = 0; l < 3; l++) {
     if (!lists[l]) continue;
-    char *lp = manifest_path(&x->m, lists[l], err);
+    char *lp = pm_refs_manifest_path(x->m.t, lists[l], err);
     if (!lp) return err ? err->code : PAIMON_ECORRUPT;
     int rc = pm_strmap_put(&x->keep_meta, lp, 1, err);
     pm_free(lp);
@@ -558,9 +216,9 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
     PM_TRY(pm_strmap_put(&x->read_lists, lists[l], 1, err));
     pm_manifest_file_meta *metas = NULL;
     size_t nm = 0;
-    PM_TRY(pm_maint_read_list(&x->m, lists[l], &metas, &nm, err));
+    PM_TRY(pm_refs_read_list(x->m.t, lists[l], &metas, &nm, err));
     for (size_t i = 0; i < nm && rc == 0; i++) {
-      char *mp = manifest_path(&x->m, metas[i].file_name, err);
+      char *mp = pm_refs_manifest_path(x->m.t, metas[i].file_name, err);
       rc = mp ? pm_strmap_put(&x->keep_meta, mp, 1, err) : (err ? err->code : PAIMON_ECORRUPT);
       pm_free(mp);
     }
@@ -568,7 +226,7 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
     PM_TRY(rc);
   }
   if (s->index_manifest) {
-    char *ip = manifest_path(&x->m, s->index_manifest, err);
+    char *ip = pm_refs_manifest_path(x->m.t, s->index_manifest, err);
     if (!ip) return err ? err->code : PAIMON_ECORRUPT;
     bool seen = pm_strmap_get(&x->keep_meta, ip, NULL);
     int rc = pm_strmap_put(&x->keep_meta, ip, 1, err);
@@ -577,7 +235,7 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
     if (!seen) {
       pm_index_entry *ies = NULL;
       size_t ni = 0;
-      PM_TRY(pm_maint_read_index(&x->m, s->index_manifest, &ies, &ni, err));
+      PM_TRY(pm_refs_read_index(x->m.t, s->index_manifest, &ies, &ni, err));
       for (size_t i = 0; i < ni && rc == 0; i++) {
         char *p = NULL;
         rc = pm_maint_index_path(&x->m, &ies[i], &p, err);
@@ -599,7 +257,7 @@ static int add_meta_refs(expire_ctx *x, const pm_snapshot *s, paimon_error *err)
   }
   for (int32_t i = 0; i < s->nproperties; i++) { /* every source's offsets file */
     char *op = NULL;
-    PM_TRY(pm_maint_offsets_path(&x->m, s, i, &op, err));
+    PM_TRY(pm_refs_offsets_path(x->m.t, s, i, &op, err));
     if (op) {
       int rc = pm_strmap_put(&x->keep_meta, op, 1, err);
       pm_free(op);
@@ -616,12 +274,12 @@ static int protect_lineage(expire_ctx *x, const char *dir, bool other, paimon_er
   int rc = 0;
   pm_snapshot **tags = NULL;
   size_t ntags = 0;
-  PM_TRY(pm_maint_load_dir(&x->m, dir, "tag", &tags, &ntags, err));
+  PM_TRY(pm_refs_load_dir(x->m.t, dir, "tag", &tags, &ntags, err));
   for (size_t i = 0; i < ntags && rc == 0; i++) {
     rc = add_live(x, tags[i], false, err);
     if (rc == 0) rc = add_meta_refs(x, tags[i], err);
   }
-  pm_maint_snapshots_free(tags, ntags);
+  pm_refs_snapshots_free(tags, ntags);
   if (rc || !other) return rc;
   /* Every snapshot of another lineage: the first one's live files, then each later
    * delta's additions cover every file live in any of them. */
@@ -642,12 +300,12 @@ static int protect_lineage(expire_ctx *x, const char *dir, bool other, paimon_er
   pm_free(ids);
   pm_snapshot **cls = NULL;
   size_t ncl = 0;
-  if (rc == 0) rc = pm_maint_load_dir(&x->m, dir, "changelog", &cls, &ncl, err);
+  if (rc == 0) rc = pm_refs_load_dir(x->m.t, dir, "changelog", &cls, &ncl, err);
   for (size_t i = 0; i < ncl && rc == 0; i++) {
     rc = add_live(x, cls[i], false, err);
     if (rc == 0) rc = add_meta_refs(x, cls[i], err);
   }
-  pm_maint_snapshots_free(cls, ncl);
+  pm_refs_snapshots_free(cls, ncl);
   return rc;
 }
 
@@ -660,28 +318,25 @@ static int fold_candidates(expire_ctx *x, const pm_snapshot *s, bool changelog, 
   if (!list) return 0;
   pm_manifest_file_meta *metas = NULL;
   size_t nm = 0;
-  int rc = pm_maint_read_list(&x->m, list, &metas, &nm, err);
+  int rc = pm_refs_read_list(x->m.t, list, &metas, &nm, err);
   if (rc == PAIMON_ENOTFOUND && tolerant) return 0;
   for (size_t i = 0; i < nm && rc == 0; i++) {
     pm_manifest_entry *es = NULL;
     size_t ne = 0;
-    rc = pm_maint_read_manifest(&x->m, metas[i].file_name, &es, &ne, err);
+    rc = pm_refs_read_manifest(x->m.t, metas[i].file_name, &es, &ne, err);
     if (rc == PAIMON_ENOTFOUND && tolerant) {
       rc = 0;
       continue;
     }
     for (size_t k = 0; k < ne && rc == 0; k++) {
       if (changelog && es[k].kind != PM_ENTRY_ADD) continue;
-      char **paths = NULL;
-      size_t np = 0;
+      pm_paths paths = {0};
       rc = pm_maint_file_paths(&x->m, es[k].partition, es[k].partition_len, es[k].bucket,
-                               &es[k].file, &paths, &np, err);
+                               &es[k].file, &paths, err);
       int val = changelog || es[k].kind == PM_ENTRY_DELETE ? 1 : 0;
-      for (size_t p = 0; p < np; p++) {
-        if (rc == 0) rc = pm_strmap_put(cand, paths[p], val, err);
-        pm_free(paths[p]);
-      }
-      pm_free(paths);
+      for (size_t p = 0; p < paths.n && rc == 0; p++)
+        rc = pm_strmap_put(cand, paths.v[p], val, err);
+      pm_paths_free(&paths);
     }
     pm_manifest_entries_free(es, ne);
   }
@@ -704,13 +359,13 @@ static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
     if (!lists[l]) continue;
     pm_manifest_file_meta *metas = NULL;
     size_t nm = 0;
-    rc = pm_maint_read_list(&x->m, lists[l], &metas, &nm, err);
+    rc = pm_refs_read_list(x->m.t, lists[l], &metas, &nm, err);
     if (rc == PAIMON_ENOTFOUND) {
       rc = 0;
       continue;
     }
     for (size_t i = 0; i < nm && rc == 0; i++) {
-      char *mp = manifest_path(&x->m, metas[i].file_name, err);
+      char *mp = pm_refs_manifest_path(x->m.t, metas[i].file_name, err);
       rc = mp ? rm_unless_kept(x, mp, err) : (err ? err->code : PAIMON_ECORRUPT);
       pm_free(mp);
     }
@@ -718,12 +373,12 @@ static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
   }
   char *imp = NULL;
   if (rc == 0 && s->index_manifest) {
-    imp = manifest_path(&x->m, s->index_manifest, err);
+    imp = pm_refs_manifest_path(x->m.t, s->index_manifest, err);
     if (!imp) rc = err ? err->code : PAIMON_ECORRUPT;
     if (rc == 0 && !pm_strmap_get(&x->keep_meta, imp, NULL)) {
       pm_index_entry *ies = NULL;
       size_t ni = 0;
-      rc = pm_maint_read_index(&x->m, s->index_manifest, &ies, &ni, err);
+      rc = pm_refs_read_index(x->m.t, s->index_manifest, &ies, &ni, err);
       if (rc == PAIMON_ENOTFOUND) rc = 0;
       for (size_t i = 0; i < ni && rc == 0; i++) {
         char *p = NULL;
@@ -745,14 +400,14 @@ static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
   }
   for (int32_t i = 0; rc == 0 && i < s->nproperties; i++) {
     char *op = NULL;
-    rc = pm_maint_offsets_path(&x->m, s, i, &op, err);
+    rc = pm_refs_offsets_path(x->m.t, s, i, &op, err);
     if (rc == 0 && op) rc = rm_unless_kept(x, op, err);
     pm_free(op);
   }
   /* the lists and the index manifest last: a re-run finds the rest through them */
   for (int l = 0; l < 3 && rc == 0; l++) {
     if (!lists[l]) continue;
-    char *lp = manifest_path(&x->m, lists[l], err);
+    char *lp = pm_refs_manifest_path(x->m.t, lists[l], err);
     rc = lp ? rm_unless_kept(x, lp, err) : (err ? err->code : PAIMON_ECORRUPT);
     pm_free(lp);
   }
@@ -766,8 +421,8 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
   *out = INT64_MAX;
   char *cdir = pm_asprintf("%s/consumer", dir);
   if (!cdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  name_list l = {0};
-  int rc = list_names(t->fs, cdir, false, &l, err);
+  pm_paths l = {0};
+  int rc = pm_refs_list_names(t->fs, cdir, false, &l, err);
   pm_buf b = PM_BUF_INIT;
   for (size_t i = 0; rc == 0 && i < l.n; i++) {
     if (strncmp(l.v[i], "consumer-", 9) != 0) continue;
@@ -776,7 +431,7 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    rc = pm_fs_read_all(t->fs, p, JSON_FILE_MAX, &b, err);
+    rc = pm_fs_read_all(t->fs, p, PM_JSON_FILE_MAX, &b, err);
     if (rc == PAIMON_ENOTFOUND) rc = 0;
     else if (rc == 0) {
       json_error_t je;
@@ -790,7 +445,7 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
     pm_free(p);
   }
   pm_buf_free(&b);
-  name_list_free(&l);
+  pm_paths_free(&l);
   pm_free(cdir);
   return rc;
 }
@@ -860,13 +515,11 @@ static int expire_until(expire_ctx *x, int64_t earliest, int64_t end, int64_t la
     pm_snapshot_free(s);
     PM_TRY(rc);
   }
-  char **dirs = NULL;
-  size_t ndirs = 0;
-  PM_TRY(pm_maint_lineages(&x->m, &dirs, &ndirs, err));
-  for (size_t i = 0; i < ndirs && rc == 0; i++)
-    rc = protect_lineage(x, dirs[i], strcmp(dirs[i], dir) != 0, err);
-  for (size_t i = 0; i < ndirs; i++) pm_free(dirs[i]);
-  pm_free(dirs);
+  pm_paths dirs = {0};
+  PM_TRY(pm_refs_lineages(t, &dirs, err));
+  for (size_t i = 0; i < dirs.n && rc == 0; i++)
+    rc = protect_lineage(x, dirs.v[i], strcmp(dirs.v[i], dir) != 0, err);
+  pm_paths_free(&dirs);
   PM_TRY(rc);
 
   /* 1. data files: removed by a delta in (begin, end], or changelog files of [begin, end) */
