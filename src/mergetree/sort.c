@@ -9,6 +9,7 @@
  * images is refined with a merge sort on the full comparator. */
 #include "mergetree/compact.h"
 #include "mergetree/mt_internal.h"
+#include "util/sort.h"
 
 typedef struct kv_pair {
   uint64_t k;
@@ -84,31 +85,10 @@ bool pm_mt_sort_same_key(const pm_mt_sort_spec *s, int64_t i, int64_t j) {
   return true;
 }
 
-/* Stable merge sort of p[0..n) with scratch tmp[0..n). */
-static void merge_sort(const pm_mt_sort_spec *s, int32_t *p, int32_t *tmp, int64_t n) {
-  if (n < 2) return;
-  if (n <= 16) {
-    for (int64_t a = 1; a < n; a++) {
-      int32_t x = p[a];
-      int64_t b = a;
-      while (b > 0 && full_cmp(s, p[b - 1], x) > 0) {
-        p[b] = p[b - 1];
-        b--;
-      }
-      p[b] = x;
-    }
-    return;
-  }
-  int64_t h = n / 2;
-  merge_sort(s, p, tmp, h);
-  merge_sort(s, p + h, tmp + h, n - h);
-  if (full_cmp(s, p[h - 1], p[h]) <= 0) return;
-  int64_t a = 0, b = h, o = 0;
-  while (a < h && b < n) tmp[o++] = full_cmp(s, p[b], p[a]) < 0 ? p[b++] : p[a++];
-  while (a < h) tmp[o++] = p[a++];
-  while (b < n) tmp[o++] = p[b++];
-  memcpy(p, tmp, (size_t)n * sizeof *p);
-}
+/* full_cmp ends on the position, so the order is total and any sort gives the same
+ * result; the stable merge sort keeps the comparisons few on long runs of equal images. */
+#define FULL_LESS(s, a, b) (full_cmp((s), (a), (b)) < 0)
+PM_STABLE_SORT_DEFINE(refine_sort, int32_t, const pm_mt_sort_spec, FULL_LESS)
 
 /* Stable LSD radix sort of pairs by k, skipping digits where all keys agree. */
 static void radix_sort(kv_pair *a, kv_pair *tmp, int64_t n) {
@@ -187,7 +167,7 @@ int pm_mt_sort(const pm_mt_sort_spec *s, int64_t n, int32_t *perm, uint64_t *int
     while (i < n) {
       int64_t j = i + 1;
       while (j < n && a[j].k == a[i].k) j++;
-      if (j - i > 1) merge_sort(s, perm + i, scratch, j - i);
+      if (j - i > 1) refine_sort(s, perm + i, scratch, (size_t)(j - i));
       i = j;
     }
   }
