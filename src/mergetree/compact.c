@@ -383,13 +383,19 @@ static int pick_size_ratio(const pm_mt_pick_opts *o, const pm_mt_lrun *runs, int
   return create_unit(runs, n, max_level, count, u, err);
 }
 
-int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_unit *out,
-                         bool *picked, paimon_error *err) {
+/* Both pickers start from no unit and the runs newest first (*runs to pm_free). */
+static int pick_begin(const pm_mt_levels *l, pm_mt_unit *out, bool *picked, pm_mt_lrun **runs,
+                      int32_t *n, paimon_error *err) {
   memset(out, 0, sizeof *out);
   *picked = false;
+  return pm_mt_levels_runs(l, runs, n, err);
+}
+
+int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_unit *out,
+                         bool *picked, paimon_error *err) {
   pm_mt_lrun *runs;
   int32_t n;
-  PM_TRY(pm_mt_levels_runs(l, &runs, &n, err));
+  PM_TRY(pick_begin(l, out, picked, &runs, &n, err));
   int32_t max_level = l->nlevels - 1;
   int rc = 0;
   bool got = false;
@@ -424,11 +430,9 @@ int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_
 }
 
 int pm_mt_pick_full(const pm_mt_levels *l, pm_mt_unit *out, bool *picked, paimon_error *err) {
-  memset(out, 0, sizeof *out);
-  *picked = false;
   pm_mt_lrun *runs;
   int32_t n;
-  PM_TRY(pm_mt_levels_runs(l, &runs, &n, err));
+  PM_TRY(pick_begin(l, out, picked, &runs, &n, err));
   int32_t max_level = l->nlevels - 1;
   int rc = 0;
   if (n > 0 && !(n == 1 && runs[0].level == max_level)) {
