@@ -130,7 +130,7 @@ typedef struct mt_pick {
   int64_t gone; /* removed picks: picks added before Java's remove(), -1 never put */
 } mt_pick;
 
-/* A live pick in Java's HashMap order (see java_order). */
+/* A live pick in Java's HashMap order (see pm_mt_java_order). */
 typedef struct mt_jslot {
   uint32_t bin; /* spread hash, then the final bin */
   int64_t n;    /* pick index */
@@ -193,5 +193,26 @@ void pm_mt_cell_read(const mt_field *f, const struct ArrowArray *col, int64_t ro
 int pm_mt_cell_append(const mt_field *f, const mt_cell *c, pm_col *dst);
 /* Java ordering of two non-null or null cells of a comparable field (nulls first). */
 int pm_mt_cell_cmp(const mt_field *f, const mt_cell *a, const mt_cell *b);
+/* The option name of aggregate function MT_AGG_* ("sum", ...; engine.c). */
+const char *pm_mt_agg_name(int agg);
+
+/* ---- nested aggregates (agg_nested.c) ------------------------------------------------ */
+
+/* pm_mt_field_agg for the nested aggregate functions: collect, merge_map,
+ * merge_map_with_keytime, nested_update, nested_partial_update (retract: the first three).
+ * The result is a state-owned one-row array, valid until the next step of field k. */
+int pm_mt_agg_nested(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
+                     mt_cell *out, paimon_error *err);
+/* n cleared flags in the state's reused scratch, valid until the next call. */
+int pm_mt_flags_zeroed(mt_state *s, int64_t n, bool **out, paimon_error *err);
+
+/* ---- Java HashMap order (java_hashmap.c) --------------------------------------------- */
+
+/* Puts the live picks of s in Java's HashMap iteration order: *nord of them listed in
+ * s->jord[..].n, or *nord = -1 when a key type keeps first-insertion order. cia: the map
+ * was filled by computeIfAbsent; tail: a call on an existing key followed the last new
+ * key. */
+int pm_mt_java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64_t *nord,
+                     paimon_error *err);
 
 #endif
