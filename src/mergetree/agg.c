@@ -279,6 +279,23 @@ static int dec_div(const pm_type *t, const char *name, const uint8_t a[16], cons
 
 /* ---- sum, product, listagg ----------------------------------------------------------- */
 
+/* Computed bytes go to the field's other own buffer, as the accumulator may still point
+ * into the current one. */
+static pm_buf *own_next(mt_state *s, int32_t k) { return &s->own[2 * k + 1 - s->own_cur[k]]; }
+
+/* Makes own_next(s, k) the field's current bytes and points *out at them. */
+static int own_publish(mt_state *s, int32_t k, mt_cell *out, paimon_error *err) {
+  pm_buf *b = own_next(s, k);
+  if (b->len > INT32_MAX)
+    return pm_fail(err, PAIMON_ENOMEM, "aggregation: the value of field '%s' is over 2 GiB",
+                   s->e->vt->fields[k].name);
+  s->own_cur[k] = (uint8_t)(1 - s->own_cur[k]);
+  out->null = false;
+  out->p = b->data;
+  out->len = (int32_t)b->len;
+  return 0;
+}
+
 /* FieldSumAgg.agg / retract: a null side yields the other (retract into a null accumulator
  * yields the negated input, FieldSumAgg.negative); integers wrap in the column's width,
  * FLOAT / DOUBLE follow IEEE 754 in their own width, DECIMAL is DecimalUtils.add/subtract
@@ -384,8 +401,7 @@ static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
     *out = *in;
     return 0;
   }
-  int nb = 1 - s->own_cur[k];
-  pm_buf *b = &s->own[2 * k + nb];
+  pm_buf *b = own_next(s, k);
   pm_buf_clear(b);
   PM_TRY(pm_buf_append(b, acc->p, (size_t)acc->len));
   const uint8_t *d = (const uint8_t *)f->delim;
@@ -415,12 +431,7 @@ static int listagg_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
       PM_TRY(pm_buf_append(b, tok, (size_t)tl));
     }
   }
-  if (b->len > INT32_MAX) return pm_fail(err, PAIMON_ENOMEM, "listagg result too large");
-  s->own_cur[k] = (uint8_t)nb;
-  out->null = false;
-  out->p = b->data;
-  out->len = (int32_t)b->len;
-  return 0;
+  return own_publish(s, k, out, err);
 }
 
 /* ---- binary values ------------------------------------------------------------------- */
@@ -449,8 +460,7 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
   roaring_bitmap_free(y);
   roaring_bitmap_run_optimize(x);
   size_t n = roaring_bitmap_portable_size_in_bytes(x);
-  int nb = 1 - s->own_cur[k];
-  pm_buf *b = &s->own[2 * k + nb];
+  pm_buf *b = own_next(s, k);
   pm_buf_clear(b);
   int rc = n > INT32_MAX ? PAIMON_ENOMEM : pm_buf_reserve(b, n);
   if (rc) {
@@ -460,11 +470,7 @@ static int rbm32_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell
   roaring_bitmap_portable_serialize(x, (char *)b->data);
   roaring_bitmap_free(x);
   b->len = n;
-  s->own_cur[k] = (uint8_t)nb;
-  out->null = false;
-  out->p = b->data;
-  out->len = (int32_t)n;
-  return 0;
+  return own_publish(s, k, out, err);
 }
 
 typedef int (*binary_union_fn)(const uint8_t *, size_t, const uint8_t *, size_t, pm_buf *,
@@ -478,16 +484,10 @@ static int binary_union_apply(mt_state *s, int32_t k, const mt_cell *acc, const 
     *out = acc->null ? *in : *acc;
     return 0;
   }
-  int nb = 1 - s->own_cur[k];
-  pm_buf *b = &s->own[2 * k + nb];
+  pm_buf *b = own_next(s, k);
   int rc = fn(acc->p, (size_t)acc->len, in->p, (size_t)in->len, b, err);
   if (rc) return pm_fail_ctx(err, rc, "aggregation of %s", s->e->vt->fields[k].name);
-  if (b->len > INT32_MAX) return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
-  s->own_cur[k] = (uint8_t)nb;
-  out->null = false;
-  out->p = b->data;
-  out->len = (int32_t)b->len;
-  return 0;
+  return own_publish(s, k, out, err);
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */

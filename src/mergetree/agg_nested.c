@@ -148,6 +148,24 @@ static void pick_remove(mt_state *s, int64_t n, bool never_put) {
   p->gone = never_put ? -1 : s->npick;
 }
 
+/* Closes the one row being built in field k's builder (after appends that returned rc)
+ * and exports it into the field's other result array, which *out then references; the
+ * previous result stays valid, as the accumulator may still point at it. */
+static int nested_publish(mt_state *s, int32_t k, int rc, mt_cell *out, paimon_error *err) {
+  pm_col *c = &s->ocol[k];
+  if (!rc) rc = pm_col_append_list_end(c);
+  if (rc) return pm_fail(err, rc, "aggregation: cannot build the value of field %d", k);
+  int nb = 1 - s->own_cur[k];
+  struct ArrowArray *slot = &s->oarr[2 * k + nb];
+  pm_array_release(slot);
+  PM_TRY(pm_col_export(c, slot, err));
+  s->own_cur[k] = (uint8_t)nb;
+  out->null = false;
+  out->arr = slot;
+  out->row = 0;
+  return 0;
+}
+
 /* Builds the picks (the nord listed in s->jord when nord >= 0) into field k's builder and
  * points *out at the exported result. */
 static int picks_emit(mt_state *s, int32_t k, int64_t nord, mt_cell *out, paimon_error *err) {
@@ -168,17 +186,7 @@ static int picks_emit(mt_state *s, int32_t k, int64_t nord, mt_cell *out, paimon
       if (!rc) rc = pm_col_append_struct(ch, true);
     }
   }
-  if (!rc) rc = pm_col_append_list_end(c);
-  if (rc) return pm_fail(err, rc, "aggregation: cannot build the value of field %d", k);
-  int nb = 1 - s->own_cur[k];
-  struct ArrowArray *slot = &s->oarr[2 * k + nb];
-  pm_array_release(slot);
-  PM_TRY(pm_col_export(c, slot, err));
-  s->own_cur[k] = (uint8_t)nb;
-  out->null = false;
-  out->arr = slot;
-  out->row = 0;
-  return 0;
+  return nested_publish(s, k, rc, out, err);
 }
 
 /* Nested-key equality of ROW elements (a, i) and (b, j). */
@@ -407,10 +415,6 @@ static int collect_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
 static int collect_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
                            mt_cell *out, paimon_error *err) {
   const mt_field *f = &s->e->f[k];
-  if (acc->null || in->null) {
-    *out = *acc; /* Java: null stays null; a null retraction would throw, we keep acc */
-    return 0;
-  }
   int64_t ab, ae, rb, re;
   const struct ArrowArray *ac, *rc;
   PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &rb, &re, &rc, err));
@@ -432,7 +436,7 @@ static int merge_map_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_
                            bool retract, mt_cell *out, paimon_error *err) {
   const mt_field *f = &s->e->f[k];
   if (acc->null || in->null) {
-    *out = (acc->null && !retract) ? *in : *acc;
+    *out = acc->null ? *in : *acc; /* agg only: pm_mt_agg_nested keeps acc for a retract */
     return 0;
   }
   int64_t ab, ae, ib, ie;
@@ -506,10 +510,6 @@ static int nested_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cel
 static int nested_retract(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in,
                           mt_cell *out, paimon_error *err) {
   const mt_field *f = &s->e->f[k];
-  if (acc->null || in->null) {
-    *out = *acc;
-    return 0;
-  }
   int64_t ab, ae, ib, ie;
   const struct ArrowArray *ac, *ic;
   PM_TRY(lists_begin(s, acc, in, &ab, &ae, &ac, &ib, &ie, &ic, err));
@@ -614,17 +614,7 @@ static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
     }
     if (!rc) rc = pm_col_append_struct(el, true);
   }
-  if (!rc) rc = pm_col_append_list_end(c);
-  if (rc) return pm_fail(err, rc, "aggregation: cannot build the value of field %d", k);
-  int nb = 1 - s->own_cur[k];
-  struct ArrowArray *slot = &s->oarr[2 * k + nb];
-  pm_array_release(slot);
-  PM_TRY(pm_col_export(c, slot, err));
-  s->own_cur[k] = (uint8_t)nb;
-  out->null = false;
-  out->arr = slot;
-  out->row = 0;
-  return 0;
+  return nested_publish(s, k, rc, out, err);
 }
 
 /* Java's String.compareTo (UTF-16 code units) of two UTF-8 strings: code point order,
@@ -709,6 +699,12 @@ static int keytime_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_ce
 
 int pm_mt_agg_nested(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
                      mt_cell *out, paimon_error *err) {
+  if (retract && (acc->null || in->null)) {
+    /* every nested retract keeps the accumulator then (Java: null stays null; a null
+     * retraction would throw in collect, we keep acc) */
+    *out = *acc;
+    return 0;
+  }
   switch (s->e->f[k].agg) {
     case MT_AGG_COLLECT:
       return retract ? collect_retract(s, k, acc, in, out, err)

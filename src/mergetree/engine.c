@@ -339,14 +339,12 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
       f->delim = pm_strdup(d ? d : ",");
       if (!f->delim) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       f->delim_len = (int32_t)strlen(f->delim);
-      PM_TRY(opt_bool("distinct", opt_getf(o, name, "distinct"), false, &f->distinct, err));
       break;
     }
     case MT_AGG_COLLECT:
       if (f->type->id != PM_ARRAY)
         return pm_fail(err, PAIMON_EINVAL, "Data type for collect column '%s' must be 'Array'",
                        name);
-      PM_TRY(opt_bool("distinct", opt_getf(o, name, "distinct"), false, &f->distinct, err));
       break;
     case MT_AGG_MERGE_MAP:
       if (f->type->id != PM_MAP)
@@ -367,6 +365,8 @@ static int set_agg(pm_mt_engine *e, const opts *o, int32_t k, const char *fn, pa
     default: break;
   }
   f->agg = agg;
+  if (agg == MT_AGG_LISTAGG || agg == MT_AGG_COLLECT)
+    PM_TRY(opt_bool("distinct", opt_getf(o, name, "distinct"), false, &f->distinct, err));
   PM_TRY(opt_bool("ignore-retract", opt_getf(o, name, "ignore-retract"), false, &f->ignore_retract,
                   err));
   return 0;
