@@ -5,6 +5,7 @@
  * Source elements are "picked" (with a hash index by key, as Java's HashMap does), then
  * built into the field's builder in Java's iteration order (java_hashmap.c). */
 #include "mergetree/mt_internal.h"
+#include "util/vec.h"
 
 /* -- nested results (collect, merge_map, nested_update) --
  * The result is built from picked source elements into the field's builder and exported
@@ -90,28 +91,19 @@ static int cell_list(const mt_cell *c, int64_t *b, int64_t *e, const struct Arro
 
 /* n cleared flags in the state's reused scratch. */
 int pm_mt_flags_zeroed(mt_state *s, int64_t n, bool **out, paimon_error *err) {
-  if (n > s->cap_flags) {
-    if ((uint64_t)n > PM_MAX_ALLOC)
-      return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
-    bool *f = pm_realloc(s->flags, (size_t)n);
-    if (!f) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->flags = f;
-    s->cap_flags = n;
-  }
+  if ((uint64_t)n > PM_MAX_ALLOC)
+    return pm_fail(err, PAIMON_ENOMEM, "aggregation: value too large");
+  if (pm_grow(&s->flags, &s->cap_flags, n)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (n > 0) memset(s->flags, 0, (size_t)n);
   *out = s->flags;
   return 0;
 }
 
 static int pick_reserve(mt_state *s, int64_t n, paimon_error *err) {
-  if (s->npick + n <= s->cap_pick) return 0;
-  int64_t cap = s->npick + n + 16;
-  if ((uint64_t)cap > PM_MAX_ALLOC / sizeof(mt_pick))
+  uint64_t need = (uint64_t)(s->npick + n);
+  if (need > PM_MAX_ALLOC / sizeof(mt_pick))
     return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
-  mt_pick *p = pm_realloc(s->pick, sizeof(mt_pick) * (size_t)cap);
-  if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  s->pick = p;
-  s->cap_pick = cap;
+  if (pm_grow(&s->pick, &s->cap_pick, need)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   return 0;
 }
 
@@ -290,14 +282,9 @@ static bool key_eq(const mt_field *f, const mt_pick *p, const struct ArrowArray 
 static int index_reset(mt_state *s, int64_t n, paimon_error *err) {
   int64_t cap = 16;
   while (cap < 2 * n) cap *= 2;
-  if (cap > s->hcap) {
-    if ((uint64_t)cap > PM_MAX_ALLOC / sizeof(int64_t))
-      return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
-    int64_t *h = pm_realloc(s->hslot, sizeof(int64_t) * (size_t)cap);
-    if (!h) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->hslot = h;
-    s->hcap = cap;
-  }
+  if ((uint64_t)cap > PM_MAX_ALLOC / sizeof(int64_t))
+    return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
+  if (pm_grow(&s->hslot, &s->hcap, cap)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memset(s->hslot, 0, sizeof(int64_t) * (size_t)cap);
   s->hmask = cap - 1;
   return 0;
@@ -567,14 +554,10 @@ static int npu_apply(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *
   const struct ArrowArray *ch[2];
   PM_TRY(lists_begin(s, acc, in, &b[0], &e[0], &ch[0], &b[1], &e[1], &ch[1], err));
   int64_t total = (e[0] - b[0]) + (e[1] - b[1]);
-  if (total * nf > s->cap_src) {
-    if ((uint64_t)(total * nf) > PM_MAX_ALLOC / sizeof(mt_pick))
-      return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
-    mt_pick *p = pm_realloc(s->src, sizeof(mt_pick) * (size_t)(total * nf));
-    if (!p) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->src = p;
-    s->cap_src = total * nf;
-  }
+  if ((uint64_t)(total * nf) > PM_MAX_ALLOC / sizeof(mt_pick))
+    return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
+  if (pm_grow(&s->src, &s->cap_src, total * nf))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   PM_TRY(index_reset(s, total, err));
   bool tail = false; /* a computeIfAbsent on an existing key after the last new one */
   for (int q = 0; q < 2; q++)

@@ -5,6 +5,7 @@
  * agg.c (scalar and binary values), agg_nested.c (collect, merge_map, nested_update, ...)
  * and java_hashmap.c (the Java HashMap order of nested results). */
 #include "mergetree/mt_internal.h"
+#include "util/vec.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -421,14 +422,11 @@ static int build_partial_update(pm_mt_engine *e, const opts *o, const char *cons
     }
     size_t mid = strlen(k) - strlen("fields.") - strlen(".sequence-group");
     char *names = pm_strndup(k + strlen("fields."), mid);
-    mt_group *ng = pm_realloc(e->groups, sizeof(mt_group) * (size_t)(e->ngroups + 1));
-    if (!names || !ng) {
+    if (!names || pm_grow(&e->groups, &e->cap_groups, (size_t)e->ngroups + 1)) {
       pm_free(names);
-      if (ng) e->groups = ng;
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto done;
     }
-    e->groups = ng;
     int32_t g = e->ngroups;
     memset(&e->groups[g], 0, sizeof(mt_group));
     rc = split_fields(e->vt, names, false, &e->groups[g].fields, &e->groups[g].n, k, err);

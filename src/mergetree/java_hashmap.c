@@ -1,6 +1,7 @@
 /* mergetree/java_hashmap.c: the iteration order of the java.util.HashMap a nested
  * aggregate's result comes from, replayed over the picks of agg_nested.c. */
 #include "mergetree/mt_internal.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 
@@ -124,12 +125,7 @@ static int jslot_cmp_head(const void *x, const void *y) {
 static int jreplay_grow(mt_state *s, int64_t *cap, int64_t upto, const bool *live,
                         paimon_error *err) {
   *cap *= 2;
-  if (*cap > s->cap_jcnt) {
-    int32_t *c = pm_realloc(s->jcnt, sizeof(int32_t) * (size_t)*cap);
-    if (!c) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->jcnt = c;
-    s->cap_jcnt = *cap;
-  }
+  if (pm_grow(&s->jcnt, &s->cap_jcnt, *cap)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   memset(s->jcnt, 0, sizeof(int32_t) * (size_t)*cap);
   for (int64_t m = 0; m < upto; m++)
     if (live[m]) s->jcnt[s->jord[m].bin & (uint32_t)(*cap - 1)]++;
@@ -150,18 +146,8 @@ int pm_mt_java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64_
   if (np < 2 || (mapk && !java_hashable(rt))) return 0;
   if ((uint64_t)np > PM_MAX_ALLOC / (sizeof(mt_jslot) + 3 * sizeof(int64_t)))
     return pm_fail(err, PAIMON_ENOMEM, "aggregation: nested value too large");
-  if (np > s->cap_jord) {
-    mt_jslot *j = pm_realloc(s->jord, sizeof(mt_jslot) * (size_t)np);
-    if (!j) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->jord = j;
-    s->cap_jord = np;
-  }
-  if (2 * np + 1 > s->cap_jrm) {
-    int64_t *r = pm_realloc(s->jrm, sizeof(int64_t) * (size_t)(2 * np + 1));
-    if (!r) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    s->jrm = r;
-    s->cap_jrm = 2 * np + 1;
-  }
+  if (pm_grow(&s->jord, &s->cap_jord, np) || pm_grow(&s->jrm, &s->cap_jrm, 2 * np + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   /* the nested key row type: the key fields, borrowed */
   pm_type kt;
   memset(&kt, 0, sizeof kt);
@@ -169,12 +155,9 @@ int pm_mt_java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64_
   if (!mapk) {
     for (int32_t q = 0; q < f->nnkey; q++)
       if (!nkey_hashable(rt->fields[f->nkey[q]].type)) return 0;
-    if (f->nnkey > s->cap_kcols) {
-      kc = pm_realloc(s->kcols, sizeof(*kc) * (size_t)f->nnkey);
-      if (!kc) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-      s->kcols = kc;
-      s->cap_kcols = f->nnkey;
-    }
+    if (pm_grow(&s->kcols, &s->cap_kcols, f->nnkey))
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    kc = s->kcols;
     kt.id = PM_ROW;
     kt.nfields = f->nnkey;
     kt.fields = f->nkey_fields;

@@ -92,6 +92,7 @@ struct pm_mt_engine {
   bool seq_asc;
   int32_t ngroups;
   mt_group *groups;
+  size_t cap_groups;
 };
 
 /* A value held by a merge function: inline scalar, bytes (borrowed from a live batch or
@@ -148,21 +149,23 @@ typedef struct mt_state {
   pm_col *ocol;            /* per nested-agg field: builder of the next result (1 row) */
   struct ArrowArray *oarr; /* 2 per field: exported results (own_cur picks the live one) */
   struct mt_pick *pick;    /* scratch selection of source elements */
-  int64_t npick, cap_pick;
+  int64_t npick;
+  size_t cap_pick;
   struct mt_pick *src; /* nested_partial_update: per pick and element field, its source */
-  int64_t cap_src;
+  size_t cap_src;
   bool *flags; /* per-call scratch flags (cleared by flags_zeroed) */
-  int64_t cap_flags;
+  size_t cap_flags;
   const struct ArrowArray **kcols; /* java_order: the nested-key columns of one element */
-  int32_t cap_kcols;
+  size_t cap_kcols;
   int64_t *hslot;        /* hash index of keyed picks: pick index + 1, 0 empty */
-  int64_t hcap, hmask;   /* allocated slots; mask of the slots in use */
+  size_t hcap;           /* allocated slots */
+  int64_t hmask;         /* mask of the slots in use */
   struct mt_jslot *jord; /* Java HashMap order scratch: per pick its hash and bin */
-  int64_t cap_jord;
+  size_t cap_jord;
   int32_t *jcnt; /* per bin entry counts of the replayed HashMap */
-  int64_t cap_jcnt;
+  size_t cap_jcnt;
   int64_t *jrm; /* removal lists of the replay, by insertion stamp */
-  int64_t cap_jrm;
+  size_t cap_jrm;
   pm_buf jkey;     /* nested key as a BinaryRow */
   bool *processed; /* sequence-group scratch */
   bool *updated;
