@@ -489,108 +489,89 @@ static int new_list(sk *s, int lgk, int tgt) {
 
 /* ---- decoding (HllSketch.heapify) ------------------------------------------------------ */
 
-/* Decodes and validates one serialized sketch. HLL registers of any type become one value
- * per slot; coupons keep Java's heap layout (a compact SET is re-inserted like
- * CouponHashSet.heapifySet does). `rebuild_now` applies Union.checkRebuildCurMinNumKxQ as
- * HllSketch.heapify(mem) does (Union.heapify skips it). */
-static void rebuild_kxq(sk *s);
+/* The coupons of a LIST-mode sketch (preamble checked; s->lgk, mode, tgt set). */
+static int decode_list(const uint8_t *p, size_t n, const char *what, sk *s, paimon_error *err) {
+  uint32_t cnt = p[6];
+  if (cnt >= 8) return corrupt(err, what, "LIST count must be below 8");
+  if (n < 8 + (size_t)cnt * 4) return corrupt(err, what, "truncated LIST coupons");
+  if (!(s->arr = pm_calloc(8, 4))) return nomem(err);
+  s->lg_arr = LG_INIT_LIST;
+  for (uint32_t i = 0; i < cnt; i++) {
+    uint32_t c = pm_load_le32(p + 8 + 4 * i);
+    if (pair_value(c) == 0) return corrupt(err, what, "LIST coupon with value 0");
+    for (uint32_t j = 0; j < i; j++)
+      if (s->arr[j] == c) return corrupt(err, what, "duplicate LIST coupon");
+    s->arr[i] = c;
+  }
+  s->count = cnt;
+  return 0;
+}
 
-static int decode(const uint8_t *p, size_t n, const char *what, bool rebuild_now, sk *s,
-                  paimon_error *err) {
-  memset(s, 0, sizeof *s);
-  if (n < 8) return corrupt(err, what, "shorter than the 8-byte preamble");
-  int pre = p[0] & 0x3F, ser = p[1], fam = p[2], lgk = p[3], lg_arr = p[4], flags = p[5];
-  int mode = p[7] & 3, tgt = (p[7] >> 2) & 3;
-  if (fam != 7)
-    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: family %d is not HLL (7)", what, fam);
-  if (ser != 1)
-    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: serial version %d is not 1", what, ser);
-  if (lgk < MIN_LG_K || lgk > MAX_LG_K)
-    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: lgK %d outside 4..21", what, lgk);
-  if (mode == 3 || tgt == 3) return corrupt(err, what, "invalid mode byte");
-  static const int want_pre[3] = {2, 3, 10};
-  if (pre != want_pre[mode])
-    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: %d preamble ints for mode %d", what, pre,
-                   mode);
-  if (n < (size_t)pre * 4) return corrupt(err, what, "truncated preamble");
-  s->lgk = lgk;
-  s->mode = mode;
-  s->tgt = tgt;
+/* The coupons of a SET-mode sketch, compact (re-inserted) or updatable (the stored hash
+ * table, which must be well formed). */
+static int decode_set(const uint8_t *p, size_t n, int lg_arr, bool compact, const char *what, sk *s,
+                      paimon_error *err) {
+  int lgk = s->lgk;
+  if (lgk < 8) return corrupt(err, what, "SET mode needs lgK >= 8");
+  int32_t cnt = (int32_t)pm_load_le32(p + 8);
+  int max_lg = lgk - 3;
+  /* a SET past 3/4 of its largest table would have become an HLL */
+  if (cnt < 0 || 4 * (int64_t)cnt > 3 * ((int64_t)1 << max_lg))
+    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: SET count %d out of range", what, cnt);
+  if (compact) {
+    if (n < 12 + (size_t)cnt * 4) return corrupt(err, what, "truncated SET coupons");
+    s->mode = M_SET;
+    s->lg_arr = LG_INIT_SET;
+    if (!(s->arr = pm_calloc((size_t)1 << LG_INIT_SET, 4))) return nomem(err);
+    for (int32_t i = 0; i < cnt; i++) {
+      uint32_t c = pm_load_le32(p + 12 + 4 * (size_t)i), idx;
+      if (pair_value(c) == 0) return corrupt(err, what, "SET coupon with value 0");
+      if (coupon_find(s->arr, s->lg_arr, c, &idx) != 0)
+        return corrupt(err, what, "duplicate SET coupon");
+      int rc = set_update(s, c);
+      if (rc == PAIMON_ENOMEM) return nomem(err);
+      if (rc || s->mode != M_SET) return corrupt(err, what, "SET coupons overflow the table");
+    }
+    return 0;
+  }
+  /* updatable: Java takes the hash table as stored, so it must be a well-formed one */
+  if (lg_arr < LG_INIT_SET) {
+    /* PreambleUtil.computeLgArr */
+    uint32_t ceil = 1;
+    while (ceil < (uint32_t)cnt) ceil <<= 1;
+    if (4 * (uint64_t)cnt > 3 * (uint64_t)ceil) ceil <<= 1;
+    lg_arr = __builtin_ctz(ceil);
+    if (lg_arr < LG_INIT_SET) lg_arr = LG_INIT_SET;
+  }
+  if (lg_arr > max_lg) return corrupt(err, what, "SET table larger than lgK allows");
+  size_t len = (size_t)1 << lg_arr;
+  if (4 * (size_t)cnt > 3 * len) return corrupt(err, what, "SET table too small for its count");
+  if (n < 12 + len * 4) return corrupt(err, what, "truncated SET table");
+  if (!(s->arr = pm_calloc(len, 4))) return nomem(err);
+  s->lg_arr = lg_arr;
+  uint32_t seen = 0;
+  for (size_t i = 0; i < len; i++) s->arr[i] = pm_load_le32(p + 12 + 4 * i);
+  for (size_t i = 0; i < len; i++) {
+    uint32_t c = s->arr[i], idx;
+    if (c == 0) continue;
+    if (pair_value(c) == 0) return corrupt(err, what, "SET coupon with value 0");
+    /* the probe from c's home must reach entry i first */
+    if (coupon_find(s->arr, lg_arr, c, &idx) != 1 || idx != i)
+      return corrupt(err, what, "SET hash table is inconsistent");
+    seen++;
+  }
+  if (seen != (uint32_t)cnt) return corrupt(err, what, "SET count does not match its table");
+  s->count = seen;
+  return 0;
+}
+
+/* The HLL-mode state: HIP estimate, KxQ registers and the k registers of any target type
+ * (HLL_4 keeps the values its 4-bit registers cannot hold in an exception table). */
+static int decode_hll(const uint8_t *p, size_t n, int lg_arr, int flags, const char *what, sk *s,
+                      paimon_error *err) {
+  int lgk = s->lgk, tgt = s->tgt;
   bool compact = (flags & F_COMPACT) != 0;
   uint32_t k = (uint32_t)1 << lgk;
-
-  if (mode == M_LIST) {
-    uint32_t cnt = p[6];
-    if (cnt >= 8) return corrupt(err, what, "LIST count must be below 8");
-    if (n < 8 + (size_t)cnt * 4) return corrupt(err, what, "truncated LIST coupons");
-    if (!(s->arr = pm_calloc(8, 4))) return nomem(err);
-    s->lg_arr = LG_INIT_LIST;
-    for (uint32_t i = 0; i < cnt; i++) {
-      uint32_t c = pm_load_le32(p + 8 + 4 * i);
-      if (pair_value(c) == 0) return corrupt(err, what, "LIST coupon with value 0");
-      for (uint32_t j = 0; j < i; j++)
-        if (s->arr[j] == c) return corrupt(err, what, "duplicate LIST coupon");
-      s->arr[i] = c;
-    }
-    s->count = cnt;
-    return 0;
-  }
-
-  if (mode == M_SET) {
-    if (lgk < 8) return corrupt(err, what, "SET mode needs lgK >= 8");
-    int32_t cnt = (int32_t)pm_load_le32(p + 8);
-    int max_lg = lgk - 3;
-    /* a SET past 3/4 of its largest table would have become an HLL */
-    if (cnt < 0 || 4 * (int64_t)cnt > 3 * ((int64_t)1 << max_lg))
-      return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: SET count %d out of range", what, cnt);
-    if (compact) {
-      if (n < 12 + (size_t)cnt * 4) return corrupt(err, what, "truncated SET coupons");
-      s->mode = M_SET;
-      s->lg_arr = LG_INIT_SET;
-      if (!(s->arr = pm_calloc((size_t)1 << LG_INIT_SET, 4))) return nomem(err);
-      for (int32_t i = 0; i < cnt; i++) {
-        uint32_t c = pm_load_le32(p + 12 + 4 * (size_t)i), idx;
-        if (pair_value(c) == 0) return corrupt(err, what, "SET coupon with value 0");
-        if (coupon_find(s->arr, s->lg_arr, c, &idx) != 0)
-          return corrupt(err, what, "duplicate SET coupon");
-        int rc = set_update(s, c);
-        if (rc == PAIMON_ENOMEM) return nomem(err);
-        if (rc || s->mode != M_SET) return corrupt(err, what, "SET coupons overflow the table");
-      }
-      return 0;
-    }
-    /* updatable: Java takes the hash table as stored, so it must be a well-formed one */
-    if (lg_arr < LG_INIT_SET) {
-      /* PreambleUtil.computeLgArr */
-      uint32_t ceil = 1;
-      while (ceil < (uint32_t)cnt) ceil <<= 1;
-      if (4 * (uint64_t)cnt > 3 * (uint64_t)ceil) ceil <<= 1;
-      lg_arr = __builtin_ctz(ceil);
-      if (lg_arr < LG_INIT_SET) lg_arr = LG_INIT_SET;
-    }
-    if (lg_arr > max_lg) return corrupt(err, what, "SET table larger than lgK allows");
-    size_t len = (size_t)1 << lg_arr;
-    if (4 * (size_t)cnt > 3 * len) return corrupt(err, what, "SET table too small for its count");
-    if (n < 12 + len * 4) return corrupt(err, what, "truncated SET table");
-    if (!(s->arr = pm_calloc(len, 4))) return nomem(err);
-    s->lg_arr = lg_arr;
-    uint32_t seen = 0;
-    for (size_t i = 0; i < len; i++) s->arr[i] = pm_load_le32(p + 12 + 4 * i);
-    for (size_t i = 0; i < len; i++) {
-      uint32_t c = s->arr[i], idx;
-      if (c == 0) continue;
-      if (pair_value(c) == 0) return corrupt(err, what, "SET coupon with value 0");
-      /* the probe from c's home must reach entry i first */
-      if (coupon_find(s->arr, lg_arr, c, &idx) != 1 || idx != i)
-        return corrupt(err, what, "SET hash table is inconsistent");
-      seen++;
-    }
-    if (seen != (uint32_t)cnt) return corrupt(err, what, "SET count does not match its table");
-    s->count = seen;
-    return 0;
-  }
-
-  /* HLL */
   s->hip = load_f64(p + 8);
   s->kxq0 = load_f64(p + 16);
   s->kxq1 = load_f64(p + 24);
@@ -659,6 +640,40 @@ static int decode(const uint8_t *p, size_t n, const char *what, bool rebuild_now
     }
     if (found != tokens) return corrupt(err, what, "HLL_4 exceptions do not cover the tokens");
   }
+  return 0;
+}
+
+static void rebuild_kxq(sk *s);
+
+/* Decodes and validates one serialized sketch. HLL registers of any type become one value
+ * per slot; coupons keep Java's heap layout (a compact SET is re-inserted like
+ * CouponHashSet.heapifySet does). `rebuild_now` applies Union.checkRebuildCurMinNumKxQ as
+ * HllSketch.heapify(mem) does (Union.heapify skips it). */
+static int decode(const uint8_t *p, size_t n, const char *what, bool rebuild_now, sk *s,
+                  paimon_error *err) {
+  memset(s, 0, sizeof *s);
+  if (n < 8) return corrupt(err, what, "shorter than the 8-byte preamble");
+  int pre = p[0] & 0x3F, ser = p[1], fam = p[2], lgk = p[3], lg_arr = p[4], flags = p[5];
+  int mode = p[7] & 3, tgt = (p[7] >> 2) & 3;
+  if (fam != 7)
+    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: family %d is not HLL (7)", what, fam);
+  if (ser != 1)
+    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: serial version %d is not 1", what, ser);
+  if (lgk < MIN_LG_K || lgk > MAX_LG_K)
+    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: lgK %d outside 4..21", what, lgk);
+  if (mode == 3 || tgt == 3) return corrupt(err, what, "invalid mode byte");
+  static const int want_pre[3] = {2, 3, 10};
+  if (pre != want_pre[mode])
+    return pm_fail(err, PAIMON_ECORRUPT, "hll_sketch %s: %d preamble ints for mode %d", what, pre,
+                   mode);
+  if (n < (size_t)pre * 4) return corrupt(err, what, "truncated preamble");
+  s->lgk = lgk;
+  s->mode = mode;
+  s->tgt = tgt;
+  bool compact = (flags & F_COMPACT) != 0;
+  if (mode == M_LIST) return decode_list(p, n, what, s, err);
+  if (mode == M_SET) return decode_set(p, n, lg_arr, compact, what, s, err);
+  PM_TRY(decode_hll(p, n, lg_arr, flags, what, s, err));
   if (tgt == T_HLL8 && rebuild_now) rebuild_kxq(s);
   return 0;
 }

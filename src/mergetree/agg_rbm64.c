@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "mergetree/agg_binary.h"
+#include "util/vec.h"
 
 enum { RB_RUN = 0, RB_BITMAP = 1, RB_ARRAY = 2 };     /* Java's container type tags */
 enum { RB_N4 = 0, RB_N16, RB_N48, RB_N256, RB_LEAF }; /* Java's NodeType ordinals */
@@ -47,7 +48,7 @@ typedef struct rb_cont {
   uint8_t type;
   uint32_t card; /* values held, 0..65536 */
   uint32_t n;    /* array: values; run: runs */
-  uint32_t cap;  /* uint16 entries allocated in v */
+  size_t cap;    /* uint16 entries allocated in v */
   uint16_t *v;   /* array values, or run (start, length-1) pairs */
   uint64_t *w;   /* bitmap words */
 } rb_cont;
@@ -87,16 +88,7 @@ static void cont_free(rb_cont *c) {
   pm_free(c);
 }
 
-static int cont_reserve(rb_cont *c, uint32_t n) {
-  if (c->cap >= n) return 0;
-  uint32_t cap = c->cap ? c->cap : 8;
-  while (cap < n) cap = cap > UINT32_MAX / 2 ? n : cap * 2;
-  uint16_t *v = pm_realloc(c->v, (size_t)cap * sizeof *v);
-  if (!v) return PAIMON_ENOMEM;
-  c->v = v;
-  c->cap = cap;
-  return 0;
-}
+static int cont_reserve(rb_cont *c, uint32_t n) { return pm_grow(&c->v, &c->cap, n); }
 
 static int cont_words(rb_cont *c) {
   if (c->w) return 0;
@@ -553,13 +545,7 @@ static int rd_need(rb_reader *r, size_t n, const char *what) {
 }
 
 static int rb_push_leaf(rb64 *b, rb_node *l) {
-  if (b->nleaves == b->capleaves) {
-    size_t cap = b->capleaves ? b->capleaves * 2 : 16;
-    rb_node **v = pm_realloc(b->leaves, cap * sizeof *v);
-    if (!v) return PAIMON_ENOMEM;
-    b->leaves = v;
-    b->capleaves = cap;
-  }
+  PM_TRY(pm_grow(&b->leaves, &b->capleaves, b->nleaves + 1));
   b->leaves[b->nleaves++] = l;
   return 0;
 }

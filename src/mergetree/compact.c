@@ -5,6 +5,7 @@
  * and compact.MergeTreeCompactRewriter (see format-data.md §3.2 and §4.1). */
 #include "mergetree/compact.h"
 #include "mergetree/mt_internal.h"
+#include "util/vec.h"
 
 /* ---- take --------------------------------------------------------------------------- */
 
@@ -159,13 +160,7 @@ static int l0_cmp(const pm_data_file *a, const pm_data_file *b) {
 }
 
 static int level_push(pm_mt_level *lv, pm_data_file *f) {
-  if (lv->n == lv->cap) {
-    size_t nc = lv->cap ? lv->cap * 2 : 8;
-    pm_data_file **nf = pm_realloc(lv->files, nc * sizeof *nf);
-    if (!nf) return PAIMON_ENOMEM;
-    lv->files = nf;
-    lv->cap = nc;
-  }
+  PM_TRY(pm_grow(&lv->files, &lv->cap, lv->n + 1));
   lv->files[lv->n++] = f;
   return 0;
 }
@@ -383,13 +378,19 @@ static int pick_size_ratio(const pm_mt_pick_opts *o, const pm_mt_lrun *runs, int
   return create_unit(runs, n, max_level, count, u, err);
 }
 
-int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_unit *out,
-                         bool *picked, paimon_error *err) {
+/* Both pickers start from no unit and the runs newest first (*runs to pm_free). */
+static int pick_begin(const pm_mt_levels *l, pm_mt_unit *out, bool *picked, pm_mt_lrun **runs,
+                      int32_t *n, paimon_error *err) {
   memset(out, 0, sizeof *out);
   *picked = false;
+  return pm_mt_levels_runs(l, runs, n, err);
+}
+
+int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_unit *out,
+                         bool *picked, paimon_error *err) {
   pm_mt_lrun *runs;
   int32_t n;
-  PM_TRY(pm_mt_levels_runs(l, &runs, &n, err));
+  PM_TRY(pick_begin(l, out, picked, &runs, &n, err));
   int32_t max_level = l->nlevels - 1;
   int rc = 0;
   bool got = false;
@@ -424,11 +425,9 @@ int pm_mt_pick_universal(const pm_mt_pick_opts *o, const pm_mt_levels *l, pm_mt_
 }
 
 int pm_mt_pick_full(const pm_mt_levels *l, pm_mt_unit *out, bool *picked, paimon_error *err) {
-  memset(out, 0, sizeof *out);
-  *picked = false;
   pm_mt_lrun *runs;
   int32_t n;
-  PM_TRY(pm_mt_levels_runs(l, &runs, &n, err));
+  PM_TRY(pick_begin(l, out, picked, &runs, &n, err));
   int32_t max_level = l->nlevels - 1;
   int rc = 0;
   if (n > 0 && !(n == 1 && runs[0].level == max_level)) {
@@ -449,37 +448,19 @@ typedef struct cand {
   int32_t nsec, nruns, nfiles;
   int32_t *sec_start, *run_start; /* boundaries, starts only; closed when emitted */
   const pm_data_file **files;
-  int32_t cap_sec, cap_runs, cap_files;
+  size_t cap_sec, cap_runs, cap_files;
 } cand;
 
-static int grow_i32(int32_t **v, int32_t *cap, int32_t need) {
-  if (need <= *cap) return 0;
-  int32_t nc = *cap ? *cap * 2 : 16;
-  while (nc < need) nc *= 2;
-  int32_t *n = pm_realloc(*v, (size_t)nc * sizeof *n);
-  if (!n) return PAIMON_ENOMEM;
-  *v = n;
-  *cap = nc;
-  return 0;
-}
-
 static int cand_run(cand *c, const pm_data_file *const *files, int32_t n) {
-  if (grow_i32(&c->run_start, &c->cap_runs, c->nruns + 2)) return PAIMON_ENOMEM;
-  if (c->nfiles + n > c->cap_files) {
-    int32_t nc = c->cap_files ? c->cap_files * 2 : 16;
-    while (nc < c->nfiles + n) nc *= 2;
-    const pm_data_file **nf = pm_realloc(c->files, (size_t)nc * sizeof *nf);
-    if (!nf) return PAIMON_ENOMEM;
-    c->files = nf;
-    c->cap_files = nc;
-  }
+  PM_TRY(pm_grow(&c->run_start, &c->cap_runs, (size_t)c->nruns + 2));
+  PM_TRY(pm_grow(&c->files, &c->cap_files, (size_t)c->nfiles + (size_t)n));
   c->run_start[c->nruns++] = c->nfiles;
   for (int32_t i = 0; i < n; i++) c->files[c->nfiles++] = files[i];
   return 0;
 }
 
 static int cand_section(cand *c) {
-  if (grow_i32(&c->sec_start, &c->cap_sec, c->nsec + 2)) return PAIMON_ENOMEM;
+  PM_TRY(pm_grow(&c->sec_start, &c->cap_sec, (size_t)c->nsec + 2));
   c->sec_start[c->nsec++] = c->nruns;
   return 0;
 }
@@ -494,9 +475,7 @@ static void cand_free(cand *c) {
 }
 
 static int plan_push(pm_mt_plan *p, pm_mt_step *s) {
-  pm_mt_step *ns = pm_realloc(p->steps, (size_t)(p->nsteps + 1) * sizeof *ns);
-  if (!ns) return PAIMON_ENOMEM;
-  p->steps = ns;
+  PM_TRY(pm_grow(&p->steps, &p->cap_steps, (size_t)p->nsteps + 1));
   p->steps[p->nsteps++] = *s;
   return 0;
 }
@@ -725,7 +704,8 @@ struct pm_mt_kvmerge {
   int32_t *heap;
   int32_t nheap;
   kb **held;
-  int32_t nheld, cap_held;
+  int32_t nheld;
+  size_t cap_held;
   /* current key group */
   int64_t gn;
   kb *g_first_b;
@@ -782,13 +762,7 @@ static inline int64_t load_key(const pm_mt_kvmerge *m, const kb *b, int64_t pos)
 }
 
 static int hold(pm_mt_kvmerge *m, kb *b) {
-  if (m->nheld == m->cap_held) {
-    int32_t nc = m->cap_held ? m->cap_held * 2 : 16;
-    kb **nh = pm_realloc(m->held, (size_t)nc * sizeof *nh);
-    if (!nh) return PAIMON_ENOMEM;
-    m->held = nh;
-    m->cap_held = nc;
-  }
+  PM_TRY(pm_grow(&m->held, &m->cap_held, (size_t)m->nheld + 1));
   m->held[m->nheld++] = b;
   return 0;
 }

@@ -136,6 +136,7 @@ typedef struct pm_mt_step {
 typedef struct pm_mt_plan {
   int32_t nsteps;
   pm_mt_step *steps;
+  size_t cap_steps;
 } pm_mt_plan;
 
 /* Plans the compaction of `files` (borrowed; must outlive the plan) into `output_level`:

@@ -9,6 +9,7 @@
  * group being built is finished, so every record of the group (and the pending copy run of
  * the output) stays readable without copying. */
 #include "mergetree/mt_internal.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 
@@ -66,7 +67,8 @@ struct pm_mt_merger {
   bool inited, eof, failed;
   mt_batch *free_list;
   mt_batch **retired;
-  int32_t nretired, cap_retired;
+  int32_t nretired;
+  size_t cap_retired;
   /* grouping */
   int64_t group_n;
   mt_pop hold, last;
@@ -91,15 +93,9 @@ static void batch_release(pm_mt_merger *m, mt_batch *b) {
 }
 
 static int retire(pm_mt_merger *m, mt_batch *b) {
-  if (m->nretired == m->cap_retired) {
-    int32_t nc = m->cap_retired ? 2 * m->cap_retired : 8;
-    mt_batch **r = pm_realloc(m->retired, sizeof(*r) * (size_t)nc);
-    if (!r) {
-      batch_release(m, b);
-      return PAIMON_ENOMEM;
-    }
-    m->retired = r;
-    m->cap_retired = nc;
+  if (pm_grow(&m->retired, &m->cap_retired, (size_t)m->nretired + 1)) {
+    batch_release(m, b);
+    return PAIMON_ENOMEM;
   }
   m->retired[m->nretired++] = b;
   return 0;

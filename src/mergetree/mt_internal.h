@@ -92,6 +92,7 @@ struct pm_mt_engine {
   bool seq_asc;
   int32_t ngroups;
   mt_group *groups;
+  size_t cap_groups;
 };
 
 /* A value held by a merge function: inline scalar, bytes (borrowed from a live batch or
@@ -130,7 +131,7 @@ typedef struct mt_pick {
   int64_t gone; /* removed picks: picks added before Java's remove(), -1 never put */
 } mt_pick;
 
-/* A live pick in Java's HashMap order (see java_order). */
+/* A live pick in Java's HashMap order (see pm_mt_java_order). */
 typedef struct mt_jslot {
   uint32_t bin; /* spread hash, then the final bin */
   int64_t n;    /* pick index */
@@ -148,21 +149,23 @@ typedef struct mt_state {
   pm_col *ocol;            /* per nested-agg field: builder of the next result (1 row) */
   struct ArrowArray *oarr; /* 2 per field: exported results (own_cur picks the live one) */
   struct mt_pick *pick;    /* scratch selection of source elements */
-  int64_t npick, cap_pick;
+  int64_t npick;
+  size_t cap_pick;
   struct mt_pick *src; /* nested_partial_update: per pick and element field, its source */
-  int64_t cap_src;
+  size_t cap_src;
   bool *flags; /* per-call scratch flags (cleared by flags_zeroed) */
-  int64_t cap_flags;
+  size_t cap_flags;
   const struct ArrowArray **kcols; /* java_order: the nested-key columns of one element */
-  int32_t cap_kcols;
+  size_t cap_kcols;
   int64_t *hslot;        /* hash index of keyed picks: pick index + 1, 0 empty */
-  int64_t hcap, hmask;   /* allocated slots; mask of the slots in use */
+  size_t hcap;           /* allocated slots */
+  int64_t hmask;         /* mask of the slots in use */
   struct mt_jslot *jord; /* Java HashMap order scratch: per pick its hash and bin */
-  int64_t cap_jord;
+  size_t cap_jord;
   int32_t *jcnt; /* per bin entry counts of the replayed HashMap */
-  int64_t cap_jcnt;
+  size_t cap_jcnt;
   int64_t *jrm; /* removal lists of the replay, by insertion stamp */
-  int64_t cap_jrm;
+  size_t cap_jrm;
   pm_buf jkey;     /* nested key as a BinaryRow */
   bool *processed; /* sequence-group scratch */
   bool *updated;
@@ -193,5 +196,26 @@ void pm_mt_cell_read(const mt_field *f, const struct ArrowArray *col, int64_t ro
 int pm_mt_cell_append(const mt_field *f, const mt_cell *c, pm_col *dst);
 /* Java ordering of two non-null or null cells of a comparable field (nulls first). */
 int pm_mt_cell_cmp(const mt_field *f, const mt_cell *a, const mt_cell *b);
+/* The option name of aggregate function MT_AGG_* ("sum", ...; engine.c). */
+const char *pm_mt_agg_name(int agg);
+
+/* ---- nested aggregates (agg_nested.c) ------------------------------------------------ */
+
+/* pm_mt_field_agg for the nested aggregate functions: collect, merge_map,
+ * merge_map_with_keytime, nested_update, nested_partial_update (retract: the first three).
+ * The result is a state-owned one-row array, valid until the next step of field k. */
+int pm_mt_agg_nested(mt_state *s, int32_t k, const mt_cell *acc, const mt_cell *in, bool retract,
+                     mt_cell *out, paimon_error *err);
+/* n cleared flags in the state's reused scratch, valid until the next call. */
+int pm_mt_flags_zeroed(mt_state *s, int64_t n, bool **out, paimon_error *err);
+
+/* ---- Java HashMap order (java_hashmap.c) --------------------------------------------- */
+
+/* Puts the live picks of s in Java's HashMap iteration order: *nord of them listed in
+ * s->jord[..].n, or *nord = -1 when a key type keeps first-insertion order. cia: the map
+ * was filled by computeIfAbsent; tail: a call on an existing key followed the last new
+ * key. */
+int pm_mt_java_order(mt_state *s, const mt_field *f, bool cia, bool tail, int64_t *nord,
+                     paimon_error *err);
 
 #endif

@@ -9,20 +9,24 @@
  * images is refined with a merge sort on the full comparator. */
 #include "mergetree/compact.h"
 #include "mergetree/mt_internal.h"
+#include "util/sort.h"
 
 typedef struct kv_pair {
   uint64_t k;
   uint32_t i;
 } kv_pair;
 
+/* An integer's order-preserving unsigned image (sign bit flipped). */
+static inline uint64_t flip_sign(int64_t v) { return (uint64_t)v ^ (UINT64_C(1) << 63); }
+
 static uint64_t image_of(const pm_type *t, const struct ArrowArray *a, int64_t r) {
   if (!pm_arr_is_valid(a, r)) return 0; /* nulls first; ties refined */
   switch (pm_mt_value_class(t)) {
     case MT_VC_BOOL: return pm_arr_bool(a, r) ? 1 : 0;
-    case MT_VC_I8: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int8_t, r) ^ (1ULL << 63);
-    case MT_VC_I16: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int16_t, r) ^ (1ULL << 63);
-    case MT_VC_I32: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int32_t, r) ^ (1ULL << 63);
-    case MT_VC_I64: return (uint64_t)PM_ARR_FIXED(a, int64_t, r) ^ (1ULL << 63);
+    case MT_VC_I8: return flip_sign(PM_ARR_FIXED(a, int8_t, r));
+    case MT_VC_I16: return flip_sign(PM_ARR_FIXED(a, int16_t, r));
+    case MT_VC_I32: return flip_sign(PM_ARR_FIXED(a, int32_t, r));
+    case MT_VC_I64: return flip_sign(PM_ARR_FIXED(a, int64_t, r));
     case MT_VC_F32: {
       float f = PM_ARR_FIXED(a, float, r);
       uint32_t b;
@@ -84,31 +88,10 @@ bool pm_mt_sort_same_key(const pm_mt_sort_spec *s, int64_t i, int64_t j) {
   return true;
 }
 
-/* Stable merge sort of p[0..n) with scratch tmp[0..n). */
-static void merge_sort(const pm_mt_sort_spec *s, int32_t *p, int32_t *tmp, int64_t n) {
-  if (n < 2) return;
-  if (n <= 16) {
-    for (int64_t a = 1; a < n; a++) {
-      int32_t x = p[a];
-      int64_t b = a;
-      while (b > 0 && full_cmp(s, p[b - 1], x) > 0) {
-        p[b] = p[b - 1];
-        b--;
-      }
-      p[b] = x;
-    }
-    return;
-  }
-  int64_t h = n / 2;
-  merge_sort(s, p, tmp, h);
-  merge_sort(s, p + h, tmp + h, n - h);
-  if (full_cmp(s, p[h - 1], p[h]) <= 0) return;
-  int64_t a = 0, b = h, o = 0;
-  while (a < h && b < n) tmp[o++] = full_cmp(s, p[b], p[a]) < 0 ? p[b++] : p[a++];
-  while (a < h) tmp[o++] = p[a++];
-  while (b < n) tmp[o++] = p[b++];
-  memcpy(p, tmp, (size_t)n * sizeof *p);
-}
+/* full_cmp ends on the position, so the order is total and any sort gives the same
+ * result; the stable merge sort keeps the comparisons few on long runs of equal images. */
+#define FULL_LESS(s, a, b) (full_cmp((s), (a), (b)) < 0)
+PM_STABLE_SORT_DEFINE(refine_sort, int32_t, const pm_mt_sort_spec, FULL_LESS)
 
 /* Stable LSD radix sort of pairs by k, skipping digits where all keys agree. */
 static void radix_sort(kv_pair *a, kv_pair *tmp, int64_t n) {
@@ -159,13 +142,13 @@ int pm_mt_sort(const pm_mt_sort_spec *s, int64_t n, int32_t *perm, uint64_t *int
   if (vc == MT_VC_I64 && k0->offset == 0) {
     const int64_t *v = (const int64_t *)k0->buffers[1];
     for (int64_t i = 0; i < n; i++) {
-      a[i].k = (uint64_t)v[i] ^ (1ULL << 63);
+      a[i].k = flip_sign(v[i]);
       a[i].i = (uint32_t)i;
     }
   } else if (vc == MT_VC_I32 && k0->offset == 0) {
     const int32_t *v = (const int32_t *)k0->buffers[1];
     for (int64_t i = 0; i < n; i++) {
-      a[i].k = (uint64_t)(int64_t)v[i] ^ (1ULL << 63);
+      a[i].k = flip_sign(v[i]);
       a[i].i = (uint32_t)i;
     }
   } else {
@@ -187,7 +170,7 @@ int pm_mt_sort(const pm_mt_sort_spec *s, int64_t n, int32_t *perm, uint64_t *int
     while (i < n) {
       int64_t j = i + 1;
       while (j < n && a[j].k == a[i].k) j++;
-      if (j - i > 1) merge_sort(s, perm + i, scratch, j - i);
+      if (j - i > 1) refine_sort(s, perm + i, scratch, (size_t)(j - i));
       i = j;
     }
   }

@@ -816,9 +816,12 @@ static void expect_i(tv v, int64_t want) {
   }
 }
 
-static void test_golden_aggregates(void **state) {
+/* Insert then delete: the second input is retracted. */
+static const int8_t INS_DEL[] = {0, 3};
+
+/* FieldAggregatorTest, one case per aggregate family. */
+static void test_golden_agg_bool_and_or(void **state) {
   (void)state;
-  int8_t ins_del[] = {0, 3};
   /* FieldAggregatorTest.testFieldBoolAndAgg / testFieldBoolOrAgg */
   expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_and"),
                 (tv[]){I(0), I(1)}, NULL, 2, NULL),
@@ -832,6 +835,10 @@ static void test_golden_aggregates(void **state) {
   expect_i(fold(T(PM_BOOLEAN, true), KV("fields.v.aggregate-function", "bool_or"),
                 (tv[]){I(0), I(0)}, NULL, 2, NULL),
            0);
+}
+
+static void test_golden_agg_first_last_value(void **state) {
+  (void)state;
   /* testFieldLastNonNullValueAgg: agg(null,1)=1, agg(1,null)=1 */
   expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "last_non_null_value"),
                 (tv[]){NUL(), I(1)}, NULL, 2, NULL),
@@ -857,6 +864,10 @@ static void test_golden_aggregates(void **state) {
   expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "first_not_null_value"),
                 (tv[]){NUL(), I(1), I(2)}, NULL, 3, NULL),
            1);
+}
+
+static void test_golden_agg_max_min(void **state) {
+  (void)state;
   /* testFieldMaxAgg / testFieldMinAgg */
   expect_i(fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(10)},
                 NULL, 2, NULL),
@@ -882,6 +893,10 @@ static void test_golden_aggregates(void **state) {
       }
     }
   }
+}
+
+static void test_golden_agg_int_sum_product(void **state) {
+  (void)state;
   /* testFieldSum{Byte,Short,Int,Long}Agg and testFieldProduct*Agg: agg(null,10)=10,
    * agg(1,10)=11 / 10, retract(10,5)=5 / 2, retract(null,5)=-5 / null */
   pm_type_id ints[] = {PM_TINYINT, PM_SMALLINT, PM_INT, PM_BIGINT};
@@ -893,10 +908,10 @@ static void test_golden_aggregates(void **state) {
                   NULL, 2, NULL),
              11);
     expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){I(10), I(5)},
-                  ins_del, 2, NULL),
+                  INS_DEL, 2, NULL),
              5);
     expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), I(5)},
-                  ins_del, 2, NULL),
+                  INS_DEL, 2, NULL),
              -5);
     expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
                   (tv[]){NUL(), I(10)}, NULL, 2, NULL),
@@ -905,12 +920,16 @@ static void test_golden_aggregates(void **state) {
                   (tv[]){I(1), I(10)}, NULL, 2, NULL),
              10);
     expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
-                  (tv[]){I(10), I(5)}, ins_del, 2, NULL),
+                  (tv[]){I(10), I(5)}, INS_DEL, 2, NULL),
              2);
     expect_i(fold(T(ints[t], true), KV("fields.v.aggregate-function", "product"),
-                  (tv[]){NUL(), I(5)}, ins_del, 2, NULL),
+                  (tv[]){NUL(), I(5)}, INS_DEL, 2, NULL),
              NN);
   }
+}
+
+static void test_golden_agg_int_overflow_wraps(void **state) {
+  (void)state;
   /* Integer overflow wraps in the column's width as Java 1.4.1's FieldSumAgg / FieldProductAgg
    * primitive arithmetic does (the exact arithmetic that throws, apache/paimon#7992 and
    * #7906, came after 1.4.1): agg(a, b) or retract(a, b) = w. */
@@ -963,6 +982,10 @@ static void test_golden_aggregates(void **state) {
     if (r.null || r.i != ovf[i].w)
       fail_msg("overflow case %zu: got %lld, want %lld", i, (long long)r.i, (long long)ovf[i].w);
   }
+}
+
+static void test_golden_agg_float_sum_product(void **state) {
+  (void)state;
   /* testFieldSum{Float,Double}Agg, testFieldProduct{Float,Double}Agg */
   pm_type_id fl[] = {PM_FLOAT, PM_DOUBLE};
   for (int t = 0; t < 2; t++) {
@@ -978,28 +1001,36 @@ static void test_golden_aggregates(void **state) {
     a.d = 10;
     b.d = 5;
     assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){a, b},
-                     ins_del, 2, NULL)
+                     INS_DEL, 2, NULL)
                     .d == 5);
     assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "product"), (tv[]){a, b},
-                     ins_del, 2, NULL)
+                     INS_DEL, 2, NULL)
                     .d == 2);
     assert_true(fold(T(fl[t], true), KV("fields.v.aggregate-function", "sum"), (tv[]){NUL(), b},
-                     ins_del, 2, NULL)
+                     INS_DEL, 2, NULL)
                     .d == -5);
   }
+}
+
+static void test_golden_agg_decimal_sum(void **state) {
+  (void)state;
   /* testFieldSumDecimalAgg (DECIMAL(10,0)): 1+10=11, retract(10,5)=5, retract(null,5)=-5 */
   expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
                 (tv[]){I(1), I(10)}, NULL, 2, NULL),
            11);
   expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
-                (tv[]){I(10), I(5)}, ins_del, 2, NULL),
+                (tv[]){I(10), I(5)}, INS_DEL, 2, NULL),
            5);
   expect_i(fold(pm_type_new_decimal(10, 0, true), KV("fields.v.aggregate-function", "sum"),
-                (tv[]){NUL(), I(5)}, ins_del, 2, NULL),
+                (tv[]){NUL(), I(5)}, INS_DEL, 2, NULL),
            -5);
   expect_i(fold(pm_type_new_decimal(38, 0, true), KV("fields.v.aggregate-function", "sum"),
                 (tv[]){I(1), I(10)}, NULL, 2, NULL),
            11);
+}
+
+static void test_golden_agg_listagg(void **state) {
+  (void)state;
   /* listagg: testFieldListAggWithDefaultDelimiter, ...WithCustomDelimiter */
   assert_string_equal(fold(STR(true), KV("fields.v.aggregate-function", "listagg"),
                            (tv[]){S("user1"), S("user2")}, NULL, 2, NULL)
@@ -1090,17 +1121,25 @@ static void test_golden_aggregates(void **state) {
     fold(v100, KV("fields.v.aggregate-function", "listagg"), (tv[]){S("a"), S("b")}, NULL, 2, &rc);
     assert_int_equal(rc, PAIMON_EINVAL);
   }
+}
+
+static void test_golden_agg_retract_refused(void **state) {
+  (void)state;
   /* FieldAggregatorRetractNullTest-style: max has no retraction unless ignore-retract */
   {
     int rc = 0;
-    fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(2)}, ins_del, 2,
+    fold(T(PM_INT, true), KV("fields.v.aggregate-function", "max"), (tv[]){I(1), I(2)}, INS_DEL, 2,
          &rc);
     assert_int_equal(rc, PAIMON_EINVAL);
     expect_i(fold(T(PM_INT, true),
                   KV("fields.v.aggregate-function", "max", "fields.v.ignore-retract", "true"),
-                  (tv[]){I(1), I(2)}, ins_del, 2, NULL),
+                  (tv[]){I(1), I(2)}, INS_DEL, 2, NULL),
              1);
   }
+}
+
+static void test_golden_agg_refused_functions(void **state) {
+  (void)state;
   /* Unknown functions are refused naming the function; known ones check the field type
    * as Java's factories do (hll_sketch needs VARBINARY). */
   static const struct {
@@ -2469,7 +2508,16 @@ int main(void) {
       cmocka_unit_test(test_keycmp_arrow),
       cmocka_unit_test(test_keycmp_binrow),
       cmocka_unit_test(test_interval_partition),
-      cmocka_unit_test(test_golden_aggregates),
+      cmocka_unit_test(test_golden_agg_bool_and_or),
+      cmocka_unit_test(test_golden_agg_first_last_value),
+      cmocka_unit_test(test_golden_agg_max_min),
+      cmocka_unit_test(test_golden_agg_int_sum_product),
+      cmocka_unit_test(test_golden_agg_int_overflow_wraps),
+      cmocka_unit_test(test_golden_agg_float_sum_product),
+      cmocka_unit_test(test_golden_agg_decimal_sum),
+      cmocka_unit_test(test_golden_agg_listagg),
+      cmocka_unit_test(test_golden_agg_retract_refused),
+      cmocka_unit_test(test_golden_agg_refused_functions),
       cmocka_unit_test(test_golden_partial_update),
       cmocka_unit_test(test_golden_aggregation_engine),
       cmocka_unit_test(test_golden_nested_aggregates),
