@@ -7,6 +7,19 @@
 
 #include "util/util.h"
 
+/* PAIMON_TEST_FILTER=glob runs only the cmocka tests whose name matches (`*` and `?`), so
+ * one case can run alone: PAIMON_TEST_FILTER='test_overwrite*' build/test_write. Every unit
+ * test links this file, so a constructor wires the filter once for all of them; the matched
+ * count is printed by cmocka ("[==========] N test(s) run."), and a filter matching nothing
+ * runs nothing, which the banner makes visible. */
+__attribute__((constructor)) static void pm_test_filter_from_env(void) {
+  const char *f = getenv("PAIMON_TEST_FILTER");
+  if (f && *f) {
+    fprintf(stderr, "PAIMON_TEST_FILTER=%s: running only the matching tests\n", f);
+    cmocka_set_test_filter(f);
+  }
+}
+
 const char *pm_test_shared(const char *rel) {
   static char bufs[8][4096];
   static int slot;
