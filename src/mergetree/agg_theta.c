@@ -205,8 +205,8 @@ static int parse_v3(const uint8_t *p, size_t len, th_in *in, int which, paimon_e
   const uint8_t *data = p + (size_t)pre * 8;
   uint64_t avail = (len - (size_t)pre * 8) / 8;
   if (compact) {
-    if (count > avail || len != (size_t)(pre + count) * 8)
-      return bad_len(err, which, len, (pre + count) * 8);
+    if (count > avail || len != (size_t)((uint64_t)pre + count) * 8)
+      return bad_len(err, which, len, ((uint64_t)pre + count) * 8);
     return ordered ? read_ordered(data, count, in, which, err)
                    : read_unordered(data, count, count, false, in, which, err);
   }
@@ -214,8 +214,8 @@ static int parse_v3(const uint8_t *p, size_t len, th_in *in, int which, paimon_e
   int lg_arr = p[4];
   if (lg_arr > 30) return bad(err, which, "hash table too large");
   uint64_t slots = (uint64_t)1 << lg_arr;
-  if (slots > avail || len != (size_t)(pre + slots) * 8)
-    return bad_len(err, which, len, (pre + slots) * 8);
+  if (slots > avail || len != (size_t)((uint64_t)pre + slots) * 8)
+    return bad_len(err, which, len, ((uint64_t)pre + slots) * 8);
   if (count > slots) return bad(err, which, "retained count exceeds the hash table");
   return read_unordered(data, slots, count, true, in, which, err);
 }
@@ -286,8 +286,8 @@ static int parse_v2(const uint8_t *p, size_t len, th_in *in, int which, paimon_e
     PM_TRY(check_theta(in->theta, which, err));
   }
   uint64_t avail = (len - (size_t)pre * 8) / 8;
-  if (count > avail || len != (size_t)(pre + count) * 8)
-    return bad_len(err, which, len, (pre + count) * 8);
+  if (count > avail || len != (size_t)((uint64_t)pre + count) * 8)
+    return bad_len(err, which, len, ((uint64_t)pre + count) * 8);
   return read_ordered(p + (size_t)pre * 8, count, in, which, err);
 }
 

@@ -19,9 +19,9 @@ static uint64_t image_of(const pm_type *t, const struct ArrowArray *a, int64_t r
   if (!pm_arr_is_valid(a, r)) return 0; /* nulls first; ties refined */
   switch (pm_mt_value_class(t)) {
     case MT_VC_BOOL: return pm_arr_bool(a, r) ? 1 : 0;
-    case MT_VC_I8: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int8_t, r) ^ (1ULL << 63);
-    case MT_VC_I16: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int16_t, r) ^ (1ULL << 63);
-    case MT_VC_I32: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int32_t, r) ^ (1ULL << 63);
+    case MT_VC_I8: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int8_t, r) ^ ((uint64_t)1 << 63);
+    case MT_VC_I16: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int16_t, r) ^ ((uint64_t)1 << 63);
+    case MT_VC_I32: return (uint64_t)(int64_t)PM_ARR_FIXED(a, int32_t, r) ^ ((uint64_t)1 << 63);
     case MT_VC_I64: return (uint64_t)PM_ARR_FIXED(a, int64_t, r) ^ (1ULL << 63);
     case MT_VC_F32: {
       float f = PM_ARR_FIXED(a, float, r);
@@ -165,7 +165,7 @@ int pm_mt_sort(const pm_mt_sort_spec *s, int64_t n, int32_t *perm, uint64_t *int
   } else if (vc == MT_VC_I32 && k0->offset == 0) {
     const int32_t *v = (const int32_t *)k0->buffers[1];
     for (int64_t i = 0; i < n; i++) {
-      a[i].k = (uint64_t)(int64_t)v[i] ^ (1ULL << 63);
+      a[i].k = (uint64_t)(int64_t)v[i] ^ ((uint64_t)1 << 63);
       a[i].i = (uint32_t)i;
     }
   } else {

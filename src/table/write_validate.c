@@ -8,6 +8,7 @@
  * engine could have written. Lengths count Unicode code points, as Paimon's
  * BinaryString.numChars does (not Java's UTF-16 units): "é" and "😀" are one character
  * each. CHAR(n) values shorter than n are accepted as they are (not padded). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,9 +58,12 @@ static size_t path_push(vctx *v, const char *s) {
   return n;
 }
 
-static int fail_at(vctx *v, const char *fmt_what, long long a, long long b) {
+PM_PRINTF(2, 3) static int fail_at(vctx *v, const char *fmt_what, ...) {
   char what[160];
-  snprintf(what, sizeof what, fmt_what, a, b);
+  va_list ap;
+  va_start(ap, fmt_what);
+  vsnprintf(what, sizeof what, fmt_what, ap);
+  va_end(ap);
   return pm_fail(v->err, PAIMON_EINVAL, "column '%s%s', row %lld: %s", v->column, v->path,
                  (long long)v->row, what);
 }

@@ -400,7 +400,7 @@ static void test_row_groups_pages_and_dictionary_fallback(void **state) {
   for (int64_t r = 0; r < n; r++) {
     char s[32];
     pm_col_append_int(&cols[0], r * 7 - 500000);
-    snprintf(s, sizeof s, "%016llx", (unsigned long long)(r * 0x9E3779B97F4A7C15ULL));
+    snprintf(s, sizeof s, "%016llx", (unsigned long long)r * 0x9E3779B97F4A7C15ULL);
     pm_col_append_bytes(&cols[1], s, 16);
     if (r % 11 == 0) {
       pm_col_append_null(&cols[2]);
