@@ -43,7 +43,7 @@ static atomic_llong g_queries, g_query_rows, g_rounds, g_efull, g_max_mem;
 static pthread_mutex_t g_fail_mu = PTHREAD_MUTEX_INITIALIZER;
 static char g_fail[1024];
 
-static void record_failure(const char *fmt, ...) {
+PM_PRINTF(1, 2) static void record_failure(const char *fmt, ...) {
   pthread_mutex_lock(&g_fail_mu);
   if (!g_fail[0]) {
     va_list ap;
