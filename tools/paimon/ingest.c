@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,7 +22,11 @@
 
 #include "cli.h"
 #include "ingest_source.h"
+#if PAIMON_HTTP /* the CMake option: without libmicrohttpd, --serve fails clearly */
+#include <microhttpd.h>
+
 #include "serve.h"
+#endif
 
 const char *const USAGE_INGEST =
     "usage: paimon ingest TABLE --source FILE.jsonl [options]\n"
@@ -113,10 +116,13 @@ typedef struct ingest {
   src_fp committed; /* the committed prefix (valid when have_committed) */
   bool have_committed;
   bool eof;
+#if PAIMON_HTTP
   http_info http; /* with --serve: the limits in force (set before the server starts) */
+#endif
 } ingest;
 
 /* ---- HTTP endpoints (the server is serve.c) ------------------------------------------ */
+#if PAIMON_HTTP
 
 /* Committed offsets as recorded by the snapshot the context adopted: the "offsets" array of
  * its realtime offsets file (partition values, bucket, end offset). */
@@ -352,6 +358,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   if (strcmp(url, "/status") == 0) return serve_status(g, c);
   return http_reply_error(c, 404, "unknown path: use /query or /status");
 }
+#endif /* PAIMON_HTTP */
 
 /* ---- ingestion ------------------------------------------------------------------------ */
 
@@ -764,6 +771,7 @@ static void parse_args(ingest_args *a, int argc, char **argv) {
   }
 }
 
+#if PAIMON_HTTP
 typedef struct serve_addr {
   struct sockaddr_in sa;
   char host[64];
@@ -799,6 +807,25 @@ static http_server *start_server(ingest *g, const ingest_args *a, const serve_ad
           sv->host, g->http.port, g->http.max_connections, g->http.timeout_s, g->http.open_files);
   return http;
 }
+#else
+typedef struct serve_addr {
+  char unused;
+} serve_addr;
+typedef struct http_server http_server;
+static void check_serve(const ingest_args *a, serve_addr *sv) {
+  (void)a;
+  (void)sv;
+  fprintf(stderr, "paimon: built without libmicrohttpd: --serve unavailable\n");
+  exit(2);
+}
+static http_server *start_server(ingest *g, const ingest_args *a, const serve_addr *sv) {
+  (void)g;
+  (void)a;
+  (void)sv;
+  return NULL; /* not reached: check_serve exits first */
+}
+static void http_stop(http_server *s) { (void)s; }
+#endif
 
 /* The source's identity: the committed prefix must be this file's first bytes. On a
  * match, `j` resumes after it; exits when the file is not the committed source. */
