@@ -55,8 +55,9 @@ typedef struct pm_test_batch {
 } pm_test_batch;
 
 /* Starts a batch with `fields`, a comma-separated list in Paimon's SQL form, e.g.
- * "k INT, v BIGINT NOT NULL, s STRING". Field i gets field id i, except fields named
- * _SYSTEM (a leading underscore: _REALTIME_OFFSET, _VALUE_KIND), which get -1. */
+ * "k INT, v BIGINT NOT NULL, s STRING". System fields (a leading underscore:
+ * _REALTIME_OFFSET, _VALUE_KIND) get field id -1, the others 0, 1, ... in order (writers
+ * match a batch's fields by name). */
 void pm_test_batch_init(pm_test_batch *b, const char *fields);
 /* Starts a batch of a copy of `row` (a ROW type, ids kept). */
 void pm_test_batch_init_type(pm_test_batch *b, const pm_type *row);
