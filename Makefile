@@ -1,7 +1,8 @@
 # paimon-c: thin wrapper around CMake.
 #   make            build into build/ (CLI build/paimon, build/libpaimon.{a,so})
 #   make test       install missing Debian packages (as root), build, run every test in a
-#                   normal build and in an ASan+UBSan build (and TSan for concurrent tests)
+#                   normal build, a clang build (-Werror, the same warnings), an ASan+UBSan
+#                   build, and a TSan build for the concurrent tests
 #   make demo       run the main job on a local warehouse
 #   make install    install into PREFIX (default /usr/local; DESTDIR honoured);
 #                   make uninstall PREFIX=... removes exactly what that install put there
@@ -11,9 +12,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
   libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev zstd \
   python3-avro python3-zstandard python3-snappy tzdata \
-  libmicrohttpd-dev curl doxygen g++ clang-format-14
+  libmicrohttpd-dev curl doxygen g++ clang-format-14 clang
 
-.PHONY: all build build-asan build-tsan deps test fuzz demo clean
+.PHONY: all build build-clang build-asan build-tsan deps test fuzz demo clean
 
 all: build
 
@@ -32,6 +33,11 @@ build: deps
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build -j $(JOBS)
 
+# clang reports warnings gcc does not (and the reverse): every warning is an error in both.
+build-clang: deps
+	CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAIMON_WERROR=ON >/dev/null
+	cmake --build build-clang -j $(JOBS)
+
 build-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPAIMON_ASAN=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
@@ -40,10 +46,13 @@ build-tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DPAIMON_TSAN=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
 
-# Every test in a normal build, every test again under ASan+UBSan, and the concurrent
-# parts (real-time store, context, union reads, Parquet page-compression helpers) under TSan.
-test: build build-asan build-tsan
+# Every test in a normal build, again in a clang build (but the checks that do not depend on
+# the compiler: formatting, API docs, header compile), again under ASan+UBSan, and the
+# concurrent parts (real-time store, context, union reads, Parquet page-compression helpers)
+# under TSan.
+test: build build-clang build-asan build-tsan
 	cd build && ctest --output-on-failure -j $(JOBS)
+	cd build-clang && ctest --output-on-failure -j $(JOBS) -E '^(format_check|api_docs|header_check)$$'
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PM_RT_CONC_SECONDS=30 \
@@ -70,7 +79,7 @@ test-oracle: build
 	BUILD=$(CURDIR)/build bash tests/oracle/run.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-clang build-asan build-tsan build-fuzz
 
 # ---- install / uninstall / docs / test-install ----------------------------------------
 PREFIX ?= /usr/local

@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
     pclose(du);
   }
   printf("ours: rows=%lld median=%.3fs cpu_median=%.3fs table_size_mb=%.1f\n", (long long)rows, med,
-         cmed, kb / 1024.0);
+         cmed, (double)kb / 1024.0);
   printf(
       "ours, pages compressed on the writing thread only (parquet.compression.threads=0): "
       "median=%.3fs "

@@ -5,6 +5,7 @@
 
 #include "arrow/column.h"
 #include "format/avro/avro.h"
+#include "fuzz.h"
 
 static const char *ENTRY_T =
     "ROW<`_VERSION` INT NOT NULL, `_KIND` INT NOT NULL, `_PARTITION` BYTES NOT NULL, "

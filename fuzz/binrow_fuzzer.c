@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "meta/meta.h"
+#include "fuzz.h"
 
 static const char *types[][12] = {
     {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL(10, 2)",

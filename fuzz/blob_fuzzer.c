@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "format/blob/blob.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pm_type *t = pm_type_new(PM_BLOB, true);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "meta/meta_write.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pm_cm *m = NULL;

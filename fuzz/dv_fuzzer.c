@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "meta/meta.h"
+#include "fuzz.h"
 
 static void check(const uint8_t *p, size_t n) {
   pm_dv dv;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "mergetree/agg_binary.h"
+#include "fuzz.h"
 
 static void check(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
   pm_buf out = PM_BUF_INIT, again = PM_BUF_INIT;

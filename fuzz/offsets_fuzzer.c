@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "meta/offsets.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *keys[2] = {"dt", "hr"};

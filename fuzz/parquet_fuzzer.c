@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format/parquet/parquet.h"
+#include "fuzz.h"
 
 typedef struct buf_file {
   const uint8_t *data;
@@ -51,7 +52,6 @@ static bool no_skip(void *payload, const pm_col_stats *stats, int64_t rows) {
   return false;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   paimon_fs fs;
   memset(&fs, 0, sizeof fs);

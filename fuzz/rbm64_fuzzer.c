@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mergetree/agg_binary.h"
+#include "fuzz.h"
 
 static const uint8_t empty[1] = {0};
 

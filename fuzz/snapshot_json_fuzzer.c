@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "meta/meta.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pm_snapshot *s = NULL;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 typedef struct {
   char **v;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mergetree/agg_binary.h"
+#include "fuzz.h"
 
 static const uint8_t empty_sketch[8] = {1, 3, 3, 0, 0, 0x1e, 0, 0};
 

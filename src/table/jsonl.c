@@ -428,7 +428,7 @@ static int parse_binary(jp *j, const pm_type *t, pm_col *c) {
   for (size_t i = 0; i < n; i += 4) {
     int v[4];
     int pad = 0;
-    for (int q = 0; q < 4; q++) {
+    for (size_t q = 0; q < 4; q++) {
       if (s[i + q] == '=' && i + 4 == n && q >= 2) {
         v[q] = 0;
         pad++;

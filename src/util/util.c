@@ -180,7 +180,7 @@ char *pm_strndup(const char *s, size_t n) {
   return r;
 }
 
-static char *vasprintf_pm(const char *fmt, va_list ap) {
+PM_PRINTF(1, 0) static char *vasprintf_pm(const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);

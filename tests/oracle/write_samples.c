@@ -63,6 +63,114 @@ static void json_str(pm_buf *o, const uint8_t *p, size_t n) {
   pm_buf_append(o, "\"", 1);
 }
 
+/* DECIMAL(p, s): a digit string of up to p digits, canonical text with the point at s. */
+static void gen_decimal(pm_col *c, const pm_type *t, pm_buf *o, int pick) {
+  char digits[40];
+  int nd = pick == 0 ? t->precision : (int)rnd_range(1, t->precision);
+  for (int i = 0; i < nd; i++) digits[i] = (char)('0' + (pick == 0 ? 9 : (int)(rnd() % 10)));
+  digits[nd] = 0;
+  bool neg = rnd() & 1;
+  uint8_t v[16];
+  dec_from_digits(digits, neg, v);
+  pm_col_append_dec128(c, v);
+  /* canonical text: strip leading zeros, insert the point at `scale` */
+  const char *d = digits;
+  while (*d == '0' && d[1]) d++;
+  char txt[64];
+  int len = (int)strlen(d), s = t->scale, k = 0;
+  bool zero = strspn(d, "0") == (size_t)len;
+  if (neg && !zero) txt[k++] = '-';
+  if (len <= s) {
+    txt[k++] = '0';
+    if (s > 0) txt[k++] = '.';
+    for (int i = 0; i < s - len; i++) txt[k++] = '0';
+    memcpy(txt + k, d, (size_t)len);
+    k += len;
+  } else {
+    memcpy(txt + k, d, (size_t)(len - s));
+    k += len - s;
+    if (s > 0) {
+      txt[k++] = '.';
+      memcpy(txt + k, d + len - s, (size_t)s);
+      k += s;
+    }
+  }
+  txt[k] = 0;
+  pm_buf_printf(o, "\"%s\"", txt);
+}
+
+/* CHAR/VARCHAR: ASCII with some two- and three-byte characters; "row<n>" repeats. */
+static void gen_chars(pm_col *c, pm_buf *o, int pick, int row) {
+  char s[64];
+  int n = pick == 0 ? 0 : (int)rnd_range(1, 20), k = 0;
+  for (int i = 0; i < n; i++) {
+    if (rnd() % 10 == 0 && k < 58) { /* a two-byte or a three-byte character */
+      bool two = rnd() & 1;
+      memcpy(s + k, two ? "\xc3\xa9" : "\xe2\x82\xac", two ? 2 : 3);
+      k += two ? 2 : 3;
+    } else {
+      s[k++] = (char)('a' + (int)(rnd() % (pick > 4 ? 3 : 26)));
+    }
+  }
+  if (pick == 1) k = snprintf(s, sizeof s, "row%d", row % 5);
+  pm_col_append_bytes(c, s, (size_t)k);
+  json_str(o, (const uint8_t *)s, (size_t)k);
+}
+
+/* TIMESTAMP(_LTZ)(p): epoch nanoseconds truncated to the precision, stored in its unit. */
+static void gen_timestamp(pm_col *c, const pm_type *t, pm_buf *o, int pick) {
+  /* epoch nanos in [1700, 2250), truncated to the precision */
+  int64_t ns = rnd_range(-8520336000LL, 8520336000LL) * 1000000000LL + rnd_range(0, 999999999);
+  if (pick == 0) ns = -1;                          /* one nanosecond before the epoch */
+  if (pick == 1) ns = -86400000000000LL + 1000000; /* 1969-12-31 00:00:00.001 */
+  int64_t q = 1;
+  for (int i = t->precision; i < 9; i++) q *= 10;
+  ns = ns / q * q - (ns % q < 0 ? q : 0);
+  int unit = pm_ts_unit(t->precision);
+  int64_t v = unit == 0 ? ns / 1000000 : unit == 1 ? ns / 1000 : ns;
+  if (unit != 2) { /* keep ns exactly representable in the unit */
+    int64_t m = unit == 0 ? 1000000 : 1000;
+    if (ns % m != 0) v -= ns < 0 ? 1 : 0;
+    ns = v * m;
+  }
+  pm_col_append_int(c, v);
+  pm_buf_printf(o, "{\"ts_ns\":\"%" PRId64 "\"}", ns);
+}
+
+static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row);
+
+/* MAP/MULTISET: up to three entries with distinct keys. */
+static void gen_map(pm_col *c, const pm_type *t, pm_buf *o, int row) {
+  int n = (int)rnd_range(0, 3);
+  pm_col *ent = &c->children[0];
+  pm_buf_append_str(o, "{");
+  for (int i = 0; i < n; i++) {
+    if (i) pm_buf_append_str(o, ",");
+    /* distinct keys: the entry number plus a random suffix */
+    char k[32];
+    int kl = snprintf(k, sizeof k, "k%d_%d", i, (int)(rnd() % 100));
+    if (t->elem->id == PM_INT) {
+      int32_t kv = i * 1000 + (int32_t)(rnd() % 1000);
+      pm_col_append_int(&ent->children[0], kv);
+      pm_buf_printf(o, "\"%d\":", kv);
+    } else {
+      pm_col_append_bytes(&ent->children[0], k, (size_t)kl);
+      json_str(o, (const uint8_t *)k, (size_t)kl);
+      pm_buf_append_str(o, ":");
+    }
+    if (t->id == PM_MULTISET) {
+      int32_t cnt = (int32_t)rnd_range(1, 9);
+      pm_col_append_int(&ent->children[1], cnt);
+      pm_buf_printf(o, "%d", cnt);
+    } else {
+      gen(&ent->children[1], t->value, o, row);
+    }
+    pm_col_append_struct(ent, true);
+  }
+  pm_buf_append_str(o, "}");
+  pm_col_append_list_end(c);
+}
+
 /* Appends one random value of `t` to `c` and its canonical JSON to `o`. */
 static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
   if (t->nullable && rnd() % 7 == 0) {
@@ -109,59 +217,9 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
       pm_buf_printf(o, "%.17g", v);
       break;
     }
-    case PM_DECIMAL: {
-      char digits[40];
-      int nd = pick == 0 ? t->precision : (int)rnd_range(1, t->precision);
-      for (int i = 0; i < nd; i++) digits[i] = (char)('0' + (pick == 0 ? 9 : (int)(rnd() % 10)));
-      digits[nd] = 0;
-      bool neg = rnd() & 1;
-      uint8_t v[16];
-      dec_from_digits(digits, neg, v);
-      pm_col_append_dec128(c, v);
-      /* canonical text: strip leading zeros, insert the point at `scale` */
-      const char *d = digits;
-      while (*d == '0' && d[1]) d++;
-      char txt[64];
-      int len = (int)strlen(d), s = t->scale, k = 0;
-      bool zero = strspn(d, "0") == (size_t)len;
-      if (neg && !zero) txt[k++] = '-';
-      if (len <= s) {
-        txt[k++] = '0';
-        if (s > 0) txt[k++] = '.';
-        for (int i = 0; i < s - len; i++) txt[k++] = '0';
-        memcpy(txt + k, d, (size_t)len);
-        k += len;
-      } else {
-        memcpy(txt + k, d, (size_t)(len - s));
-        k += len - s;
-        if (s > 0) {
-          txt[k++] = '.';
-          memcpy(txt + k, d + len - s, (size_t)s);
-          k += s;
-        }
-      }
-      txt[k] = 0;
-      pm_buf_printf(o, "\"%s\"", txt);
-      break;
-    }
+    case PM_DECIMAL: gen_decimal(c, t, o, pick); break;
     case PM_CHAR:
-    case PM_VARCHAR: {
-      char s[64];
-      int n = pick == 0 ? 0 : (int)rnd_range(1, 20), k = 0;
-      for (int i = 0; i < n; i++) {
-        if (rnd() % 10 == 0 && k < 58) { /* a two-byte or a three-byte character */
-          bool two = rnd() & 1;
-          memcpy(s + k, two ? "\xc3\xa9" : "\xe2\x82\xac", two ? 2 : 3);
-          k += two ? 2 : 3;
-        } else {
-          s[k++] = (char)('a' + (int)(rnd() % (pick > 4 ? 3 : 26)));
-        }
-      }
-      if (pick == 1) k = snprintf(s, sizeof s, "row%d", row % 5);
-      pm_col_append_bytes(c, s, (size_t)k);
-      json_str(o, (const uint8_t *)s, (size_t)k);
-      break;
-    }
+    case PM_VARCHAR: gen_chars(c, o, pick, row); break;
     case PM_BINARY:
     case PM_VARBINARY:
     case PM_BLOB: {
@@ -187,25 +245,7 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
       break;
     }
     case PM_TIMESTAMP:
-    case PM_TIMESTAMP_LTZ: {
-      /* epoch nanos in [1700, 2250), truncated to the precision */
-      int64_t ns = rnd_range(-8520336000LL, 8520336000LL) * 1000000000LL + rnd_range(0, 999999999);
-      if (pick == 0) ns = -1;                          /* one nanosecond before the epoch */
-      if (pick == 1) ns = -86400000000000LL + 1000000; /* 1969-12-31 00:00:00.001 */
-      int64_t q = 1;
-      for (int i = t->precision; i < 9; i++) q *= 10;
-      ns = ns / q * q - (ns % q < 0 ? q : 0);
-      int unit = pm_ts_unit(t->precision);
-      int64_t v = unit == 0 ? ns / 1000000 : unit == 1 ? ns / 1000 : ns;
-      if (unit != 2) { /* keep ns exactly representable in the unit */
-        int64_t m = unit == 0 ? 1000000 : 1000;
-        if (ns % m != 0) v -= ns < 0 ? 1 : 0;
-        ns = v * m;
-      }
-      pm_col_append_int(c, v);
-      pm_buf_printf(o, "{\"ts_ns\":\"%" PRId64 "\"}", ns);
-      break;
-    }
+    case PM_TIMESTAMP_LTZ: gen_timestamp(c, t, o, pick); break;
     case PM_ARRAY: {
       int n = (int)rnd_range(0, 4);
       pm_buf_append_str(o, "[");
@@ -218,37 +258,7 @@ static void gen(pm_col *c, const pm_type *t, pm_buf *o, int row) {
       break;
     }
     case PM_MAP:
-    case PM_MULTISET: {
-      int n = (int)rnd_range(0, 3);
-      pm_col *ent = &c->children[0];
-      pm_buf_append_str(o, "{");
-      for (int i = 0; i < n; i++) {
-        if (i) pm_buf_append_str(o, ",");
-        /* distinct keys: the entry number plus a random suffix */
-        char k[32];
-        int kl = snprintf(k, sizeof k, "k%d_%d", i, (int)(rnd() % 100));
-        if (t->elem->id == PM_INT) {
-          int32_t kv = i * 1000 + (int32_t)(rnd() % 1000);
-          pm_col_append_int(&ent->children[0], kv);
-          pm_buf_printf(o, "\"%d\":", kv);
-        } else {
-          pm_col_append_bytes(&ent->children[0], k, (size_t)kl);
-          json_str(o, (const uint8_t *)k, (size_t)kl);
-          pm_buf_append_str(o, ":");
-        }
-        if (t->id == PM_MULTISET) {
-          int32_t cnt = (int32_t)rnd_range(1, 9);
-          pm_col_append_int(&ent->children[1], cnt);
-          pm_buf_printf(o, "%d", cnt);
-        } else {
-          gen(&ent->children[1], t->value, o, row);
-        }
-        pm_col_append_struct(ent, true);
-      }
-      pm_buf_append_str(o, "}");
-      pm_col_append_list_end(c);
-      break;
-    }
+    case PM_MULTISET: gen_map(c, t, o, row); break;
     case PM_ROW: {
       pm_buf_append_str(o, "{");
       for (int32_t i = 0; i < t->nfields; i++) {

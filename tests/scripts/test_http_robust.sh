@@ -7,6 +7,7 @@
 # throughout. Loopback only; needs RLIMIT_NOFILE >= 4,100 (raised here to the hard limit,
 # FAIL if that is lower). Also --serve port validation (item 7).
 # Usage: test_http_robust.sh BUILD_DIR SHARED_DIR
+# needs: libmicrohttpd (it runs `paimon ingest --serve`)
 set -u
 BUILD=${1:?build dir}
 P="$BUILD/paimon"

@@ -7,6 +7,7 @@
 # committed source high-water mark), and reruns leave the same rejects file and table. An
 # all-bad batch still advances the committed source state. Expectations come from python3.
 # Usage: test_ingest_bad_lines.sh BUILD_DIR SHARED_DIR
+# needs: libmicrohttpd (it runs `paimon ingest --serve`)
 set -u
 BUILD=${1:?build dir}
 P="$BUILD/paimon"

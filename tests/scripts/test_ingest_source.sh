@@ -6,6 +6,7 @@
 # second source with its own progress. Expectations are computed with python3 from the
 # source files.
 # Usage: test_ingest_source.sh BUILD_DIR SHARED_DIR
+# needs: libmicrohttpd (it runs `paimon ingest --serve`)
 set -u
 BUILD=${1:?build dir}
 P="$BUILD/paimon"

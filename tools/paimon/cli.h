@@ -11,10 +11,11 @@
 
 #define EXIT_USAGE 2
 
-/* "paimon: <fmt % a>" on stderr, exit 1. */
-_Noreturn void die(const char *fmt, const char *a);
+/* "paimon: <message>" on stderr, exit 1. */
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Usage error: message, the command's usage line, exit 2. */
-_Noreturn void usage_error(const char *cmd_usage, const char *fmt, const char *a);
+_Noreturn void usage_error(const char *cmd_usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The library's message (or the code's name), exit 1. */
 _Noreturn void die_err(const paimon_error *err, int rc);
 bool parse_i64(const char *s, int64_t *out);

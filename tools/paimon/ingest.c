@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,7 +22,11 @@
 
 #include "cli.h"
 #include "ingest_source.h"
+#if PAIMON_HTTP /* the CMake option: without libmicrohttpd, --serve fails clearly */
+#include <microhttpd.h>
+
 #include "serve.h"
+#endif
 
 const char *const USAGE_INGEST =
     "usage: paimon ingest TABLE --source FILE.jsonl [options]\n"
@@ -113,10 +116,13 @@ typedef struct ingest {
   src_fp committed; /* the committed prefix (valid when have_committed) */
   bool have_committed;
   bool eof;
+#if PAIMON_HTTP
   http_info http; /* with --serve: the limits in force (set before the server starts) */
+#endif
 } ingest;
 
 /* ---- HTTP endpoints (the server is serve.c) ------------------------------------------ */
+#if PAIMON_HTTP
 
 /* Committed offsets as recorded by the snapshot the context adopted: the "offsets" array of
  * its realtime offsets file (partition values, bucket, end offset). */
@@ -352,6 +358,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   if (strcmp(url, "/status") == 0) return serve_status(g, c);
   return http_reply_error(c, 404, "unknown path: use /query or /status");
 }
+#endif /* PAIMON_HTTP */
 
 /* ---- ingestion ------------------------------------------------------------------------ */
 
@@ -630,173 +637,202 @@ static bool has_offsets(const ingest *g) {
   return has;
 }
 
-int cmd_ingest(int argc, char **argv) {
-  const char *table = NULL, *source = NULL, *user = NULL, *serve = NULL, *source_id = "",
-             *rejects = NULL;
-  bool follow = false, skip_bad = false;
-  int64_t interval = 2000, maintain_every = 10, batch_rows = 4096;
-  http_limits http_lim = {HTTP_DEFAULT_MAX_CONNECTIONS, HTTP_DEFAULT_TIMEOUT_S};
-  bool http_set = false;
-  paimon_options *wopts = NULL;
-  if (paimon_options_new(&wopts, NULL) != 0) die("out of memory%s", "");
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      fputs(USAGE_INGEST, stdout);
-      exit(0);
-    }
-    const char *eq = strchr(a, '=');
-    size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-    const char *v = NULL;
-#define IS(name) (strlen(name) == nl && strncmp(a, name, nl) == 0)
-#define VAL()                                                       \
-  do {                                                              \
-    if (eq) v = eq + 1;                                             \
-    else if (i + 1 < argc) v = argv[++i];                           \
-    else usage_error(USAGE_INGEST, "option '%s' needs a value", a); \
+/* ---- the command: arguments, source setup, the ingest loop, shutdown ------------------- */
+
+typedef struct ingest_args {
+  const char *table, *source, *user, *serve, *source_id, *rejects;
+  bool follow, skip_bad;
+  int64_t interval, maintain_every, batch_rows;
+  unsigned serve_max_connections, serve_timeout_s; /* 0: the server's default */
+  paimon_options *wopts;                           /* -o options, for every writer */
+  char *user_buf, *rejects_buf;                    /* owned defaults of user, rejects */
+} ingest_args;
+
+/* Parses one option (or TABLE) at argv[*i]; advances *i past a separate value. */
+static void parse_arg(ingest_args *a, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+    fputs(USAGE_INGEST, stdout);
+    exit(0);
+  }
+  const char *eq = strchr(arg, '=');
+  size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
+  const char *v = NULL;
+#define IS(name) (strlen(name) == nl && strncmp(arg, name, nl) == 0)
+#define VAL()                                                         \
+  do {                                                                \
+    if (eq) v = eq + 1;                                               \
+    else if (*i + 1 < argc) v = argv[++*i];                           \
+    else usage_error(USAGE_INGEST, "option '%s' needs a value", arg); \
   } while (0)
-    if (IS("--follow") && !eq) follow = true;
-    else if (IS("--source")) {
-      VAL();
-      source = v;
-    } else if (IS("--source-id")) {
-      VAL();
-      if (!*v)
-        usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
-      source_id = v; /* its characters are checked by paimon_realtime_context_open */
-    } else if (IS("--bad-lines")) {
-      VAL();
-      if (strcmp(v, "skip") == 0) skip_bad = true;
-      else if (strcmp(v, "fail") == 0) skip_bad = false;
-      else usage_error(USAGE_INGEST, "--bad-lines needs fail or skip, got '%s'", v);
-    } else if (IS("--rejects")) {
-      VAL();
-      if (!*v) usage_error(USAGE_INGEST, "empty --rejects file%s", "");
-      rejects = v;
-    } else if (IS("--commit-user")) {
-      VAL();
-      if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
-      user = v;
-    } else if (IS("--serve")) {
-      VAL();
-      serve = v;
-    } else if (IS("--serve-max-connections")) {
-      VAL();
-      int64_t n;
-      if (!parse_i64(v, &n) || n < 1 || n > 1000000)
-        usage_error(USAGE_INGEST, "--serve-max-connections needs 1..1000000, got '%s'", v);
-      http_lim.max_connections = (unsigned)n;
-      http_set = true;
-    } else if (IS("--serve-timeout")) {
-      VAL();
-      int64_t ms;
-      if (!parse_duration_ms(v, &ms) || ms < 1000 || ms > 86400000)
-        usage_error(USAGE_INGEST,
-                    "--serve-timeout needs a duration from 1s to 24h such as 30s, got '%s'", v);
-      http_lim.timeout_s = (unsigned)(ms / 1000);
-      http_set = true;
-    } else if (IS("--commit-interval")) {
-      VAL();
-      if (!parse_duration_ms(v, &interval) || interval < 1)
-        usage_error(USAGE_INGEST,
-                    "--commit-interval needs a duration such as 2s or 500ms, got '%s'", v);
-    } else if (IS("--maintain-every")) {
-      VAL();
-      if (!parse_i64(v, &maintain_every) || maintain_every < 0)
-        usage_error(USAGE_INGEST, "--maintain-every needs a number >= 0, got '%s'", v);
-    } else if (IS("--batch-rows")) {
-      VAL();
-      if (!parse_i64(v, &batch_rows) || batch_rows < 1 || batch_rows > 1000000)
-        usage_error(USAGE_INGEST, "--batch-rows needs 1..1000000, got '%s'", v);
-    } else if (strcmp(a, "-o") == 0) {
-      if (i + 1 >= argc) usage_error(USAGE_INGEST, "option '%s' needs a value", "-o");
-      const char *kv = argv[++i];
-      const char *e = strchr(kv, '=');
-      if (!e || e == kv) usage_error(USAGE_INGEST, "-o needs key=value, got '%s'", kv);
-      char *k = strndup(kv, (size_t)(e - kv));
-      if (!k) die("out of memory%s", "");
-      if (paimon_options_set(wopts, k, e + 1, NULL) != 0) die("out of memory%s", "");
-      free(k);
-    } else if (a[0] == '-' && a[1]) usage_error(USAGE_INGEST, "unknown option '%s'", a);
-    else if (table) usage_error(USAGE_INGEST, "unexpected argument '%s'", a);
-    else table = a;
+  int64_t n;
+  if (IS("--follow") && !eq) a->follow = true;
+  else if (IS("--source")) {
+    VAL();
+    a->source = v;
+  } else if (IS("--source-id")) {
+    VAL();
+    if (!*v)
+      usage_error(USAGE_INGEST, "empty --source-id (leave it out for the default source)%s", "");
+    a->source_id = v; /* its characters are checked by paimon_realtime_context_open */
+  } else if (IS("--bad-lines")) {
+    VAL();
+    if (strcmp(v, "skip") == 0) a->skip_bad = true;
+    else if (strcmp(v, "fail") == 0) a->skip_bad = false;
+    else usage_error(USAGE_INGEST, "--bad-lines needs fail or skip, got '%s'", v);
+  } else if (IS("--rejects")) {
+    VAL();
+    if (!*v) usage_error(USAGE_INGEST, "empty --rejects file%s", "");
+    a->rejects = v;
+  } else if (IS("--commit-user")) {
+    VAL();
+    if (!*v) usage_error(USAGE_INGEST, "empty commit user%s", "");
+    a->user = v;
+  } else if (IS("--serve")) {
+    VAL();
+    a->serve = v;
+  } else if (IS("--serve-max-connections")) {
+    VAL();
+    if (!parse_i64(v, &n) || n < 1 || n > 1000000)
+      usage_error(USAGE_INGEST, "--serve-max-connections needs 1..1000000, got '%s'", v);
+    a->serve_max_connections = (unsigned)n;
+  } else if (IS("--serve-timeout")) {
+    VAL();
+    if (!parse_duration_ms(v, &n) || n < 1000 || n > 86400000)
+      usage_error(USAGE_INGEST,
+                  "--serve-timeout needs a duration from 1s to 24h such as 30s, got '%s'", v);
+    a->serve_timeout_s = (unsigned)(n / 1000);
+  } else if (IS("--commit-interval")) {
+    VAL();
+    if (!parse_duration_ms(v, &a->interval) || a->interval < 1)
+      usage_error(USAGE_INGEST, "--commit-interval needs a duration such as 2s or 500ms, got '%s'",
+                  v);
+  } else if (IS("--maintain-every")) {
+    VAL();
+    if (!parse_i64(v, &a->maintain_every) || a->maintain_every < 0)
+      usage_error(USAGE_INGEST, "--maintain-every needs a number >= 0, got '%s'", v);
+  } else if (IS("--batch-rows")) {
+    VAL();
+    if (!parse_i64(v, &a->batch_rows) || a->batch_rows < 1 || a->batch_rows > 1000000)
+      usage_error(USAGE_INGEST, "--batch-rows needs 1..1000000, got '%s'", v);
+  } else if (strcmp(arg, "-o") == 0) {
+    if (*i + 1 >= argc) usage_error(USAGE_INGEST, "option '%s' needs a value", "-o");
+    const char *kv = argv[++*i];
+    const char *e = strchr(kv, '=');
+    if (!e || e == kv) usage_error(USAGE_INGEST, "-o needs key=value, got '%s'", kv);
+    char *k = strndup(kv, (size_t)(e - kv));
+    if (!k) die("out of memory%s", "");
+    if (paimon_options_set(a->wopts, k, e + 1, NULL) != 0) die("out of memory%s", "");
+    free(k);
+  } else if (arg[0] == '-' && arg[1]) usage_error(USAGE_INGEST, "unknown option '%s'", arg);
+  else if (a->table) usage_error(USAGE_INGEST, "unexpected argument '%s'", arg);
+  else a->table = arg;
 #undef IS
 #undef VAL
-  }
-  if (!table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
-  if (!source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
-  if (rejects && !skip_bad)
+}
+
+/* The command line, checked as a whole before any work; fills in the defaults. */
+static void parse_args(ingest_args *a, int argc, char **argv) {
+  memset(a, 0, sizeof *a);
+  a->source_id = "";
+  a->interval = 2000;
+  a->maintain_every = 10;
+  a->batch_rows = 4096;
+  if (paimon_options_new(&a->wopts, NULL) != 0) die("out of memory%s", "");
+  for (int i = 2; i < argc; i++) parse_arg(a, argc, argv, &i);
+  if (!a->table) usage_error(USAGE_INGEST, "missing TABLE%s", "");
+  if (!a->source) usage_error(USAGE_INGEST, "missing --source FILE%s", "");
+  if (a->rejects && !a->skip_bad)
     usage_error(USAGE_INGEST, "--rejects FILE goes with --bad-lines skip%s", "");
-  struct sockaddr_in serve_sa;
-  char serve_host[64];
-  if (serve) { /* validate before any work */
-    char why[300];
-    if (!http_parse_addr(serve, &serve_sa, serve_host, sizeof serve_host, why, sizeof why))
-      usage_error(USAGE_INGEST, "%s", why);
-  } else if (http_set) {
+  if (!a->serve && (a->serve_max_connections || a->serve_timeout_s))
     usage_error(USAGE_INGEST, "--serve-max-connections and --serve-timeout go with --serve%s", "");
-  }
-  if (paimon_options_set(wopts, "realtime.write.skip-committed", "true", NULL) != 0)
+  if (paimon_options_set(a->wopts, "realtime.write.skip-committed", "true", NULL) != 0)
     die("out of memory%s", "");
   /* a named source commits under its own user by default, so its commit identifiers
    * never interleave with another source's ingest running at the same time */
-  char *user_buf = NULL;
-  if (!user) {
-    if (*source_id) {
-      size_t n = strlen(source_id) + sizeof "paimon-ingest-";
-      user_buf = malloc(n);
-      if (!user_buf) die("out of memory%s", "");
-      snprintf(user_buf, n, "paimon-ingest-%s", source_id);
-      user = user_buf;
+  if (!a->user) {
+    if (*a->source_id) {
+      size_t n = strlen(a->source_id) + sizeof "paimon-ingest-";
+      a->user_buf = malloc(n);
+      if (!a->user_buf) die("out of memory%s", "");
+      snprintf(a->user_buf, n, "paimon-ingest-%s", a->source_id);
+      a->user = a->user_buf;
     } else {
-      user = "paimon-ingest";
+      a->user = "paimon-ingest";
     }
   }
-  char *rejects_buf = NULL;
-  if (skip_bad && !rejects) { /* next to the source, one file per source id */
-    size_t n = strlen(source) + strlen(source_id) + 16;
-    rejects_buf = malloc(n);
-    if (!rejects_buf) die("out of memory%s", "");
-    snprintf(rejects_buf, n, "%s%s%s.rejects", source, *source_id ? "." : "", source_id);
-    rejects = rejects_buf;
+  if (a->skip_bad && !a->rejects) { /* next to the source, one file per source id */
+    size_t n = strlen(a->source) + strlen(a->source_id) + 16;
+    a->rejects_buf = malloc(n);
+    if (!a->rejects_buf) die("out of memory%s", "");
+    snprintf(a->rejects_buf, n, "%s%s%s.rejects", a->source, *a->source_id ? "." : "",
+             a->source_id);
+    a->rejects = a->rejects_buf;
   }
+}
 
-  int fd = open(source, O_RDONLY);
-  if (fd < 0) {
-    fprintf(stderr, "paimon: cannot open %s: %s\n", source, strerror(errno));
-    return 1;
+#if PAIMON_HTTP
+typedef struct serve_addr {
+  struct sockaddr_in sa;
+  char host[64];
+} serve_addr;
+
+/* Checks --serve ADDR:PORT (before any work). */
+static void check_serve(const ingest_args *a, serve_addr *sv) {
+  char why[300];
+  if (!http_parse_addr(a->serve, &sv->sa, sv->host, sizeof sv->host, why, sizeof why))
+    usage_error(USAGE_INGEST, "%s", why);
+}
+
+/* Starts the HTTP server of --serve, exiting when it cannot. */
+static http_server *start_server(ingest *g, const ingest_args *a, const serve_addr *sv) {
+  http_limits lim = {HTTP_DEFAULT_MAX_CONNECTIONS, HTTP_DEFAULT_TIMEOUT_S};
+  if (a->serve_max_connections) lim.max_connections = a->serve_max_connections;
+  if (a->serve_timeout_s) lim.timeout_s = a->serve_timeout_s;
+  char why[300];
+  http_server *http = http_start(&sv->sa, &lim, handle, g, &g->http, why, sizeof why);
+  if (!http) {
+    fprintf(stderr, "paimon: cannot start the HTTP server on %s: %s\n", a->serve, why);
+    exit(1);
   }
-  ingest g;
-  memset(&g, 0, sizeof g);
-  pthread_mutex_init(&g.lock, NULL);
-  g.source = source;
-  g.user = user;
-  g.source_id = source_id;
-  g.skip_bad = skip_bad;
-  g.rejects_path = rejects;
-  snprintf(g.offsets_key, sizeof g.offsets_key, "realtime.offsets%s%s", *source_id ? "." : "",
-           source_id);
+  if (g->http.lowered)
+    fprintf(stderr,
+            "paimon: note: at most %u HTTP connections: the open files limit (RLIMIT_NOFILE) is "
+            "%lld\n",
+            g->http.max_connections, g->http.open_files);
+  fprintf(stderr,
+          "paimon: serving http://%s:%u (GET /query, GET /status; up to %u connections, idle "
+          "timeout %u s, "
+          "open files limit %lld)\n",
+          sv->host, g->http.port, g->http.max_connections, g->http.timeout_s, g->http.open_files);
+  return http;
+}
+#else
+typedef struct serve_addr {
+  char unused;
+} serve_addr;
+typedef struct http_server http_server;
+static void check_serve(const ingest_args *a, serve_addr *sv) {
+  (void)a;
+  (void)sv;
+  fprintf(stderr, "paimon: built without libmicrohttpd: --serve unavailable\n");
+  exit(2);
+}
+static http_server *start_server(ingest *g, const ingest_args *a, const serve_addr *sv) {
+  (void)g;
+  (void)a;
+  (void)sv;
+  return NULL; /* not reached: check_serve exits first */
+}
+static void http_stop(http_server *s) { (void)s; }
+#endif
+
+/* The source's identity: the committed prefix must be this file's first bytes. On a
+ * match, `j` resumes after it; exits when the file is not the committed source. */
+static void verify_source(ingest *g, job *j, int fd) {
   paimon_error err = {0, ""};
-  int rc = paimon_table_open(&g.t, table, NULL, &err);
-  if (rc != 0) die_err(&err, rc);
-  g.table_path = paimon_table_path(g.t);
-  const char *const *pks;
-  g.pk = paimon_table_primary_keys(&pks, g.t) > 0;
-  paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
-  copts.source_id = source_id;
-  copts.options = wopts; /* -o store options (realtime.store.*) reach every store */
-  rc = paimon_realtime_context_open(&g.ctx, g.t, NULL, &copts, &err);
-  if (rc != 0) die_err(&err, rc);
-  job j;
-  memset(&j, 0, sizeof j);
-  j.g = &g;
-  j.maintain_every = maintain_every;
-  j.rej.fd = -1;
-  src_hash_init(&j.wh);
-
-  /* the source's identity: the committed prefix must be this file's first bytes */
   char *state = NULL;
-  rc = paimon_realtime_committed_source(&state, g.ctx, &err);
+  int rc = paimon_realtime_committed_source(&state, g->ctx, &err);
   if (rc != 0) die_err(&err, rc);
   if (state) {
     src_fp c;
@@ -805,70 +841,169 @@ int cmd_ingest(int argc, char **argv) {
               "paimon: %s: the committed source state of %s%s%s is not paimon ingest's "
               "(\"%.200s\"): another "
               "writer feeds it; ingest this file as its own source with --source-id NAME\n",
-              g.table_path, *source_id ? "source id '" : "the default source", source_id,
-              *source_id ? "'" : "", state);
+              g->table_path, *g->source_id ? "source id '" : "the default source", g->source_id,
+              *g->source_id ? "'" : "", state);
       exit(1);
     }
     char why[512];
     int64_t extra = 0;
-    if (!src_verify_prefix(fd, source, &c, &j.wh, &extra, why, sizeof why))
-      refuse_source(&g, &c, why);
-    g.committed = j.written = c;
-    j.written.bytes += extra;
-    g.have_committed = true;
-    g.skipped = c.rejected;
+    if (!src_verify_prefix(fd, g->source, &c, &j->wh, &extra, why, sizeof why))
+      refuse_source(g, &c, why);
+    g->committed = j->written = c;
+    j->written.bytes += extra;
+    g->have_committed = true;
+    g->skipped = c.rejected;
     paimon_free(state);
-  } else if (has_offsets(&g)) {
+  } else if (has_offsets(g)) {
     fprintf(stderr,
             "paimon: note: the committed progress of %s carries no source fingerprint (committed "
             "by an older "
             "paimon ingest, or reset by an OVERWRITE): %s cannot be checked against it; it is read "
             "from line 1 "
             "and lines at or below each bucket's committed offset are skipped\n",
-            *source_id ? source_id : "the default source", source);
+            *g->source_id ? g->source_id : "the default source", g->source);
   }
-  if (skip_bad) src_rejects_open(&j.rej, rejects, g.have_committed ? &g.committed : NULL);
+}
 
-  rc = paimon_realtime_writer_new(&j.w, g.ctx, user, wopts, &err);
-  if (rc != 0) die_err(&err, rc);
-  g.last_ident = cli_next_identifier(g.t, user) - 1;
-  size_t ulen = strlen(user);
-  char *cuser = malloc(ulen + 9);
-  if (!cuser) die("out of memory%s", "");
-  memcpy(cuser, user, ulen);
-  memcpy(cuser + ulen, "-compact", 9);
-  j.compact_user = cuser;
-  j.compact_ident = cli_next_identifier(g.t, cuser);
-
-  /* where a restart resumes: the verified committed prefix is not read again; rows past it
-   * that a commit still covers (a batch split by a full store) are skipped per bucket */
-  if (g.have_committed) {
+/* Where a restart resumes: the verified committed prefix is not read again; rows past it
+ * that a commit still covers (a batch split by a full store) are skipped per bucket. */
+static void report_resume(const ingest *g) {
+  if (g->have_committed) {
     char d[SRC_FP_MAX];
-    src_fp_describe(&g.committed, d, sizeof d);
+    src_fp_describe(&g->committed, d, sizeof d);
     fprintf(stderr,
             "paimon: resuming at snapshot %lld: %s begins with the committed %s; reading on from "
             "line %lld\n",
-            (long long)paimon_realtime_snapshot_id(g.ctx), source, d,
-            (long long)g.committed.lines + 1);
+            (long long)paimon_realtime_snapshot_id(g->ctx), g->source, d,
+            (long long)g->committed.lines + 1);
   }
   const char *const *parts;
-  const char *nb = paimon_table_option(g.t, "bucket");
+  const char *nb = paimon_table_option(g->t, "bucket");
   int64_t nbuckets = 0;
-  if (paimon_table_partition_keys(&parts, g.t) == 0 && nb && parse_i64(nb, &nbuckets) &&
+  if (paimon_table_partition_keys(&parts, g->t) == 0 && nb && parse_i64(nb, &nbuckets) &&
       nbuckets > 0 && nbuckets <= 64) {
     bool any = false;
     for (int64_t b = 0; b < nbuckets; b++)
-      any |= paimon_realtime_committed_offset(g.ctx, "", (int32_t)b) >= 0;
+      any |= paimon_realtime_committed_offset(g->ctx, "", (int32_t)b) >= 0;
     if (any) {
       fprintf(stderr,
               "paimon: resuming at snapshot %lld: lines already committed per bucket are skipped:",
-              (long long)paimon_realtime_snapshot_id(g.ctx));
+              (long long)paimon_realtime_snapshot_id(g->ctx));
       for (int64_t b = 0; b < nbuckets; b++)
         fprintf(stderr, " bucket %lld < line %lld%s", (long long)b,
-                (long long)paimon_realtime_committed_offset(g.ctx, "", (int32_t)b),
+                (long long)paimon_realtime_committed_offset(g->ctx, "", (int32_t)b),
                 b + 1 < nbuckets ? "," : "\n");
     }
   }
+}
+
+/* Opens the table, its real-time context and writer for `a`, verifies the source (open
+ * as `fd`) against the committed state and prepares `j` to resume after it. */
+static void open_job(ingest *g, job *j, const ingest_args *a, int fd) {
+  memset(g, 0, sizeof *g);
+  pthread_mutex_init(&g->lock, NULL);
+  g->source = a->source;
+  g->user = a->user;
+  g->source_id = a->source_id;
+  g->skip_bad = a->skip_bad;
+  g->rejects_path = a->rejects;
+  snprintf(g->offsets_key, sizeof g->offsets_key, "realtime.offsets%s%s", *a->source_id ? "." : "",
+           a->source_id);
+  paimon_error err = {0, ""};
+  int rc = paimon_table_open(&g->t, a->table, NULL, &err);
+  if (rc != 0) die_err(&err, rc);
+  g->table_path = paimon_table_path(g->t);
+  const char *const *pks;
+  g->pk = paimon_table_primary_keys(&pks, g->t) > 0;
+  paimon_realtime_context_opts copts = PAIMON_REALTIME_CONTEXT_OPTS_INIT;
+  copts.source_id = a->source_id;
+  copts.options = a->wopts; /* -o store options (realtime.store.*) reach every store */
+  rc = paimon_realtime_context_open(&g->ctx, g->t, NULL, &copts, &err);
+  if (rc != 0) die_err(&err, rc);
+  memset(j, 0, sizeof *j);
+  j->g = g;
+  j->maintain_every = a->maintain_every;
+  j->rej.fd = -1;
+  src_hash_init(&j->wh);
+  verify_source(g, j, fd);
+  if (a->skip_bad) src_rejects_open(&j->rej, a->rejects, g->have_committed ? &g->committed : NULL);
+
+  rc = paimon_realtime_writer_new(&j->w, g->ctx, a->user, a->wopts, &err);
+  if (rc != 0) die_err(&err, rc);
+  g->last_ident = cli_next_identifier(g->t, a->user) - 1;
+  size_t ulen = strlen(a->user);
+  char *cuser = malloc(ulen + 9);
+  if (!cuser) die("out of memory%s", "");
+  memcpy(cuser, a->user, ulen);
+  memcpy(cuser + ulen, "-compact", 9);
+  j->compact_user = cuser;
+  j->compact_ident = cli_next_identifier(g->t, cuser);
+  report_resume(g);
+}
+
+/* Reads, writes and commits batches until the source ends (or, following, a signal). */
+static void ingest_loop(job *j, const ingest_args *a, cli_lines *in, cli_batch *b) {
+  ingest *g = j->g;
+  int flags = PAIMON_JSONL_REALTIME_OFFSET | PAIMON_JSONL_VALUE_KIND;
+  j->started_ms = j->last_commit_ms = now_ms();
+  while (!g_stop) {
+    int done = cli_lines_batch(in, b, (size_t)a->batch_rows, a->follow, NULL);
+    j->wpos = 0; /* the previous batch's bytes are gone from the buffer */
+    int64_t rejected = j->written.rejected;
+    ingest_batch(j, in, b, flags);
+    pthread_mutex_lock(&g->lock);
+    g->lines_read = in->next_no;
+    g->rows_written += (int64_t)b->n - (j->written.rejected - rejected);
+    g->eof = in->eof && in->pos == in->len;
+    pthread_mutex_unlock(&g->lock);
+    if (now_ms() - j->last_commit_ms >= a->interval) commit_cycle(j);
+    if (done) break;
+    if (b->n == 0) { /* following and nothing new: wait a little */
+      struct timespec ds = {0, 20000000L};
+      nanosleep(&ds, NULL);
+    }
+  }
+}
+
+/* The last commit and maintenance, the summary line, and every resource released. */
+static void finish_job(job *j, ingest_args *a, http_server *http, cli_lines *in, cli_batch *b) {
+  ingest *g = j->g;
+  commit_cycle(j);
+  if (j->maintain_every > 0 && !j->tidy) maintain(j); /* leave the table tidy */
+  http_stop(http);
+  char skipped[4200] = "";
+  if (a->skip_bad)
+    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j->written.rejected,
+             a->rejects);
+  fprintf(stderr, "paimon: %s: %lld lines read%s, %lld commits, latest snapshot %lld\n",
+          g_stop ? "stopped" : "done", (long long)in->next_no, skipped, (long long)g->commits,
+          (long long)paimon_realtime_snapshot_id(g->ctx));
+  cli_batch_free(b);
+  cli_lines_free(in);
+  src_rejects_close(&j->rej);
+  paimon_writer_close(j->w);
+  paimon_realtime_context_free(g->ctx);
+  paimon_table_close(g->t);
+  paimon_options_free(a->wopts);
+  free((char *)j->compact_user);
+  free(a->user_buf);
+  free(a->rejects_buf);
+  pthread_mutex_destroy(&g->lock);
+}
+
+int cmd_ingest(int argc, char **argv) {
+  ingest_args a;
+  parse_args(&a, argc, argv);
+  serve_addr sv;
+  if (a.serve) check_serve(&a, &sv); /* validate before any work */
+  int fd = open(a.source, O_RDONLY);
+  if (fd < 0) {
+    fprintf(stderr, "paimon: cannot open %s: %s\n", a.source, strerror(errno));
+    return 1;
+  }
+  ingest g;
+  job j;
+  open_job(&g, &j, &a, fd);
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -876,72 +1011,16 @@ int cmd_ingest(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
+  http_server *http = a.serve ? start_server(&g, &a, &sv) : NULL;
 
-  http_server *http = NULL;
-  if (serve) {
-    char why[300];
-    http = http_start(&serve_sa, &http_lim, handle, &g, &g.http, why, sizeof why);
-    if (!http) {
-      fprintf(stderr, "paimon: cannot start the HTTP server on %s: %s\n", serve, why);
-      exit(1);
-    }
-    if (g.http.lowered)
-      fprintf(stderr,
-              "paimon: note: at most %u HTTP connections: the open files limit (RLIMIT_NOFILE) is "
-              "%lld\n",
-              g.http.max_connections, g.http.open_files);
-    fprintf(stderr,
-            "paimon: serving http://%s:%u (GET /query, GET /status; up to %u connections, idle "
-            "timeout %u s, "
-            "open files limit %lld)\n",
-            serve_host, g.http.port, g.http.max_connections, g.http.timeout_s, g.http.open_files);
-  }
-  int flags = PAIMON_JSONL_REALTIME_OFFSET | PAIMON_JSONL_VALUE_KIND;
   cli_lines in;
-  cli_lines_init(&in, fd, false, source);
+  cli_lines_init(&in, fd, false, a.source);
   in.next_no = j.written.lines;
   g.lines_read = in.next_no;
   j.lines_at_commit = j.lines_at_start = in.next_no;
   cli_batch b = {0};
-  j.started_ms = j.last_commit_ms = now_ms();
-  while (!g_stop) {
-    int done = cli_lines_batch(&in, &b, (size_t)batch_rows, follow, NULL);
-    j.wpos = 0; /* the previous batch's bytes are gone from the buffer */
-    int64_t rejected = j.written.rejected;
-    ingest_batch(&j, &in, &b, flags);
-    pthread_mutex_lock(&g.lock);
-    g.lines_read = in.next_no;
-    g.rows_written += (int64_t)b.n - (j.written.rejected - rejected);
-    g.eof = in.eof && in.pos == in.len;
-    pthread_mutex_unlock(&g.lock);
-    if (now_ms() - j.last_commit_ms >= interval) commit_cycle(&j);
-    if (done) break;
-    if (b.n == 0) { /* following and nothing new: wait a little */
-      struct timespec ds = {0, 20000000L};
-      nanosleep(&ds, NULL);
-    }
-  }
-  commit_cycle(&j);
-  if (j.maintain_every > 0 && !j.tidy) maintain(&j); /* leave the table tidy */
-  http_stop(http);
-  char skipped[4200] = "";
-  if (skip_bad)
-    snprintf(skipped, sizeof skipped, ", %lld bad line(s) in %s", (long long)j.written.rejected,
-             rejects);
-  fprintf(stderr, "paimon: %s: %lld lines read%s, %lld commits, latest snapshot %lld\n",
-          g_stop ? "stopped" : "done", (long long)in.next_no, skipped, (long long)g.commits,
-          (long long)paimon_realtime_snapshot_id(g.ctx));
-  cli_batch_free(&b);
-  cli_lines_free(&in);
+  ingest_loop(&j, &a, &in, &b);
+  finish_job(&j, &a, http, &in, &b);
   close(fd);
-  src_rejects_close(&j.rej);
-  paimon_writer_close(j.w);
-  paimon_realtime_context_free(g.ctx);
-  paimon_table_close(g.t);
-  paimon_options_free(wopts);
-  free(cuser);
-  free(user_buf);
-  free(rejects_buf);
-  pthread_mutex_destroy(&g.lock);
   return 0;
 }

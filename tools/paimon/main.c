@@ -13,6 +13,7 @@
  * Errors print "paimon: <message>" on stderr and exit 1; usage errors exit 2. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,16 +96,22 @@ static const char *USAGE_CAT =
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-_Noreturn void die(const char *fmt, const char *a) {
+_Noreturn void die(const char *fmt, ...) {
   fprintf(stderr, "paimon: ");
-  fprintf(stderr, fmt, a);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputc('\n', stderr);
   exit(1);
 }
 
-_Noreturn void usage_error(const char *cmd_usage, const char *fmt, const char *a) {
+_Noreturn void usage_error(const char *cmd_usage, const char *fmt, ...) {
   fprintf(stderr, "paimon: ");
-  fprintf(stderr, fmt, a);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputc('\n', stderr);
   /* first line of the command's usage, then where to find more */
   const char *nl = strchr(cmd_usage, '\n');

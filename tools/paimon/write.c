@@ -715,7 +715,7 @@ int cmd_write(int argc, char **argv) {
     if (now - last_report >= 2000) {
       double secs = (double)(now - start) / 1000.0;
       fprintf(stderr, "paimon: %lld rows written, %.0f rows/s\n", (long long)rows,
-              secs > 0 ? rows / secs : 0.0);
+              secs > 0 ? (double)rows / secs : 0.0);
       last_report = now;
       reported = true;
     }

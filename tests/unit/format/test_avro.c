@@ -451,8 +451,8 @@ static void test_manifests(void **state) {
       "compat/tables/parquet/append_complex_data.db/append_complex_data/manifest",
       "compat/tables/parquet/append_with_global_index.db/append_with_global_index/manifest",
       "compat/tables/parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality/manifest",
-      "compat/tables/parquet/data_evolution_with_dense_stats.db/data_evolution_with_dense_stats/"
-      "manifest",
+      ("compat/tables/parquet/data_evolution_with_dense_stats.db/data_evolution_with_dense_stats/"
+       "manifest"),
       "compat/tables/avro/manifest"};
   int counts[3] = {0, 0, 0};
   for (size_t d = 0; d < sizeof tables / sizeof tables[0]; d++) {

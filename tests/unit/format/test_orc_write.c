@@ -399,19 +399,14 @@ static void gen(pm_col *c, const pm_type *t, uint64_t seed, int64_t i, int depth
 }
 
 /* Builds a struct batch of rows [from, from + n) of `t`. */
-static void make_batch(const pm_type *t, uint64_t seed, int64_t from, int64_t n,
-                       struct ArrowArray *out) {
-  pm_col *cols = calloc((size_t)t->nfields, sizeof(pm_col));
-  for (int32_t k = 0; k < t->nfields; k++) {
-    assert_int_equal(pm_col_init(&cols[k], t->fields[k].type), 0);
-    for (int64_t i = from; i < from + n; i++)
-      gen(&cols[k], t->fields[k].type, seed + (uint64_t)k * 1000u, i, 0);
-  }
-  paimon_error err;
-  memset(&err, 0, sizeof err);
-  PM_ASSERT_OK(pm_cols_export_struct(cols, t->nfields, n, out, &err), &err);
-  for (int32_t k = 0; k < t->nfields; k++) pm_col_free(&cols[k]);
-  free(cols);
+static void gen_batch(const pm_type *t, uint64_t seed, int64_t from, int64_t n,
+                      struct ArrowArray *out) {
+  pm_test_batch b; /* gen is a pure function of (seed, i): the fill order does not matter */
+  pm_test_batch_init_type(&b, t);
+  for (int64_t i = from; i < from + n; i++)
+    for (int32_t k = 0; k < t->nfields; k++)
+      gen(pm_test_put_col(&b), t->fields[k].type, seed + (uint64_t)k * 1000u, i, 0);
+  pm_test_batch_finish(&b, out, NULL);
 }
 
 static pm_type *parse_type(const char *s) {
@@ -444,7 +439,7 @@ static void write_file(const char *path, const pm_type *t, const pm_format_write
   for (int b = 0; b < nbatches; b++) {
     int64_t n = b == nbatches - 1 ? rows - done : per;
     struct ArrowArray a;
-    make_batch(t, seed, done, n, &a);
+    gen_batch(t, seed, done, n, &a);
     PM_ASSERT_OK(w->ops->write(w, &a, &err), &err);
     a.release(&a);
     done += n;
@@ -453,7 +448,7 @@ static void write_file(const char *path, const pm_type *t, const pm_format_write
   int64_t size = 0;
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
   assert_int_equal(size, file_size(path));
-  make_batch(t, seed, 0, rows, all);
+  gen_batch(t, seed, 0, rows, all);
 }
 
 static const char *ALL_TYPES =
@@ -693,7 +688,7 @@ static void test_empty_file(void **state) {
   PM_ASSERT_OK(w->ops->finish(w, &size, &err), &err);
   assert_int_equal(size, file_size(path));
   struct ArrowArray all;
-  make_batch(t, 1, 0, 0, &all);
+  gen_batch(t, 1, 0, 0, &all);
   check_read_back(path, t, &all, 10);
   all.release(&all);
   char cmd[2048];
@@ -764,7 +759,7 @@ static void test_errors(void **state) {
   PM_ASSERT_OK(pm_orc_create(&w, pm_fs_local_shared(), tmp_path("bad3.orc"), t, NULL, &err), &err);
   pm_type *t2 = parse_type("ROW<`a` INT, `b` INT>");
   struct ArrowArray a;
-  make_batch(t2, 1, 0, 10, &a);
+  gen_batch(t2, 1, 0, 10, &a);
   assert_int_equal(w->ops->write(w, &a, &err), PAIMON_EINVAL);
   a.release(&a);
   w->ops->abort(w);

@@ -286,16 +286,13 @@ static void gen(pm_col *c, const pm_type *t, int64_t row) {
   }
 }
 
-static void make_batch(const pm_type *t, int64_t rows, struct ArrowArray *out) {
-  paimon_error err;
-  pm_col *cols = calloc((size_t)t->nfields, sizeof *cols);
-  for (int32_t f = 0; f < t->nfields; f++)
-    PM_ASSERT_OK(pm_col_init(&cols[f], t->fields[f].type), &err);
+/* `rows` generated rows of the ROW type `t`. */
+static void gen_batch(const pm_type *t, int64_t rows, struct ArrowArray *out) {
+  pm_test_batch b;
+  pm_test_batch_init_type(&b, t);
   for (int64_t r = 0; r < rows; r++)
-    for (int32_t f = 0; f < t->nfields; f++) gen(&cols[f], t->fields[f].type, r);
-  PM_ASSERT_OK(pm_cols_export_struct(cols, t->nfields, rows, out, &err), &err);
-  for (int32_t f = 0; f < t->nfields; f++) pm_col_free(&cols[f]);
-  free(cols);
+    for (int32_t f = 0; f < t->nfields; f++) gen(pm_test_put_col(&b), t->fields[f].type, r);
+  pm_test_batch_finish(&b, out, NULL);
 }
 
 static char *tmp_path(const char *name) { return pm_path_join(pm_test_tmpdir(), name); }
@@ -338,7 +335,7 @@ static void test_flat_all_types_each_codec(void **state) {
   (void)state;
   pm_type *t = parse_type(FLAT);
   struct ArrowArray batch;
-  make_batch(t, 2500, &batch);
+  gen_batch(t, 2500, &batch);
   const char *codecs[] = {"zstd", "snappy", "gzip", "lz4", "none"};
   for (size_t k = 0; k < sizeof codecs / sizeof codecs[0]; k++) {
     pm_format_write_opts o;
@@ -369,7 +366,7 @@ static void test_nested(void **state) {
   (void)state;
   pm_type *t = parse_type(NESTED);
   struct ArrowArray batch;
-  make_batch(t, 3000, &batch);
+  gen_batch(t, 3000, &batch);
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);
   char *p = tmp_path("nested.parquet");
@@ -403,7 +400,7 @@ static void test_row_groups_pages_and_dictionary_fallback(void **state) {
   for (int64_t r = 0; r < n; r++) {
     char s[32];
     pm_col_append_int(&cols[0], r * 7 - 500000);
-    snprintf(s, sizeof s, "%016llx", (unsigned long long)(r * 0x9E3779B97F4A7C15ULL));
+    snprintf(s, sizeof s, "%016llx", (unsigned long long)r * 0x9E3779B97F4A7C15ULL);
     pm_col_append_bytes(&cols[1], s, 16);
     if (r % 11 == 0) {
       pm_col_append_null(&cols[2]);
@@ -657,7 +654,7 @@ static void test_compress_threads_same_bytes(void **state) {
   (void)state;
   pm_type *t = parse_type(NESTED);
   struct ArrowArray batch;
-  make_batch(t, 3000, &batch);
+  gen_batch(t, 3000, &batch);
   pm_format_write_opts o;
   pm_format_write_opts_default(&o);
   o.row_group_bytes = 96 << 10;

@@ -90,36 +90,22 @@ static inline paimon_wfile *abi_wrap_wfile(paimon_wfile *in, uint32_t version) {
 
 /* ---- the workload ------------------------------------------------------------------- */
 
-/* Rows (k, v, p) with k = base + i, v = k * 10, p = k % 2. */
-static inline void abi_make_batch(int base, int n, struct ArrowArray *arr,
-                                  struct ArrowSchema *sch) {
-  paimon_error err = {0};
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 1, "v", pm_type_new(PM_BIGINT, true));
-  pm_type_row_add(row, 2, "p", pm_type_new(PM_INT, true));
-  pm_col cols[3];
-  for (int c = 0; c < 3; c++) pm_col_init(&cols[c], row->fields[c].type);
-  for (int i = 0; i < n; i++) {
-    pm_col_append_i32(&cols[0], base + i);
-    pm_col_append_i64(&cols[1], (int64_t)(base + i) * 10);
-    pm_col_append_i32(&cols[2], (base + i) % 2);
-  }
-  PM_ASSERT_OK(pm_cols_export_struct(cols, 3, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, sch, &err), &err);
-  for (int c = 0; c < 3; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-}
-
 /* Writes rows [base, base + n) and commits them; returns the snapshot id. */
 static inline int64_t abi_append(paimon_table *t, int base, int n) {
   static int64_t ident = 1;
   paimon_error err = {0};
   paimon_writer *w;
   PM_ASSERT_OK(paimon_writer_new(&w, t, "abi", NULL, &err), &err);
+  pm_test_batch b; /* (k, v, p): k = base + i, v = k * 10, p = k % 2 */
+  pm_test_batch_init(&b, "k INT, v BIGINT, p INT");
+  for (int i = 0; i < n; i++) {
+    pm_test_put_int(&b, base + i);
+    pm_test_put_int(&b, (int64_t)(base + i) * 10);
+    pm_test_put_int(&b, (base + i) % 2);
+  }
   struct ArrowArray a;
   struct ArrowSchema s;
-  abi_make_batch(base, n, &a, &s);
+  pm_test_batch_finish(&b, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);

@@ -387,7 +387,7 @@ static void test_roundtrip_all_types(void **state) {
       int32_t len;
       const uint8_t *s = pm_arr_bytes(ents->children[0], 1, &len);
       assert_int_equal(len, (int)strlen("key number 1 is long"));
-      assert_memory_equal(s, "key number 1 is long", len);
+      assert_memory_equal(s, "key number 1 is long", (size_t)len);
       pm_arr_list_range(d.children[25], 0, &bg, &en);
       assert_int_equal(en - bg, 38);
       assert_true(pm_arr_bool(d.children[25]->children[0], 3));

@@ -192,8 +192,8 @@ static void test_schema_hostile(void **state) {
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":{\"type\":\"ARRAY\"}}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":{\"type\":\"ROW\",\"fields\":3}}]}",
       "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":5}]}",
-      "{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"a\","
-      "\"type\":\"INT\"}]}",
+      ("{\"id\":0,\"fields\":[{\"id\":0,\"name\":\"a\",\"type\":\"INT\"},{\"id\":1,\"name\":\"a\","
+       "\"type\":\"INT\"}]}"),
       "{\"id\":0,\"fields\":[],\"partitionKeys\":[\"zz\"]}",
       "{\"id\":0,\"fields\":[],\"options\":{\"a\":1}}",
       "{\"id\":0,\"fields\":[],\"primaryKeys\":[1]}",

@@ -387,11 +387,12 @@ static int64_t read_kv(paimon_table *t, paimon_realtime_context *ctx, int64_t *v
   return rows;
 }
 
-static const char *PK_SCHEMA_FMT =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"p\",\"type\":\"INT NOT "
-    "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"
-    "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}";
+/* a macro, so that snprintf checks the format against its argument */
+#define PK_SCHEMA_FMT                                                                             \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
+  "{\"name\":\"p\",\"type\":\"INT NOT "                                                           \
+  "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"p\",\"k\"],"                             \
+  "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}"
 
 /* Primary key: memory rows merge with every engine's semantics before any commit. */
 static void test_pk_memory_merge(void **state) {

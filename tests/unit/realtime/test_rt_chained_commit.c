@@ -61,7 +61,7 @@ static void write_keys(paimon_writer *w, int64_t *off, int k0, int n, int64_t ta
   }
   struct ArrowArray a;
   struct ArrowSchema s;
-  PM_ASSERT_OK(pm_cols_export_struct(c, nc, n, &a, &err), &err);
+  PM_ASSERT_OK(pm_cols_export_struct(c, (int32_t)nc, n, &a, &err), &err);
   PM_ASSERT_OK(pm_type_to_arrow(row, NULL, &s, &err), &err);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);

@@ -43,7 +43,7 @@ static atomic_llong g_queries, g_query_rows, g_rounds, g_efull, g_max_mem;
 static pthread_mutex_t g_fail_mu = PTHREAD_MUTEX_INITIALIZER;
 static char g_fail[1024];
 
-static void record_failure(const char *fmt, ...) {
+PM_PRINTF(1, 2) static void record_failure(const char *fmt, ...) {
   pthread_mutex_lock(&g_fail_mu);
   if (!g_fail[0]) {
     va_list ap;
@@ -111,19 +111,17 @@ static void compute_keys(void) {
 static pm_type *g_batch_type;
 
 /* Rows [from, from + n) of bucket b. */
-static void make_batch(int b, int64_t from, int n, struct ArrowArray *a, struct ArrowSchema *s) {
-  paimon_error err = {0};
-  pm_col c[3];
-  for (int i = 0; i < 3; i++) pm_col_init(&c[i], g_batch_type->fields[i].type);
+static void bucket_batch(int b, int64_t from, int n, struct ArrowArray *a, struct ArrowSchema *s) {
+  pm_test_batch tb; /* no cmocka: runs on writer threads */
+  pm_test_batch_init_type(&tb, g_batch_type);
   for (int i = 0; i < n; i++) {
     int64_t o = from + i;
-    pm_col_append_i64(&c[0], o);
-    pm_col_append_i64(&c[1], g_keys[b][o % POOL]);
-    pm_col_append_i64(&c[2], ((int64_t)b << CODE_SHIFT) | o);
+    pm_test_put_int(&tb, o);
+    pm_test_put_int(&tb, g_keys[b][o % POOL]);
+    pm_test_put_int(&tb, ((int64_t)b << CODE_SHIFT) | o);
   }
-  if (pm_cols_export_struct(c, 3, n, a, &err) || pm_type_to_arrow(g_batch_type, NULL, s, &err))
-    record_failure("batch export: %s", err.message);
-  for (int i = 0; i < 3; i++) pm_col_free(&c[i]);
+  paimon_error err = {0};
+  if (pm_test_batch_export(&tb, a, s, &err)) record_failure("batch export: %s", err.message);
 }
 
 /* Serves a pending prepare request (called by the writer thread between writes). */
@@ -153,7 +151,7 @@ static void *writer_main(void *arg) {
     int n = 1 + (int)(rand_r(&ws->seed) % 48);
     struct ArrowArray a;
     struct ArrowSchema s;
-    make_batch(ws->bucket, ws->next, n, &a, &s);
+    bucket_batch(ws->bucket, ws->next, n, &a, &s);
     int rc = paimon_writer_write(ws->w, &a, &s, &err);
     a.release(&a);
     s.release(&s);

@@ -488,10 +488,10 @@ static void test_progress_bytes_committed_elsewhere(void **state) {
 
 /* ---- memory pinned by open readers ------------------------------------------------ */
 
-static const char *ONE_BUCKET =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
-    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
-    "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}";
+#define ONE_BUCKET                                      \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT " \
+  "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"      \
+  "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}"
 
 static void test_memory_drops_to_pinned(void **state) {
   (void)state;

@@ -22,10 +22,10 @@
 #define NKEYS 6
 #define NUL INT64_MIN
 
-static const char *SCHEMA_FMT =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"a\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"b\",\"type\":\"BIGINT\"},{\"name\":\"s\",\"type\":\"BIGINT\"}],"
-    "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"%d\",\"realtime.enabled\":\"true\"%s}}";
+#define SCHEMA_FMT                                                                                \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"a\",\"type\":\"BIGINT\"}," \
+  "{\"name\":\"b\",\"type\":\"BIGINT\"},{\"name\":\"s\",\"type\":\"BIGINT\"}],"                   \
+  "\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"%d\",\"realtime.enabled\":\"true\"%s}}"
 
 static paimon_table *create(const char *opts, int buckets, int idx) {
   char js[2048], path[600];

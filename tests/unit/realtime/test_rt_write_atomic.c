@@ -27,11 +27,11 @@
 #define A_SHIFT 20
 #define LOW_MASK ((INT64_C(1) << A_SHIFT) - 1)
 
-static const char *TWO_BUCKETS =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "
-    "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
-    "%s\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\","
-    "\"realtime.store.max-memory\":\"64kb\"}}";
+#define TWO_BUCKETS                                                                     \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"BIGINT NOT "                                 \
+  "NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"                                      \
+  "%s\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"," \
+  "\"realtime.store.max-memory\":\"64kb\"}}"
 
 static paimon_table *create_table(bool pk) {
   char js[600], path[700];

@@ -764,7 +764,7 @@ static void test_pk_runs_bounded(void **state) {
   fx f;
   fx_init(&f, true, NULL);
   const int nbatches = 10000, per = 5;
-  int32_t *key_of = malloc((size_t)nbatches * per * sizeof *key_of);
+  int32_t *key_of = malloc((size_t)(nbatches * per) * sizeof *key_of);
   int64_t o = 0, seq = 1000;
   paimon_error err;
   int max_streams = 0;
@@ -1057,7 +1057,7 @@ static void test_stats_pruning(void **state) {
       } else if (kind == 7) {
         PM_ASSERT_OK(paimon_predicate_is_not_null(&p, f.row->fields[c].name, &err), &err);
       } else {
-        int b = (int)(rnd() % nb);
+        int b = (int)(rnd() % (uint64_t)nb);
         const struct ArrowArray *ch = copies[b].children[c];
         char lit[64];
         if (!lit_of(t, ch, (int64_t)(rnd() % (uint64_t)copies[b].length), lit, sizeof lit))
@@ -1140,7 +1140,7 @@ typedef struct mt_ctx {
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void *mt_writer(void *arg) {

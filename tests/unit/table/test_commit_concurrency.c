@@ -26,28 +26,18 @@ static const char *SCHEMA_JSON =
     "{\"name\":\"s\",\"type\":\"STRING\"}],"
     "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"id\",\"commit.max-retries\":\"200\"}}";
 
-static int make_batch(int p, int i, struct ArrowArray *arr, struct ArrowSchema *sch,
-                      paimon_error *err) {
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "id", pm_type_new(PM_BIGINT, false));
-  pm_type_row_add(row, 1, "proc", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 2, "s", pm_type_new(PM_VARCHAR, true));
-  row->fields[2].type->length = INT32_MAX;
-  pm_col cols[3];
-  for (int c = 0; c < 3; c++) pm_col_init(&cols[c], row->fields[c].type);
+/* Commit i of process p: NROWS rows (id, proc = p, s = "r<id>"). No cmocka (forked child). */
+static int commit_batch(int p, int i, struct ArrowArray *arr, struct ArrowSchema *sch,
+                        paimon_error *err) {
+  pm_test_batch b;
+  pm_test_batch_init(&b, "id BIGINT NOT NULL, proc INT, s STRING");
   for (int j = 0; j < NROWS; j++) {
-    char buf[48];
     int64_t id = row_id(p, i, j);
-    snprintf(buf, sizeof buf, "r%lld", (long long)id);
-    pm_col_append_i64(&cols[0], id);
-    pm_col_append_i32(&cols[1], p);
-    pm_col_append_bytes(&cols[2], buf, strlen(buf));
+    pm_test_put_int(&b, id);
+    pm_test_put_int(&b, p);
+    pm_test_put_strf(&b, "r%lld", (long long)id);
   }
-  int rc = pm_cols_export_struct(cols, 3, NROWS, arr, err);
-  if (rc == 0) rc = pm_type_to_arrow(row, NULL, sch, err);
-  for (int c = 0; c < 3; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-  return rc;
+  return pm_test_batch_export(&b, arr, sch, err);
 }
 
 /* One writer process: 50 write + prepare + commit rounds as user "proc-<p>". Returns 0 or
@@ -66,7 +56,7 @@ static int child_main(const char *path, int p, int start_fd) {
     paimon_commit_messages *m = NULL;
     struct ArrowArray a = {0};
     struct ArrowSchema s = {0};
-    rc = make_batch(p, i, &a, &s, &err);
+    rc = commit_batch(p, i, &a, &s, &err);
     if (rc == 0) rc = paimon_writer_write(w, &a, &s, &err);
     if (a.release) a.release(&a);
     if (s.release) s.release(&s);
@@ -198,7 +188,7 @@ static void test_torn_latest_hint(void **state) {
     struct ArrowArray a;
     struct ArrowSchema s;
     PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
-    PM_ASSERT_OK(make_batch(0, i, &a, &s, &err), &err);
+    PM_ASSERT_OK(commit_batch(0, i, &a, &s, &err), &err);
     PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
     a.release(&a);
     s.release(&s);

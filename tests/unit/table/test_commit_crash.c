@@ -38,31 +38,22 @@ static void row_text(int64_t id, char *buf, size_t n) {
   snprintf(buf, n, "payload-%lld-%llx", (long long)id, (unsigned long long)(id * 2654435761u));
 }
 
-static int make_batch(int64_t ident, struct ArrowArray *arr, struct ArrowSchema *sch,
-                      paimon_error *err) {
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "id", pm_type_new(PM_BIGINT, false));
-  pm_type_row_add(row, 1, "ident", pm_type_new(PM_BIGINT, true));
-  pm_type_row_add(row, 2, "p", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 3, "s", pm_type_new(PM_VARCHAR, true));
-  row->fields[3].type->length = INT32_MAX;
-  pm_col cols[4];
-  for (int c = 0; c < 4; c++) pm_col_init(&cols[c], row->fields[c].type);
+/* The rows of identifier `ident` (id, ident, p, s). No cmocka (forked child). */
+static int ident_batch(int64_t ident, struct ArrowArray *arr, struct ArrowSchema *sch,
+                       paimon_error *err) {
+  pm_test_batch b;
+  pm_test_batch_init(&b, "id BIGINT NOT NULL, ident BIGINT, p INT, s STRING");
   int n = rows_of(ident);
   for (int j = 0; j < n; j++) {
     char buf[64];
     int64_t id = ident * 100000 + j;
     row_text(id, buf, sizeof buf);
-    pm_col_append_i64(&cols[0], id);
-    pm_col_append_i64(&cols[1], ident);
-    pm_col_append_i32(&cols[2], j % 2);
-    pm_col_append_bytes(&cols[3], buf, strlen(buf));
+    pm_test_put_int(&b, id);
+    pm_test_put_int(&b, ident);
+    pm_test_put_int(&b, j % 2);
+    pm_test_put_str(&b, buf);
   }
-  int rc = pm_cols_export_struct(cols, 4, n, arr, err);
-  if (rc == 0) rc = pm_type_to_arrow(row, NULL, sch, err);
-  for (int c = 0; c < 4; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-  return rc;
+  return pm_test_batch_export(&b, arr, sch, err);
 }
 
 static void log_line(int fd, char what, int64_t ident) {
@@ -86,7 +77,7 @@ static int child_main(const char *path, const char *logp, int64_t ident) {
     struct ArrowSchema s = {0};
     log_line(fd, 'B', ident);
     rc = paimon_writer_new(&w, t, USER, NULL, &err);
-    if (rc == 0) rc = make_batch(ident, &a, &s, &err);
+    if (rc == 0) rc = ident_batch(ident, &a, &s, &err);
     if (rc == 0) rc = paimon_writer_write(w, &a, &s, &err);
     if (a.release) a.release(&a);
     if (s.release) s.release(&s);

@@ -54,22 +54,23 @@ static const layout_case ORDINARY[] = {
 };
 #define NORDINARY (sizeof ORDINARY / sizeof *ORDINARY)
 
-static const char *APPEND_SCHEMA =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"p\",\"type\":\"INT\"}],\"partitionKeys\":[\"p\"],"
-    "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}";
-static const char *PK_SCHEMA =
-    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
-    "{\"name\":\"p\",\"type\":\"INT NOT "
-    "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"k\",\"p\"],"
-    "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}";
+#define APPEND_SCHEMA                                                                    \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
+  "{\"name\":\"p\",\"type\":\"INT\"}],\"partitionKeys\":[\"p\"],"                        \
+  "\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\",\"realtime.enabled\":\"true\"%s}}"
+#define PK_SCHEMA                                                                                 \
+  "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"},{\"name\":\"v\",\"type\":\"BIGINT\"}," \
+  "{\"name\":\"p\",\"type\":\"INT NOT "                                                           \
+  "NULL\"}],\"partitionKeys\":[\"p\"],\"primaryKeys\":[\"k\",\"p\"],"                             \
+  "\"options\":{\"bucket\":\"2\",\"realtime.enabled\":\"true\"%s}}"
 
-static paimon_table *create(const char *fmt, const char *extra) {
+/* A table of APPEND_SCHEMA (PK_SCHEMA when pk) with `extra` table options. */
+static paimon_table *create(bool pk, const char *extra) {
   static int seq;
   paimon_error err = {0};
   paimon_table *t = NULL;
   char json[1024], path[600];
-  snprintf(json, sizeof json, fmt, extra ? extra : "");
+  snprintf(json, sizeof json, pk ? PK_SCHEMA : APPEND_SCHEMA, extra ? extra : "");
   snprintf(path, sizeof path, "%s/t%d", pm_test_tmpdir(), seq++);
   PM_ASSERT_OK(paimon_table_create_json(&t, path, json, &err), &err);
   return t;
@@ -152,7 +153,7 @@ static void test_list_is_one_place(void **state) {
 
 static void test_every_path_refuses_every_layout_option(void **state) {
   (void)state;
-  paimon_table *tables[2] = {create(APPEND_SCHEMA, NULL), create(PK_SCHEMA, NULL)};
+  paimon_table *tables[2] = {create(false, NULL), create(true, NULL)};
   for (size_t p = 0; p < NPATHS; p++) {
     paimon_table *t = tables[PATHS[p].pk];
     for (size_t i = 0; i < NLAYOUT; i++) {
@@ -188,7 +189,7 @@ static void test_every_path_refuses_every_layout_option(void **state) {
 /* A refused option hidden among accepted ones is still found. */
 static void test_refused_among_ordinary(void **state) {
   (void)state;
-  paimon_table *t = create(APPEND_SCHEMA, NULL);
+  paimon_table *t = create(false, NULL);
   paimon_options *o = ordinary_opts();
   assert_int_equal(paimon_options_set(o, "partition.legacy-name", "false", NULL), PAIMON_OK);
   paimon_error err = {0};
@@ -201,7 +202,7 @@ static void test_refused_among_ordinary(void **state) {
 
 static void test_ordinary_and_equal_options_accepted(void **state) {
   (void)state;
-  paimon_table *tables[2] = {create(APPEND_SCHEMA, NULL), create(PK_SCHEMA, NULL)};
+  paimon_table *tables[2] = {create(false, NULL), create(true, NULL)};
   for (size_t p = 0; p < NPATHS; p++) {
     paimon_table *t = tables[PATHS[p].pk];
     paimon_options *o = ordinary_opts();
@@ -245,7 +246,7 @@ static void test_ordinary_and_equal_options_accepted(void **state) {
 static void test_deletion_vectors_modifiable(void **state) {
   (void)state;
   const char *mod = ",\"deletion-vectors.modifiable\":\"true\"";
-  paimon_table *tables[2] = {create(APPEND_SCHEMA, mod), create(PK_SCHEMA, mod)};
+  paimon_table *tables[2] = {create(false, mod), create(true, mod)};
   for (size_t p = 0; p < NPATHS; p++) {
     paimon_table *t = tables[PATHS[p].pk];
     paimon_error err = {0};
@@ -266,7 +267,7 @@ static void test_deletion_vectors_modifiable(void **state) {
   paimon_table_close(tables[1]);
 
   /* modifiable given per write does not count; the message names the way out */
-  paimon_table *t = create(APPEND_SCHEMA, NULL);
+  paimon_table *t = create(false, NULL);
   paimon_options *o = opts1("deletion-vectors.modifiable", "true");
   assert_int_equal(paimon_options_set(o, "deletion-vectors.enabled", "true", NULL), PAIMON_OK);
   paimon_error err = {0};
@@ -279,11 +280,11 @@ static void test_deletion_vectors_modifiable(void **state) {
   paimon_table_close(t);
 
   /* a table with deletion vectors on: turning them off is refused unless modifiable */
-  t = create(APPEND_SCHEMA, ",\"deletion-vectors.enabled\":\"true\"");
+  t = create(false, ",\"deletion-vectors.enabled\":\"true\"");
   assert_false(pm_option_change_allowed(t, "deletion-vectors.enabled", "false"));
   assert_true(pm_option_change_allowed(t, "deletion-vectors.enabled", "true"));
   paimon_table_close(t);
-  t = create(APPEND_SCHEMA,
+  t = create(false,
              ",\"deletion-vectors.enabled\":\"true\",\"deletion-vectors.modifiable\":\"true\"");
   assert_true(pm_option_change_allowed(t, "deletion-vectors.enabled", "false"));
   paimon_table_close(t);

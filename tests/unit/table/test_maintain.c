@@ -32,34 +32,6 @@ static const char *BUCKET_JSON =
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
-/* Rows (k, v, s, p): k = base + i, v = k * 10, s = "row<k>" (null when k % 7 == 0),
- * p = k % 3. */
-static void make_batch(int base, int n, struct ArrowArray *arr, struct ArrowSchema *sch) {
-  paimon_error err = {0};
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 1, "v", pm_type_new(PM_BIGINT, true));
-  pm_type_row_add(row, 2, "s", pm_type_new(PM_VARCHAR, true));
-  row->fields[2].type->length = INT32_MAX;
-  pm_type_row_add(row, 3, "p", pm_type_new(PM_INT, true));
-  pm_col cols[4];
-  for (int c = 0; c < 4; c++) pm_col_init(&cols[c], row->fields[c].type);
-  for (int i = 0; i < n; i++) {
-    int k = base + i;
-    char buf[32];
-    snprintf(buf, sizeof buf, "row%d", k);
-    pm_col_append_i32(&cols[0], k);
-    pm_col_append_i64(&cols[1], (int64_t)k * 10);
-    if (k % 7 == 0) pm_col_append_null(&cols[2]);
-    else pm_col_append_bytes(&cols[2], buf, strlen(buf));
-    pm_col_append_i32(&cols[3], k % 3);
-  }
-  PM_ASSERT_OK(pm_cols_export_struct(cols, 4, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, sch, &err), &err);
-  for (int c = 0; c < 4; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-}
-
 typedef struct sums {
   int64_t count, ksum, ksq;
 } sums;
@@ -117,7 +89,7 @@ static paimon_commit_messages *write_rows(paimon_table *t, int base, int n) {
   PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(base, n, &a, &s);
+  pm_test_kvsp_batch(base, n, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);

@@ -206,27 +206,17 @@ static void cfs_init(cfs *c, paimon_fs *inner, int mode, int64_t at) {
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
-static int make_batch(int64_t base, int n, struct ArrowArray *arr, struct ArrowSchema *sch,
+/* Rows (id = base + j, p = j % 2, s = "v<id>"). No cmocka (forked child). */
+static int rows_batch(int64_t base, int n, struct ArrowArray *arr, struct ArrowSchema *sch,
                       paimon_error *err) {
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "id", pm_type_new(PM_BIGINT, false));
-  pm_type_row_add(row, 1, "p", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 2, "s", pm_type_new(PM_VARCHAR, true));
-  row->fields[2].type->length = INT32_MAX;
-  pm_col cols[3];
-  for (int c = 0; c < 3; c++) pm_col_init(&cols[c], row->fields[c].type);
+  pm_test_batch b;
+  pm_test_batch_init(&b, "id BIGINT NOT NULL, p INT, s STRING");
   for (int j = 0; j < n; j++) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "v%lld", (long long)(base + j));
-    pm_col_append_i64(&cols[0], base + j);
-    pm_col_append_i32(&cols[1], j % 2);
-    pm_col_append_bytes(&cols[2], buf, strlen(buf));
+    pm_test_put_int(&b, base + j);
+    pm_test_put_int(&b, j % 2);
+    pm_test_put_strf(&b, "v%lld", (long long)(base + j));
   }
-  int rc = pm_cols_export_struct(cols, 3, n, arr, err);
-  if (rc == 0) rc = pm_type_to_arrow(row, NULL, sch, err);
-  for (int c = 0; c < 3; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-  return rc;
+  return pm_test_batch_export(&b, arr, sch, err);
 }
 
 /* Writes rows [base, base+n) and prepares them as `ident`. */
@@ -237,7 +227,7 @@ static int write_prepare(paimon_table *t, int64_t base, int n, int64_t ident,
   struct ArrowSchema s = {0};
   *m = NULL;
   int rc = paimon_writer_new(&w, t, USER, NULL, err);
-  if (rc == 0) rc = make_batch(base, n, &a, &s, err);
+  if (rc == 0) rc = rows_batch(base, n, &a, &s, err);
   if (rc == 0) rc = paimon_writer_write(w, &a, &s, err);
   if (a.release) a.release(&a);
   if (s.release) s.release(&s);

@@ -99,41 +99,25 @@ static void assert_rows_equal(const rows *a, const rows *b, const char *what) {
 
 /* One batch: optional _REALTIME_OFFSET (off), k, v (INT64_MIN = null), optional s
  * ("s<k % 50>"), p, optional _VALUE_KIND (kind). */
-static void make_batch(int n, const int64_t *off, const int32_t *k, const int64_t *v,
-                       const int32_t *p, bool with_s, const int8_t *kind, struct ArrowArray *arr,
-                       struct ArrowSchema *sch) {
-  paimon_error err = {0};
-  pm_type *t = pm_type_new_row(false);
-  if (off) pm_type_row_add(t, -1, "_REALTIME_OFFSET", pm_type_new(PM_BIGINT, false));
-  pm_type_row_add(t, 0, "k", pm_type_new(PM_INT, false));
-  pm_type_row_add(t, 1, "v", pm_type_new(PM_BIGINT, true));
-  if (with_s) {
-    pm_type_row_add(t, 2, "s", pm_type_new(PM_VARCHAR, true));
-    t->fields[t->nfields - 1].type->length = INT32_MAX;
-  }
-  pm_type_row_add(t, 3, "p", pm_type_new(PM_INT, false));
-  if (kind) pm_type_row_add(t, -1, "_VALUE_KIND", pm_type_new(PM_TINYINT, false));
-  pm_col c[6];
-  int nc = t->nfields;
-  for (int i = 0; i < nc; i++) pm_col_init(&c[i], t->fields[i].type);
+static void gen_batch(int n, const int64_t *off, const int32_t *k, const int64_t *v,
+                      const int32_t *p, bool with_s, const int8_t *kind, struct ArrowArray *arr,
+                      struct ArrowSchema *sch) {
+  char fields[160];
+  snprintf(fields, sizeof fields, "%sk INT NOT NULL, v BIGINT, %sp INT NOT NULL%s",
+           off ? "_REALTIME_OFFSET BIGINT NOT NULL, " : "", with_s ? "s STRING, " : "",
+           kind ? ", _VALUE_KIND TINYINT NOT NULL" : "");
+  pm_test_batch b;
+  pm_test_batch_init(&b, fields);
   for (int i = 0; i < n; i++) {
-    int j = 0;
-    if (off) pm_col_append_i64(&c[j++], off[i]);
-    pm_col_append_i32(&c[j++], k[i]);
-    if (v[i] == INT64_MIN) pm_col_append_null(&c[j++]);
-    else pm_col_append_i64(&c[j++], v[i]);
-    if (with_s) {
-      char s[16];
-      snprintf(s, sizeof s, "s%d", k[i] % 50);
-      pm_col_append_bytes(&c[j++], s, strlen(s));
-    }
-    pm_col_append_i32(&c[j++], p[i]);
-    if (kind) pm_col_append_i8(&c[j++], kind[i]);
+    if (off) pm_test_put_int(&b, off[i]);
+    pm_test_put_int(&b, k[i]);
+    if (v[i] == INT64_MIN) pm_test_put_null(&b);
+    else pm_test_put_int(&b, v[i]);
+    if (with_s) pm_test_put_strf(&b, "s%d", k[i] % 50);
+    pm_test_put_int(&b, p[i]);
+    if (kind) pm_test_put_int(&b, kind[i]);
   }
-  PM_ASSERT_OK(pm_cols_export_struct(c, nc, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(t, NULL, sch, &err), &err);
-  for (int i = 0; i < nc; i++) pm_col_free(&c[i]);
-  pm_type_free(t);
+  pm_test_batch_finish(&b, arr, sch);
 }
 
 typedef struct gen {
@@ -148,8 +132,8 @@ static void write_gen(paimon_writer *w, const gen *g, bool with_s, bool kinds, b
   paimon_error err = {0};
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(g->n, offsets ? g->off : NULL, g->k, g->v, g->p, with_s, kinds ? g->kind : NULL, &a,
-             &s);
+  gen_batch(g->n, offsets ? g->off : NULL, g->k, g->v, g->p, with_s, kinds ? g->kind : NULL, &a,
+            &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);
@@ -158,7 +142,7 @@ static void write_gen(paimon_writer *w, const gen *g, bool with_s, bool kinds, b
 static void commit_gen(paimon_table *t, int64_t ident, const gen *g, bool with_s, bool kinds) {
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(g->n, NULL, g->k, g->v, g->p, with_s, kinds ? g->kind : NULL, &a, &s);
+  gen_batch(g->n, NULL, g->k, g->v, g->p, with_s, kinds ? g->kind : NULL, &a, &s);
   pm_test_write_commit(t, ident, &a, &s);
   a.release(&a);
   s.release(&s);

@@ -21,28 +21,16 @@ static const char *APPEND_JSON =
     "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"
     "\"options\":{\"bucket\":\"1\",\"bucket-key\":\"k\"}}";
 
-/* A batch (k, v) of n rows: k = base + i, v = k * 10. */
-static void make_batch(int base, int n, struct ArrowArray *arr, struct ArrowSchema *sch) {
-  paimon_error err = {0};
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 1, "v", pm_type_new(PM_BIGINT, true));
-  pm_col cols[2];
-  for (int c = 0; c < 2; c++) pm_col_init(&cols[c], row->fields[c].type);
-  for (int i = 0; i < n; i++) {
-    pm_col_append_i32(&cols[0], base + i);
-    pm_col_append_i64(&cols[1], (int64_t)(base + i) * 10);
-  }
-  PM_ASSERT_OK(pm_cols_export_struct(cols, 2, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, sch, &err), &err);
-  for (int c = 0; c < 2; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-}
-
 static void write_commit(paimon_table *t, int64_t ident, int base, int n) {
+  pm_test_batch b; /* (k, v): k = base + i, v = k * 10 */
+  pm_test_batch_init(&b, "k INT, v BIGINT");
+  for (int i = 0; i < n; i++) {
+    pm_test_put_int(&b, base + i);
+    pm_test_put_int(&b, (int64_t)(base + i) * 10);
+  }
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(base, n, &a, &s);
+  pm_test_batch_finish(&b, &a, &s);
   pm_test_write_commit(t, ident, &a, &s);
   a.release(&a);
   s.release(&s);
@@ -51,10 +39,7 @@ static void write_commit(paimon_table *t, int64_t ident, int base, int n) {
 /* A local table of 100 rows in one data file; *file receives that file's path. */
 static paimon_table *local_table(const char *name, char *file, size_t cap) {
   paimon_error err = {0};
-  paimon_table *t = NULL;
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", pm_test_tmpdir(), name);
-  PM_ASSERT_OK(paimon_table_create_json(&t, path, APPEND_JSON, &err), &err);
+  paimon_table *t = pm_test_table_create(name, APPEND_JSON, NULL, 0);
   write_commit(t, 1, 0, 100);
   paimon_scan *s;
   PM_ASSERT_OK(paimon_scan_new(&s, t, &err), &err);

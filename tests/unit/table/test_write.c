@@ -14,33 +14,6 @@ static const char *SCHEMA_JSON =
     "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT\"}],"
     "\"partitionKeys\":[\"p\"],\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\"}}";
 
-/* A batch (k, v, s, p) of n rows: k = base + i, v = k * 10, s = "row<k>", p = k % 3. */
-static void make_batch(int base, int n, struct ArrowArray *arr, struct ArrowSchema *sch) {
-  paimon_error err = {0};
-  pm_type *row = pm_type_new_row(false);
-  pm_type_row_add(row, 0, "k", pm_type_new(PM_INT, true));
-  pm_type_row_add(row, 1, "v", pm_type_new(PM_BIGINT, true));
-  pm_type_row_add(row, 2, "s", pm_type_new(PM_VARCHAR, true));
-  row->fields[2].type->length = INT32_MAX;
-  pm_type_row_add(row, 3, "p", pm_type_new(PM_INT, true));
-  pm_col cols[4];
-  for (int c = 0; c < 4; c++) pm_col_init(&cols[c], row->fields[c].type);
-  for (int i = 0; i < n; i++) {
-    int k = base + i;
-    char buf[32];
-    snprintf(buf, sizeof buf, "row%d", k);
-    pm_col_append_i32(&cols[0], k);
-    pm_col_append_i64(&cols[1], (int64_t)k * 10);
-    if (k % 7 == 0) pm_col_append_null(&cols[2]);
-    else pm_col_append_bytes(&cols[2], buf, strlen(buf));
-    pm_col_append_i32(&cols[3], k % 3);
-  }
-  PM_ASSERT_OK(pm_cols_export_struct(cols, 4, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, sch, &err), &err);
-  for (int c = 0; c < 4; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
-}
-
 /* Sum of k and count of rows read from the table's latest snapshot. */
 static void read_sums(paimon_table *t, int64_t *count, int64_t *ksum) {
   paimon_error err = {0};
@@ -68,14 +41,7 @@ static void read_sums(paimon_table *t, int64_t *count, int64_t *ksum) {
   paimon_scan_free(s);
 }
 
-static paimon_table *create(const char *json) {
-  paimon_error err = {0};
-  paimon_table *t = NULL;
-  char *path = pm_asprintf("%s/t", pm_test_tmpdir());
-  PM_ASSERT_OK(paimon_table_create_json(&t, path, json, &err), &err);
-  pm_free(path);
-  return t;
-}
+static paimon_table *create(const char *json) { return pm_test_table_create("t", json, NULL, 0); }
 
 static int64_t write_commit(paimon_table *t, const char *user, int64_t ident, int base, int n) {
   paimon_error err = {0};
@@ -83,7 +49,7 @@ static int64_t write_commit(paimon_table *t, const char *user, int64_t ident, in
   PM_ASSERT_OK(paimon_writer_new(&w, t, user, NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(base, n, &a, &s);
+  pm_test_kvsp_batch(base, n, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);
@@ -149,7 +115,7 @@ static void test_idempotent_commit(void **state) {
   PM_ASSERT_OK(paimon_writer_new(&w, t, "job", NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(0, 10, &a, &s);
+  pm_test_kvsp_batch(0, 10, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);
@@ -175,7 +141,7 @@ static paimon_commit_messages *prepare_row_300(paimon_table *t, paimon_writer **
   PM_ASSERT_OK(paimon_writer_new(w, t, "u", NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(300, 1, &a, &s); /* k = 300 -> p = 0 */
+  pm_test_kvsp_batch(300, 1, &a, &s); /* k = 300 -> p = 0 */
   PM_ASSERT_OK(paimon_writer_write(*w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);
@@ -258,7 +224,7 @@ static void test_close_without_commit(void **state) {
   PM_ASSERT_OK(paimon_writer_new(&w, t, "u", NULL, &err), &err);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(0, 100, &a, &s);
+  pm_test_kvsp_batch(0, 100, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);

@@ -37,13 +37,9 @@ static row_spec good(void) {
 }
 
 static paimon_table *create(const char *name, const char *pks, const char *opts) {
-  paimon_error err = {0};
-  paimon_table *t = NULL;
-  char *path = pm_asprintf("%s/%s", pm_test_tmpdir(), name);
   char *json = pm_asprintf("{\"fields\":%s,\"primaryKeys\":%s,\"options\":%s}", FIELDS, pks, opts);
-  PM_ASSERT_OK(paimon_table_create_json(&t, path, json, &err), &err);
+  paimon_table *t = pm_test_table_create(name, json, NULL, 0);
   pm_free(json);
-  pm_free(path);
   return t;
 }
 
@@ -53,38 +49,36 @@ static void put_str(pm_col *c, const char *s) {
 }
 
 /* A batch of the table's columns (preceded by _REALTIME_OFFSET when `rt`). */
-static void make_batch(const paimon_table *t, bool rt, const row_spec *rows, int n,
+static void rows_batch(const paimon_table *t, bool rt, const row_spec *rows, int n,
                        struct ArrowArray *arr, struct ArrowSchema *sch) {
-  paimon_error err = {0};
   const pm_type *tr = t->schema->row;
   pm_type *row = pm_type_new_row(false);
   if (rt) pm_type_row_add(row, -1, "_REALTIME_OFFSET", pm_type_new(PM_BIGINT, false));
   for (int32_t i = 0; i < tr->nfields; i++)
     pm_type_row_add(row, tr->fields[i].id, tr->fields[i].name, pm_type_clone(tr->fields[i].type));
-  int nc = row->nfields, o = rt ? 1 : 0;
-  pm_col cols[8];
-  for (int c = 0; c < nc; c++) pm_col_init(&cols[c], row->fields[c].type);
+  pm_test_batch b;
+  pm_test_batch_init_type(&b, row);
+  pm_type_free(row);
   for (int i = 0; i < n; i++) {
-    if (rt) pm_col_append_i64(&cols[0], i);
-    pm_col_append_i32(&cols[o], i);
-    put_str(&cols[o + 1], rows[i].c);
-    put_str(&cols[o + 2], rows[i].v);
-    pm_col *ent = &cols[o + 3].children[0];
+    if (rt) pm_test_put_int(&b, i);
+    pm_test_put_int(&b, i);
+    pm_test_put_str(&b, rows[i].c);
+    pm_test_put_str(&b, rows[i].v);
+    pm_col *m = pm_test_put_col(&b), *ent = &m->children[0];
     for (int e = 0; e < rows[i].nm; e++) {
       put_str(&ent->children[0], rows[i].m[e]);
       pm_col_append_i32(&ent->children[1], e);
       pm_col_append_struct(ent, true);
     }
-    pm_col_append_list_end(&cols[o + 3]);
-    put_str(&cols[o + 4].children[0], rows[i].rn);
-    pm_col_append_struct(&cols[o + 4], true);
-    if (rows[i].al0) put_str(&cols[o + 5].children[0], rows[i].al0);
-    pm_col_append_list_end(&cols[o + 5]);
+    pm_col_append_list_end(m);
+    pm_col *r = pm_test_put_col(&b);
+    put_str(&r->children[0], rows[i].rn);
+    pm_col_append_struct(r, true);
+    pm_col *al = pm_test_put_col(&b);
+    if (rows[i].al0) put_str(&al->children[0], rows[i].al0);
+    pm_col_append_list_end(al);
   }
-  PM_ASSERT_OK(pm_cols_export_struct(cols, nc, n, arr, &err), &err);
-  PM_ASSERT_OK(pm_type_to_arrow(row, NULL, sch, &err), &err);
-  for (int c = 0; c < nc; c++) pm_col_free(&cols[c]);
-  pm_type_free(row);
+  pm_test_batch_finish(&b, arr, sch);
 }
 
 typedef struct wkind {
@@ -106,7 +100,7 @@ static int write_rows(wkind *k, const row_spec *rows, int n, paimon_error *err) 
   paimon_writer *w = new_writer(k);
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(k->t, k->ctx != NULL, rows, n, &a, &s);
+  rows_batch(k->t, k->ctx != NULL, rows, n, &a, &s);
   memset(err, 0, sizeof *err);
   int rc = paimon_writer_write(w, &a, &s, err);
   a.release(&a);
@@ -194,12 +188,12 @@ static void check_commit_after_refusal(paimon_table *t) {
   rows[1].v = "abcdef";
   struct ArrowArray a;
   struct ArrowSchema s;
-  make_batch(t, false, rows, 2, &a, &s);
+  rows_batch(t, false, rows, 2, &a, &s);
   assert_int_equal(paimon_writer_write(w, &a, &s, &err), PAIMON_EINVAL);
   a.release(&a);
   s.release(&s);
   rows[1] = good();
-  make_batch(t, false, rows, 2, &a, &s);
+  rows_batch(t, false, rows, 2, &a, &s);
   PM_ASSERT_OK(paimon_writer_write(w, &a, &s, &err), &err);
   a.release(&a);
   s.release(&s);

@@ -354,7 +354,7 @@ static void test_decompress_reference_encoders(void **state) {
 
   /* gzip: two concatenated members (allowed by RFC 1952) */
   size_t half = n / 2, gz_len = 0;
-  for (int part = 0; part < 2; part++) {
+  for (size_t part = 0; part < 2; part++) {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
@@ -388,7 +388,7 @@ static void test_decompress_reference_encoders(void **state) {
   size_t o = 0;
   pm_store_be32(tmp, (uint32_t)n);
   o = 4;
-  for (int part = 0; part < 2; part++) {
+  for (size_t part = 0; part < 2; part++) {
     const uint8_t *p = src + part * half;
     int len = (int)(part ? n - half : half);
     int cl = LZ4_compress_default((const char *)p, (char *)tmp + o + 4, len, (int)(n * 2 - o));
