@@ -7,7 +7,7 @@
 
 #include "arrow/column.h"
 #include "format/format.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 static const char *ENTRY_T =
     "ROW<`_VERSION` INT NOT NULL, `_KIND` TINYINT NOT NULL, `_PARTITION` BYTES NOT NULL, "

@@ -14,7 +14,7 @@
  * so TIMESTAMP_LTZ's legacy option (zone-shifted values) has no effect on the bytes. */
 #include "format/format.h"
 #include "io/io.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 #include "format/orc/orc_write.h"
 
 #include <limits.h>

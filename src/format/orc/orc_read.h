@@ -1,9 +1,9 @@
-/* format/orc/orc_internal.h: pieces of the ORC reader shared between its files:
- * protobuf metadata (orc_proto.c), compression framing and run-length decoders
- * (orc_rle.c), time zones (orc_tz.c). Everything here is bounds-checked against the
+/* format/orc/orc_read.h: pieces of the ORC reader shared between its files:
+ * protobuf metadata (orc_read_proto.c), compression framing and run-length decoders
+ * (orc_read_rle.c), time zones (orc_tz.c). Everything here is bounds-checked against the
  * buffers it is given; errors are PAIMON_ECORRUPT naming `path`. */
-#ifndef PM_ORC_INTERNAL_H
-#define PM_ORC_INTERNAL_H
+#ifndef PM_ORC_READ_H
+#define PM_ORC_READ_H
 
 #include "util/compress.h"
 #include "util/util.h"

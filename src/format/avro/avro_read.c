@@ -1,4 +1,4 @@
-/* format/avro/avro_reader.c: Avro object container file reader.
+/* format/avro/avro_read.c: Avro object container file reader.
  *
  * The header's writer schema is resolved once against the Paimon read type into a tree
  * of plans (by field name, recursively, with Avro's promotions); rows are then decoded

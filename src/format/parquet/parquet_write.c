@@ -1,4 +1,4 @@
-/* format/parquet/pq_write.c: Parquet writer shaped like Java Paimon's parquet-mr output.
+/* format/parquet/parquet_write.c: Parquet writer shaped like Java Paimon's parquet-mr output.
  *
  * Schema and ids follow Paimon's ParquetSchemaConverter (format-data.md, section 1). Each leaf
  * column is shredded from Arrow into definition/repetition levels and dense values, then
@@ -22,7 +22,7 @@
 #include "arrow/column.h"
 #include "format/format.h"
 #include "io/io.h"
-#include "format/parquet/pq_write.h"
+#include "format/parquet/parquet_write_codec.h"
 #include "util/compress.h"
 
 /* parquet.thrift values */

@@ -1,4 +1,4 @@
-/* format/parquet/reader.c: pm_parquet_open: footer and schema tree, matching of the
+/* format/parquet/parquet_read.c: pm_parquet_open: footer and schema tree, matching of the
  * requested type against the file schema, row-group iteration with statistics pruning,
  * and assembly of nested values from definition/repetition levels.
  *
@@ -6,7 +6,7 @@
  * (struct validity, list offsets) are filled from the levels of one "representative"
  * leaf below it, and every leaf walks the nodes on its path to find which level entries
  * are instances of each node (row starts at the top, element starts below lists). */
-#include "format/parquet/pq_read.h"
+#include "format/parquet/parquet_read.h"
 #include "format/parquet/parquet.h"
 #include "io/io.h"
 

@@ -1,4 +1,4 @@
-/* format/avro/avro_writer.c: Avro object container file writer.
+/* format/avro/avro_write.c: Avro object container file writer.
  *
  * The writer schema (generated as Java Paimon's AvroSchemaConverter does, or given
  * explicitly) is matched once against the Paimon type into encode plans; Arrow struct

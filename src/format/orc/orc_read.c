@@ -1,4 +1,4 @@
-/* format/orc/orc_reader.c: the ORC file reader behind pm_orc_open.
+/* format/orc/orc_read.c: the ORC file reader behind pm_orc_open.
  *
  * The tail (PostScript, Footer, Metadata) is read once. Stripes are loaded one at a time:
  * only the streams of requested columns are read and decompressed into per-column
@@ -8,7 +8,7 @@
  * sum(lengths) entries. */
 #include "format/format.h"
 #include "io/io.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 #include <limits.h>
 #include <math.h>
