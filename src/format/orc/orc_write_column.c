@@ -2,6 +2,7 @@
  * the string dictionary (DICTIONARY_V2 when distinct/values <= 0.8 after the first
  * stride, as ORC Java decides) and the writers of each kind of value into its streams. */
 #include "format/orc/orc_write.h"
+#include "util/sort.h"
 
 #include <limits.h>
 
@@ -160,19 +161,11 @@ static int key_cmp(const ocol *c, uint32_t a, uint32_t b) {
                            c->keys.data + off[b], (size_t)(off[b + 1] - off[b]));
 }
 
-/* Stable merge sort of dictionary ids by key bytes. */
-static void sort_ids(const ocol *c, uint32_t *v, uint32_t *tmp, uint32_t n) {
-  for (uint32_t w = 1; w < n; w *= 2) {
-    for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-      uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      uint32_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = key_cmp(c, v[j], v[i]) < 0 ? v[j++] : v[i++];
-      while (i < mid) tmp[k++] = v[i++];
-      while (j < hi) tmp[k++] = v[j++];
-    }
-    memcpy(v, tmp, (size_t)n * 4);
-  }
-}
+static inline bool key_less(const ocol *c, uint32_t a, uint32_t b) { return key_cmp(c, a, b) < 0; }
+
+/* Dictionary ids by key bytes (the keys are distinct, so any order-correct sort would do;
+ * ORC Java's StringRedBlackTree visits them in this order). */
+PM_STABLE_SORT_DEFINE(sort_ids, uint32_t, const ocol, key_less)
 
 /* Fills the deferred value positions of the row-index entries whose group starts at
  * value `i`. `*next` walks the entries in order. */
