@@ -3,6 +3,7 @@
  * pool), and page compression plus page headers. */
 #define _GNU_SOURCE /* mremap, MADV_HUGEPAGE */
 #include "format/parquet/parquet_write.h"
+#include "util/caches.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -68,8 +69,25 @@ static bool map_get(size_t n, pw_map *out) {
   return out->p != NULL;
 }
 
+/* paimon_release_caches(): unmaps every pooled mapping (mappings of live writers are
+ * not in the pool). */
+static void pool_release(void) {
+  pw_map out[PW_POOL_MAX];
+  pthread_mutex_lock(&g_pool_mu);
+  int n = g_npool;
+  memcpy(out, g_pool, (size_t)n * sizeof *out);
+  g_npool = 0;
+  g_pool_used = 0;
+  pthread_mutex_unlock(&g_pool_mu);
+  for (int i = 0; i < n; i++) munmap(out[i].p, out[i].n);
+}
+
+static pthread_once_t g_pool_once = PTHREAD_ONCE_INIT;
+static void pool_register(void) { pm_caches_register(pool_release); }
+
 static void map_put(pw_map m) {
   if (!m.p) return;
+  pthread_once(&g_pool_once, pool_register);
 #ifdef MADV_FREE
   if (m.used) (void)madvise(m.p, huge_round(m.used), MADV_FREE);
 #endif
