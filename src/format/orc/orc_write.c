@@ -16,6 +16,7 @@
 #include "io/io.h"
 #include "format/orc/orc_read.h"
 #include "format/orc/orc_write.h"
+#include "util/vec.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -48,7 +49,8 @@ struct orc_writer {
   int64_t rows_in_index, rows_in_stripe, rows_total;
   uint64_t file_off;
   stripe_info *stripes;
-  uint32_t nstripes, cap_stripes;
+  uint32_t nstripes;
+  size_t cap_stripes;
   pm_buf meta;  /* serialized Metadata body (StripeStatistics entries) */
   pm_buf index; /* framed ROW_INDEX streams of the stripe */
   uint64_t *index_len;
@@ -218,13 +220,7 @@ static int create_entries(orc_writer *w) {
     pm_orcw_stats_ser(&p, c->kind, c->type->scale, &c->rg, false);
     if (p.rc != 0) return p.rc;
     c->cur.stats_len = c->ri_stats.len - c->cur.stats_off;
-    if (c->nri == c->cap_ri) {
-      uint32_t nc = c->cap_ri ? c->cap_ri * 2 : 8;
-      ri_entry *r = pm_realloc(c->ri, (size_t)nc * sizeof *r);
-      if (!r) return PAIMON_ENOMEM;
-      c->ri = r;
-      c->cap_ri = nc;
-    }
+    if (pm_grow(&c->ri, &c->cap_ri, (size_t)c->nri + 1)) return PAIMON_ENOMEM;
     c->ri[c->nri++] = c->cur;
     pm_orcw_stats_reset(&c->rg);
     if (pm_orcw_is_str_kind(c->kind) && !c->decided) PM_TRY(pm_orcw_decide_strings(c));
@@ -358,13 +354,8 @@ static int flush_stripe(orc_writer *w, paimon_error *err) {
       if (pm_orcw_uses_stream(c, i)) PM_TRY(wf_write(w, c->s[i].out.data, c->s[i].out.len, err));
   }
   PM_TRY(wf_write(w, w->framed.data, w->framed.len, err));
-  if (w->nstripes == w->cap_stripes) {
-    uint32_t nc = w->cap_stripes ? w->cap_stripes * 2 : 8;
-    stripe_info *s = pm_realloc(w->stripes, (size_t)nc * sizeof *s);
-    if (!s) return wr_fail(w, PAIMON_ENOMEM, err);
-    w->stripes = s;
-    w->cap_stripes = nc;
-  }
+  if (pm_grow(&w->stripes, &w->cap_stripes, (size_t)w->nstripes + 1))
+    return wr_fail(w, PAIMON_ENOMEM, err);
   stripe_info *si = &w->stripes[w->nstripes++];
   si->offset = start;
   si->index_len = index_total;

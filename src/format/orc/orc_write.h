@@ -293,7 +293,8 @@ struct ocol {
   ostats rg, st, file;
   /* row index of the current stripe */
   ri_entry *ri;
-  uint32_t nri, cap_ri;
+  uint32_t nri;
+  size_t cap_ri;
   pm_buf ri_stats;
   ri_entry cur;
   /* strings */

@@ -9,6 +9,7 @@
 #include "format/parquet/parquet_read.h"
 #include "format/parquet/parquet.h"
 #include "io/io.h"
+#include "util/vec.h"
 
 #define PQ_MAX_DEPTH 64
 
@@ -84,13 +85,8 @@ static int mismatch(pq_reader *r, const pq_fnode *f, const pm_type *t, paimon_er
 }
 
 static int add_leaf(pq_reader *r, pq_rnode *rn, pq_rnode **stack, int depth, paimon_error *err) {
-  if (r->nleaves == r->cap_leaves) {
-    int32_t cap = r->cap_leaves ? r->cap_leaves * 2 : 8;
-    pq_leaf *nl = pm_realloc(r->leaves, (size_t)cap * sizeof *nl);
-    if (!nl) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
-    r->leaves = nl;
-    r->cap_leaves = cap;
-  }
+  if (pm_grow(&r->leaves, &r->cap_leaves, (size_t)r->nleaves + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   pq_leaf *L = &r->leaves[r->nleaves];
   memset(L, 0, sizeof *L);
   L->r = r;

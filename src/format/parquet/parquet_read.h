@@ -126,7 +126,8 @@ typedef struct pq_reader {
   pq_rnode *top; /* rtype->nfields */
   pm_col *cols;  /* rtype->nfields */
   pq_leaf *leaves;
-  int32_t nleaves, cap_leaves;
+  int32_t nleaves;
+  size_t cap_leaves;
 
   int32_t rg; /* next row group to open */
   bool rg_open;

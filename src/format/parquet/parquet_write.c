@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "format/parquet/parquet_write.h"
+#include "util/vec.h"
 
 /* ---- shredding --------------------------------------------------------------------- */
 
@@ -334,13 +335,7 @@ static int flush_row_group(pw_writer *w, paimon_error *err) {
   if (w->rg_rows == 0) return 0;
   for (int32_t i = 0; i < w->nleaves; i++) PM_TRY(pw_flush_page(w, &w->leaves[i], err));
   PM_TRY(pw_jobs_settle(w, true, err));
-  if (w->nrgs == w->cap_rgs) {
-    int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 4;
-    pw_rg *n = pm_realloc(w->rgs, (size_t)cap * sizeof *n);
-    if (!n) return pw_oom(w, err);
-    w->rgs = n;
-    w->cap_rgs = cap;
-  }
+  if (pm_grow(&w->rgs, &w->cap_rgs, (size_t)w->nrgs + 1)) return pw_oom(w, err);
   pw_rg *rg = &w->rgs[w->nrgs];
   memset(rg, 0, sizeof *rg);
   rg->cols = pm_calloc((size_t)w->nleaves, sizeof *rg->cols);

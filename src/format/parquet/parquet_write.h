@@ -213,15 +213,19 @@ typedef struct pw_writer {
   char *created_by;
 
   pw_selem *schema;
-  int32_t nschema, cap_schema;
+  int32_t nschema;
+  size_t cap_schema;
   pw_leaf *leaves;
-  int32_t nleaves, cap_leaves;
+  int32_t nleaves;
+  size_t cap_leaves;
   pm_type **owned_types; /* MULTISET values */
   int32_t nowned;
+  size_t cap_owned;
 
   int64_t pos, rg_rows, total_rows;
   pw_rg *rgs;
-  int32_t nrgs, cap_rgs;
+  int32_t nrgs;
+  size_t cap_rgs;
   bool failed;
 
   ZSTD_CCtx *zctx; /* reused: a fresh context per page costs more than small pages */

@@ -2,17 +2,12 @@
  * Paimon's ParquetSchemaConverter builds it: field ids, LIST/MAP groups, logical and
  * converted types) and the leaves a batch is shredded into. */
 #include "format/parquet/parquet_write.h"
+#include "util/vec.h"
 
 /* ---- schema -------------------------------------------------------------------------- */
 
 int pw_add_selem(pw_writer *w, const pw_selem *e, int32_t *index) {
-  if (w->nschema == w->cap_schema) {
-    int32_t cap = w->cap_schema ? w->cap_schema * 2 : 16;
-    pw_selem *n = pm_realloc(w->schema, (size_t)cap * sizeof *n);
-    if (!n) return PAIMON_ENOMEM;
-    w->schema = n;
-    w->cap_schema = cap;
-  }
+  if (pm_grow(&w->schema, &w->cap_schema, (size_t)w->nschema + 1)) return PAIMON_ENOMEM;
   *index = w->nschema;
   w->schema[w->nschema++] = *e;
   return 0;
@@ -166,13 +161,10 @@ int pw_add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *t, b
       const pm_type *vt = t->value;
       if (t->id == PM_MULTISET) {
         pm_type *it = pm_type_new(PM_INT, false);
-        pm_type **n = pm_realloc(w->owned_types, (size_t)(w->nowned + 1) * sizeof *n);
-        if (!it || !n) {
+        if (!it || pm_grow(&w->owned_types, &w->cap_owned, (size_t)w->nowned + 1)) {
           pm_type_free(it);
-          if (n) w->owned_types = n;
           return pw_oom(w, err);
         }
-        w->owned_types = n;
         w->owned_types[w->nowned++] = it;
         vt = it;
       }
@@ -214,13 +206,7 @@ int pw_add_node(pw_writer *w, pw_build *b, const char *name, const pm_type *t, b
 
 static int add_leaf(pw_writer *w, pw_build *b, const pm_type *t, bool optional, paimon_error *err) {
   (void)optional;
-  if (w->nleaves == w->cap_leaves) {
-    int32_t cap = w->cap_leaves ? w->cap_leaves * 2 : 8;
-    pw_leaf *n = pm_realloc(w->leaves, (size_t)cap * sizeof *n);
-    if (!n) return pw_oom(w, err);
-    w->leaves = n;
-    w->cap_leaves = cap;
-  }
+  if (pm_grow(&w->leaves, &w->cap_leaves, (size_t)w->nleaves + 1)) return pw_oom(w, err);
   pw_leaf *L = &w->leaves[w->nleaves++];
   memset(L, 0, sizeof *L);
   L->type = t;
