@@ -212,4 +212,19 @@ int32_t pm_orc_tz_offset(const pm_orc_tz *tz, int64_t t);
 /* Epoch seconds of local wall time `local` (seconds since 1970-01-01 00:00 local). */
 int64_t pm_orc_tz_local_to_utc(const pm_orc_tz *tz, int64_t local);
 
+/* Divides the unsigned 128-bit value hi:lo by 10 in place, returning the remainder
+ * (decimal digits of DECIMAL values, for the reader and the writer). */
+static inline unsigned pm_orc_div10(uint64_t *hi, uint64_t *lo) {
+  uint64_t limbs[4] = {*hi >> 32, *hi & 0xffffffffu, *lo >> 32, *lo & 0xffffffffu};
+  uint64_t rem = 0;
+  for (int i = 0; i < 4; i++) {
+    uint64_t cur = (rem << 32) | limbs[i];
+    limbs[i] = cur / 10;
+    rem = cur % 10;
+  }
+  *hi = (limbs[0] << 32) | limbs[1];
+  *lo = (limbs[2] << 32) | limbs[3];
+  return (unsigned)rem;
+}
+
 #endif

@@ -10,18 +10,7 @@
 /* ---- 128-bit integers (two's complement) for decimals --------------------------------- */
 
 /* Divides a non-negative value by 10, returning the remainder. */
-unsigned pm_orcw_u128_div10(i128 *v) {
-  uint64_t limbs[4] = {v->hi >> 32, v->hi & 0xffffffffu, v->lo >> 32, v->lo & 0xffffffffu};
-  uint64_t rem = 0;
-  for (int i = 0; i < 4; i++) {
-    uint64_t cur = (rem << 32) | limbs[i];
-    limbs[i] = cur / 10;
-    rem = cur % 10;
-  }
-  v->hi = (limbs[0] << 32) | limbs[1];
-  v->lo = (limbs[2] << 32) | limbs[3];
-  return (unsigned)rem;
-}
+unsigned pm_orcw_u128_div10(i128 *v) { return pm_orc_div10(&v->hi, &v->lo); }
 
 /* Plain decimal text of unscaled `v` at `scale`, trailing fractional zeros removed (as
  * HiveDecimal.toString). */

@@ -402,17 +402,40 @@ static inline uint64_t prefix8(const uint8_t *p, size_t n) {
   return pm_load_be64(b);
 }
 
+/* Running min/max of the BYTE_ARRAY values of one enc_bytes call, pointing into the Arrow
+ * data (no copy per value), with their prefix8 keys; folded into the page at the end. */
+typedef struct pw_span {
+  const uint8_t *lo, *hi; /* NULL: no value yet */
+  size_t lol, hil;
+  uint64_t klo, khi;
+} pw_span;
+
+static inline void span_add(pw_span *sp, const uint8_t *p, size_t len) {
+  uint64_t k = prefix8(p, len);
+  if (!sp->lo) {
+    sp->lo = sp->hi = p;
+    sp->lol = sp->hil = len;
+    sp->klo = sp->khi = k;
+  } else if (k < sp->klo || (k == sp->klo && pw_cmp_bytes(p, len, sp->lo, sp->lol) < 0)) {
+    sp->lo = p;
+    sp->lol = len;
+    sp->klo = k;
+  } else if (k > sp->khi || (k == sp->khi && pw_cmp_bytes(p, len, sp->hi, sp->hil) > 0)) {
+    sp->hi = p;
+    sp->hil = len;
+    sp->khi = k;
+  }
+}
+
 /* Folds the bounds of one enc_bytes call into the page statistics. */
-static int stats_bytes_span(pw_stat *s, const uint8_t *lo, size_t lol, const uint8_t *hi,
-                            size_t hil) {
-  if (!lo) return 0;
-  PM_TRY(stats_bytes1(s, lo, lol));
-  return stats_bytes1(s, hi, hil);
+static int stats_bytes_span(pw_stat *s, const pw_span *sp) {
+  if (!sp->lo) return 0;
+  PM_TRY(stats_bytes1(s, sp->lo, sp->lol));
+  return stats_bytes1(s, sp->hi, sp->hil);
 }
 
 /* Appends values [from, from + n) of `s` as PLAIN BYTE_ARRAYs (dictionary off). */
-static int enc_bytes_plain(pw_leaf *L, const pw_src *s, int64_t from, int64_t n, const uint8_t **lo,
-                           size_t *lol, const uint8_t **hi, size_t *hil) {
+static int enc_bytes_plain(pw_leaf *L, const pw_src *s, int64_t from, int64_t n, pw_span *sp) {
   const int32_t *off = (const int32_t *)s->a->buffers[1];
   const uint8_t *data = (const uint8_t *)s->a->buffers[2];
   int64_t ao = s->a->offset;
@@ -429,30 +452,13 @@ static int enc_bytes_plain(pw_leaf *L, const pw_src *s, int64_t from, int64_t n,
   int64_t data_end = off[ao + s->a->length];
   uint8_t *dst = L->plain.data + L->plain.len;
   bool st = L->sort == ST_BYTES;
-  const uint8_t *l = *lo, *h = *hi;
-  size_t ll = *lol, hl = *hil;
-  uint64_t kl = l ? prefix8(l, ll) : 0, kh = h ? prefix8(h, hl) : 0;
+  pw_span sp_ = *sp; /* a local copy the loop keeps in registers */
   for (int64_t i = 0; i < n; i++) {
     int64_t j = src_at(s, from + i) + ao;
     int32_t b = off[j];
     size_t len = (size_t)(off[j + 1] - b);
     const uint8_t *p = data + b;
-    if (st) {
-      uint64_t k = prefix8(p, len);
-      if (!l) {
-        l = h = p;
-        ll = hl = len;
-        kl = kh = k;
-      } else if (k < kl || (k == kl && pw_cmp_bytes(p, len, l, ll) < 0)) {
-        l = p;
-        ll = len;
-        kl = k;
-      } else if (k > kh || (k == kh && pw_cmp_bytes(p, len, h, hl) > 0)) {
-        h = p;
-        hl = len;
-        kh = k;
-      }
-    }
+    if (st) span_add(&sp_, p, len);
     pm_store_le32(dst, (uint32_t)len);
     if (len <= 16 && (int64_t)b + 16 <= data_end) memcpy(dst + 4, p, 16);
     else if (len) memcpy(dst + 4, p, len);
@@ -460,10 +466,7 @@ static int enc_bytes_plain(pw_leaf *L, const pw_src *s, int64_t from, int64_t n,
   }
   L->plain.len += total;
   L->pg_raw += (int64_t)total;
-  *lo = l;
-  *lol = ll;
-  *hi = h;
-  *hil = hl;
+  *sp = sp_;
   return 0;
 }
 
@@ -471,15 +474,12 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
   const int32_t *off = (const int32_t *)s->a->buffers[1];
   const uint8_t *data = (const uint8_t *)s->a->buffers[2];
   int64_t ao = s->a->offset;
-  /* bounds of this call, pointing into the Arrow data; folded into the page at the end */
-  const uint8_t *lo = NULL, *hi = NULL;
-  size_t lol = 0, hil = 0;
-  uint64_t klo = 0, khi = 0;
+  pw_span sp = {0};
   bool st = L->sort == ST_BYTES;
   for (int64_t i = 0; i < n; i++) {
     if (!L->dict_on) {
       /* the rest of the call (the dictionary was never on, or fell back just now) */
-      PM_TRY(enc_bytes_plain(L, s, from + i, n - i, &lo, &lol, &hi, &hil));
+      PM_TRY(enc_bytes_plain(L, s, from + i, n - i, &sp));
       break;
     }
     int64_t j = src_at(s, from + i) + ao;
@@ -487,22 +487,7 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
     if (e < b) return PAIMON_EINVAL; /* the writer fails: partial statistics do not matter */
     const uint8_t *p = data + b;
     size_t len = (size_t)(e - b);
-    if (st) {
-      uint64_t k = prefix8(p, len);
-      if (!lo) {
-        lo = hi = p;
-        lol = hil = len;
-        klo = khi = k;
-      } else if (k < klo || (k == klo && pw_cmp_bytes(p, len, lo, lol) < 0)) {
-        lo = p;
-        lol = len;
-        klo = k;
-      } else if (k > khi || (k == khi && pw_cmp_bytes(p, len, hi, hil) > 0)) {
-        hi = p;
-        hil = len;
-        khi = k;
-      }
-    }
+    if (st) span_add(&sp, p, len);
     L->pg_raw += 4 + (int64_t)len;
     uint32_t id;
     bool added;
@@ -510,7 +495,7 @@ static int enc_bytes(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
     if (pm_buf_append(&L->idx, &id, 4)) return PAIMON_ENOMEM;
     if (added && L->dvals.len > PW_DICT_LIMIT) PM_TRY(pw_dict_fallback(L));
   }
-  return stats_bytes_span(&L->pst, lo, lol, hi, hil);
+  return stats_bytes_span(&L->pst, &sp);
 }
 
 static int enc_bool(pw_leaf *L, const pw_src *s, int64_t from, int64_t n) {
