@@ -6,12 +6,12 @@
  * within a small margin.
  *
  * Under AddressSanitizer, freed memory waits in ASan's quarantine (256 MiB by default),
- * which no library call can empty: this test runs with quarantine_size_mb=0 there (set
- * through __asan_default_options below; an ASAN_OPTIONS from the environment still wins
- * for the keys it names), so frees reach ASan's allocator, which unmaps large blocks. */
+ * which no library call can empty: there the test re-runs itself with quarantine_size_mb=0
+ * added to ASAN_OPTIONS, so frees reach ASan's allocator, which unmaps large blocks. */
 #include "test_support.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,8 +26,18 @@
 #endif
 
 #ifdef PM_TEST_ASAN
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "quarantine_size_mb=0"; }
+/* Runs the test again with quarantine_size_mb=0 appended to ASAN_OPTIONS (unless the
+ * environment already sets a quarantine). __asan_default_options would not do: with a
+ * shared libasan an executable's symbols are not seen by it. */
+static void asan_no_quarantine(char **argv) {
+  const char *old = getenv("ASAN_OPTIONS");
+  if (old && strstr(old, "quarantine_size_mb")) return;
+  char opts[1024];
+  snprintf(opts, sizeof opts, "%s%squarantine_size_mb=0", old ? old : "", old && *old ? ":" : "");
+  setenv("ASAN_OPTIONS", opts, 1);
+  execv("/proc/self/exe", argv);
+  fail_msg("cannot re-run under ASan without quarantine: execv failed");
+}
 #endif
 
 #define MIB ((int64_t)1 << 20)
@@ -126,7 +136,13 @@ static void test_release_returns_to_baseline(void **state) {
   paimon_release_caches(); /* again: nothing left, nothing breaks */
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  (void)argc;
+#ifdef PM_TEST_ASAN
+  asan_no_quarantine(argv);
+#else
+  (void)argv;
+#endif
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_release_returns_to_baseline),
   };
