@@ -7,7 +7,7 @@
 
 #include "arrow/column.h"
 #include "format/format.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 #include "fuzz.h"
 
 static const char *ENTRY_T =

@@ -6,14 +6,24 @@
  * any other call into the library (memory allocated by one allocator must be freed by the
  * same one); the hooks must be thread-safe.
  *
- * With the C library's allocator (no hooks installed), the Parquet writer keeps each
- * large column chunk of the row group being built in its own anonymous page mapping, and
- * after a file is done keeps up to 256 MiB of them (marked MADV_FREE, so the kernel may
- * reclaim them) for the next file: faulting fresh pages in costs more than compressing
- * them on many systems. With hooks installed, those buffers come from the hooks too.
- * The cache is shared by all threads (behind a mutex) and lives until the process exits.
- * Likewise the local file system keeps up to four 4 MiB staging buffers for its direct
- * I/O writes (paimon/write.h); those come from the hooks.
+ * Process-wide caches. To save the cost of faulting in fresh pages, the library keeps some
+ * idle memory between objects, shared by all threads (each cache behind its own mutex),
+ * until the process exits or paimon_release_caches() returns it:
+ *
+ * - Arrow buffer pool: data, offset and validity buffers of released Arrow arrays, which
+ *   the next column builders reuse (every read: batches of paimon/read.h, manifests).
+ *   Bound: 64 MiB in at most 256 blocks of at most 16 MiB each. From the hooks.
+ * - Parquet chunk mappings: with the C library's allocator (no hooks), the Parquet writer
+ *   keeps each column chunk over 4 MiB of the row group being built in its own anonymous
+ *   2 MiB-aligned mapping (advised for transparent huge pages); when a file is done its
+ *   mappings are marked MADV_FREE (the kernel may take the pages back under memory
+ *   pressure) and pooled for the next file. Bound: 8 mappings with up to 256 MiB written
+ *   into them. With hooks installed those buffers come from the hooks and are not pooled.
+ * - Direct-I/O staging buffers: 4 MiB (+ 4 KiB for alignment) buffers of the local file
+ *   system's O_DIRECT writes (paimon/write.h; PAIMON_DIRECT_IO in docs/environment.md).
+ *   Bound: 4 buffers. From the hooks.
+ * - zstd decompression contexts: one per thread that read zstd data (about 100 KiB each,
+ *   from zstd's own malloc), freed when that thread exits.
  */
 #ifndef PAIMON_ALLOC_H
 #define PAIMON_ALLOC_H
@@ -65,6 +75,17 @@ PAIMON_NODISCARD
 PAIMON_API int paimon_set_allocator(void *(*malloc_fn)(size_t n),
                                     void *(*realloc_fn)(void *p, size_t n),
                                     void (*free_fn)(void *p));
+
+/** Returns the idle memory of the process-wide caches above: the pooled Arrow buffers
+ * and staging buffers go back to the allocator (free_fn of the hooks), the pooled Parquet
+ * mappings are unmapped, the calling thread's zstd context is freed (other threads' stay
+ * until they exit or call this themselves) and, with the C library's allocator on glibc,
+ * free heap pages are given back to the OS (malloc_trim). Memory that live objects use
+ * (open readers and writers, unreleased Arrow arrays) is not touched; the caches fill
+ * again as the library works, so call it after a burst of work, not in a loop.
+ * Thread-safe: may be called at any time from any thread, also while other threads use
+ * the library. Owns nothing and cannot fail. */
+PAIMON_API void paimon_release_caches(void);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 
 #include <pthread.h>
 
+#include "util/caches.h"
+
 /* ---- buffer pool ----------------------------------------------------------------- */
 
 #define POOL_MAX_BYTES ((size_t)64 << 20)
@@ -52,10 +54,26 @@ static void *pool_take(size_t need, size_t *cap) {
   return p;
 }
 
+/* paimon_release_caches(): frees every pooled block (blocks in use are not pooled). */
+static void pool_release(void) {
+  pool_block out[POOL_MAX_BLOCKS];
+  pthread_mutex_lock(&g_pool_mu);
+  size_t n = g_pool_n;
+  memcpy(out, g_pool, n * sizeof *out);
+  g_pool_n = 0;
+  g_pool_bytes = 0;
+  pthread_mutex_unlock(&g_pool_mu);
+  for (size_t i = 0; i < n; i++) pm_free(out[i].p);
+}
+
+static pthread_once_t g_pool_once = PTHREAD_ONCE_INIT;
+static void pool_register(void) { pm_caches_register(pool_release); }
+
 static void pool_give(void *p, size_t cap) {
   if (!p) return;
   void *evict = NULL;
   if (cap >= POOL_MIN_BLOCK && cap <= POOL_MAX_BYTES / 4) {
+    pthread_once(&g_pool_once, pool_register);
     pthread_mutex_lock(&g_pool_mu);
     /* When full, a bigger block displaces the smallest one (big pages are the costly ones). */
     if (g_pool_n == POOL_MAX_BLOCKS || g_pool_bytes + cap > POOL_MAX_BYTES) {

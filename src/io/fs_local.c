@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "io/io.h"
+#include "util/caches.h"
 
 #if defined(__linux__) && defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28))
@@ -253,8 +254,24 @@ static void *stage_get(void) {
   return m ? m : pm_malloc(L_DIO_STAGE + L_DIO_ALIGN);
 }
 
+/* paimon_release_caches(): frees the idle staging buffers (those of open files are not
+ * in the pool). */
+static void stage_release(void) {
+  void *out[L_DIO_POOL];
+  pthread_mutex_lock(&g_stage_mu);
+  int n = g_nstage;
+  for (int i = 0; i < n; i++) out[i] = g_stage_pool[i];
+  g_nstage = 0;
+  pthread_mutex_unlock(&g_stage_mu);
+  for (int i = 0; i < n; i++) pm_free(out[i]);
+}
+
+static pthread_once_t g_stage_once = PTHREAD_ONCE_INIT;
+static void stage_register(void) { pm_caches_register(stage_release); }
+
 static void stage_put(void *m) {
   if (!m) return;
+  pthread_once(&g_stage_once, stage_register);
   pthread_mutex_lock(&g_stage_mu);
   if (g_nstage < L_DIO_POOL) {
     g_stage_pool[g_nstage++] = m;

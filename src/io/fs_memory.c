@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "io/io.h"
+#include "util/vec.h"
 
 char *pm_path_normalize(const char *p);
 
@@ -91,15 +92,9 @@ static int add_dirs(memfs *m, const char *np) {
       if (isfile) return PAIMON_EIO;
       continue;
     }
-    if (m->ndirs == m->capdirs) {
-      size_t cap = m->capdirs ? m->capdirs * 2 : 16;
-      char **nd = pm_realloc(m->dirs, cap * sizeof *nd);
-      if (!nd) {
-        pm_free(d);
-        return PAIMON_ENOMEM;
-      }
-      m->dirs = nd;
-      m->capdirs = cap;
+    if (pm_grow(&m->dirs, &m->capdirs, (size_t)m->ndirs + 1)) {
+      pm_free(d);
+      return PAIMON_ENOMEM;
     }
     m->dirs[m->ndirs++] = d;
   }
@@ -117,13 +112,7 @@ static int add_parent_dirs(memfs *m, const char *np) {
 }
 
 static entry *add_file(memfs *m, char *np, inode *ino) {
-  if (m->nfiles == m->capfiles) {
-    size_t cap = m->capfiles ? m->capfiles * 2 : 16;
-    entry *nf = pm_realloc(m->files, cap * sizeof *nf);
-    if (!nf) return NULL;
-    m->files = nf;
-    m->capfiles = cap;
-  }
+  if (pm_grow(&m->files, &m->capfiles, (size_t)m->nfiles + 1)) return NULL;
   entry *e = &m->files[m->nfiles++];
   e->path = np;
   e->ino = ino;

@@ -170,6 +170,14 @@ static pthread_once_t g_zstd_once = PTHREAD_ONCE_INIT;
 static void zstd_key_free(void *p) { ZSTD_freeDCtx(p); }
 static void zstd_key_init(void) { (void)pthread_key_create(&g_zstd_key, zstd_key_free); }
 
+void pm_zstd_release_thread(void) {
+  pthread_once(&g_zstd_once, zstd_key_init);
+  ZSTD_DCtx *d = pthread_getspecific(g_zstd_key);
+  if (!d) return;
+  (void)pthread_setspecific(g_zstd_key, NULL);
+  ZSTD_freeDCtx(d);
+}
+
 static ZSTD_DCtx *zstd_dctx(void) {
   pthread_once(&g_zstd_once, zstd_key_init);
   ZSTD_DCtx *d = pthread_getspecific(g_zstd_key);

@@ -28,4 +28,8 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t n, pm_buf 
 
 const char *pm_codec_name(pm_codec c);
 
+/* Frees the calling thread's cached zstd decompression context (each thread keeps one,
+ * freed when the thread exits; the next decompression creates it again). */
+void pm_zstd_release_thread(void);
+
 #endif

@@ -26,8 +26,8 @@ if [ -f "$ROOT/build/libpaimon.a" ]; then
   gcc $CFLAGS "$ROOT/tests/oracle/write_samples.c" "$ROOT/build/libpaimon.a" -o "$BIN" $LIBS
 else
   gcc $CFLAGS "$ROOT/tests/oracle/write_samples.c" "$ROOT"/src/util/*.c "$ROOT"/src/arrow/*.c \
-    "$ROOT"/src/io/*.c "$ROOT"/src/format/parquet/pq_write.c \
-    "$ROOT"/src/format/parquet/pq_thrift_write.c "$ROOT"/src/format/format_write.c -o "$BIN" $LIBS
+    "$ROOT"/src/io/*.c "$ROOT"/src/format/parquet/parquet_write*.c \
+    "$ROOT"/src/format/format_write.c -o "$BIN" $LIBS
 fi
 "$BIN" "$OUT"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format/avro/avro.h"
+#include "util/vec.h"
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
@@ -21,13 +22,7 @@ static int bad(parse_ctx *c, const char *what) {
 
 static pm_avro_node *node_new(parse_ctx *c, pm_avro_kind kind) {
   pm_avro_schema *s = c->s;
-  if (s->nnodes == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 32;
-    pm_avro_node **v = pm_realloc(s->nodes, cap * sizeof *v);
-    if (!v) return NULL;
-    s->nodes = v;
-    s->cap = cap;
-  }
+  if (pm_grow(&s->nodes, &s->cap, (size_t)s->nnodes + 1)) return NULL;
   pm_avro_node *n = pm_calloc(1, sizeof *n);
   if (!n) return NULL;
   n->kind = kind;
@@ -82,13 +77,8 @@ static int register_named(parse_ctx *c, pm_avro_node *n, json_t *j, const char *
   if (!n->name) return pm_fail(c->err, PAIMON_ENOMEM, "avro schema: out of memory");
   for (size_t i = 0; i < c->nnamed; i++)
     if (!strcmp(c->named[i]->name, n->name)) return bad(c, "a named type is defined twice");
-  if (c->nnamed == c->capnamed) {
-    size_t cap = c->capnamed ? c->capnamed * 2 : 16;
-    pm_avro_node **v = pm_realloc(c->named, cap * sizeof *v);
-    if (!v) return pm_fail(c->err, PAIMON_ENOMEM, "avro schema: out of memory");
-    c->named = v;
-    c->capnamed = cap;
-  }
+  if (pm_grow(&c->named, &c->capnamed, (size_t)c->nnamed + 1))
+    return pm_fail(c->err, PAIMON_ENOMEM, "avro schema: out of memory");
   c->named[c->nnamed++] = n;
   *node_ns = ns_of(n->name);
   return *node_ns ? 0 : pm_fail(c->err, PAIMON_ENOMEM, "avro schema: out of memory");

@@ -2,7 +2,7 @@
  * (TZif version 2+ files, RFC 8536) without touching the process time zone, so readers
  * on several threads never race on TZ. Instants after the last transition follow the
  * POSIX TZ rule in the file's footer. */
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "format/format.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 #include "io/io.h"
 
 /* ---- in-memory file system (forged files) ------------------------------------------- */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "format/format.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 #include "format/orc/orc_write.h"
 #include "io/io.h"
 

@@ -18,7 +18,7 @@
 
 #include "arrow/column.h"
 #include "format/format.h"
-#include "format/parquet/pq.h"
+#include "format/parquet/parquet_read_codec.h"
 #include "io/io.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */

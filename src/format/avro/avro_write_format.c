@@ -1,4 +1,4 @@
-/* format/avro/avro_format_writer.c: the Avro data-file writer behind the generic
+/* format/avro/avro_write_format.c: the Avro data-file writer behind the generic
  * pm_format_writer interface (file.format=avro). */
 #include <string.h>
 

@@ -1,8 +1,8 @@
-/* format/parquet/thrift.c: a small Thrift compact-protocol decoder for the Parquet footer
+/* format/parquet/parquet_read_thrift.c: a small Thrift compact-protocol decoder for the Parquet footer
  * (FileMetaData) and page headers. Unknown fields of every type are skipped; any
  * malformation sets t->bad and every later read fails, so parsers check once at the end
  * of a struct. */
-#include "format/parquet/pq.h"
+#include "format/parquet/parquet_read_codec.h"
 
 #define PQ_MAX_DEPTH 32
 

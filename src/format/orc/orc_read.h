@@ -1,9 +1,9 @@
-/* format/orc/orc_internal.h: pieces of the ORC reader shared between its files:
- * protobuf metadata (orc_proto.c), compression framing and run-length decoders
- * (orc_rle.c), time zones (orc_tz.c). Everything here is bounds-checked against the
+/* format/orc/orc_read.h: pieces of the ORC reader shared between its files:
+ * protobuf metadata (orc_read_proto.c), compression framing and run-length decoders
+ * (orc_read_rle.c), time zones (orc_tz.c). Everything here is bounds-checked against the
  * buffers it is given; errors are PAIMON_ECORRUPT naming `path`. */
-#ifndef PM_ORC_INTERNAL_H
-#define PM_ORC_INTERNAL_H
+#ifndef PM_ORC_READ_H
+#define PM_ORC_READ_H
 
 #include "util/compress.h"
 #include "util/util.h"
@@ -211,5 +211,20 @@ void pm_orc_tz_free(pm_orc_tz *tz);
 int32_t pm_orc_tz_offset(const pm_orc_tz *tz, int64_t t);
 /* Epoch seconds of local wall time `local` (seconds since 1970-01-01 00:00 local). */
 int64_t pm_orc_tz_local_to_utc(const pm_orc_tz *tz, int64_t local);
+
+/* Divides the unsigned 128-bit value hi:lo by 10 in place, returning the remainder
+ * (decimal digits of DECIMAL values, for the reader and the writer). */
+static inline unsigned pm_orc_div10(uint64_t *hi, uint64_t *lo) {
+  uint64_t limbs[4] = {*hi >> 32, *hi & 0xffffffffu, *lo >> 32, *lo & 0xffffffffu};
+  uint64_t rem = 0;
+  for (int i = 0; i < 4; i++) {
+    uint64_t cur = (rem << 32) | limbs[i];
+    limbs[i] = cur / 10;
+    rem = cur % 10;
+  }
+  *hi = (limbs[0] << 32) | limbs[1];
+  *lo = (limbs[2] << 32) | limbs[3];
+  return (unsigned)rem;
+}
 
 #endif

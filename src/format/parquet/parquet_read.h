@@ -1,11 +1,11 @@
-/* format/parquet/pq_read.h: reader state shared by reader.c (schema matching, batches,
- * nested assembly, statistics) and leaf.c (pages and value decoding of one leaf). */
-#ifndef PM_PARQUET_PQ_READ_H
-#define PM_PARQUET_PQ_READ_H
+/* format/parquet/parquet_read.h: reader state shared by parquet_read.c (schema matching, batches,
+ * nested assembly, statistics) and parquet_read_leaf.c (pages and value decoding of one leaf). */
+#ifndef PM_PARQUET_READ_H
+#define PM_PARQUET_READ_H
 
 #include "arrow/column.h"
 #include "format/format.h"
-#include "format/parquet/pq.h"
+#include "format/parquet/parquet_read_codec.h"
 #include "util/compress.h"
 
 /* A node of the file schema tree. */
@@ -126,7 +126,8 @@ typedef struct pq_reader {
   pq_rnode *top; /* rtype->nfields */
   pm_col *cols;  /* rtype->nfields */
   pq_leaf *leaves;
-  int32_t nleaves, cap_leaves;
+  int32_t nleaves;
+  size_t cap_leaves;
 
   int32_t rg; /* next row group to open */
   bool rg_open;
@@ -134,7 +135,7 @@ typedef struct pq_reader {
   bool failed;
 } pq_reader;
 
-/* leaf.c */
+/* parquet_read_leaf.c */
 int pq_leaf_setup(pq_leaf *L, paimon_error *err);
 int pq_leaf_start_chunk(pq_leaf *L, const pq_chunk *c, paimon_error *err);
 /* Reads the levels and values of `rows` rows into L->defs/reps/n and L->col (values

@@ -1,7 +1,7 @@
-/* format/orc/orc_rle.c: ORC run-length decoders: byte RLE, boolean bit RLE, integer
+/* format/orc/orc_read_rle.c: ORC run-length decoders: byte RLE, boolean bit RLE, integer
  * RLE v1 and v2 (SHORT_REPEAT, DIRECT, PATCHED_BASE, DELTA). Every decoder consumes at
  * least one input byte per run, so a malformed stream ends instead of looping. */
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 /* ---- byte RLE ---------------------------------------------------------------------- */
 

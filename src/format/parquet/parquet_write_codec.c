@@ -1,6 +1,6 @@
-/* format/parquet/pq_thrift_write.c: Thrift compact-protocol encoder and the RLE/bit-packed
+/* format/parquet/parquet_write_codec.c: Thrift compact-protocol encoder and the RLE/bit-packed
  * hybrid encoder used by the Parquet writer. */
-#include "format/parquet/pq_write.h"
+#include "format/parquet/parquet_write_codec.h"
 
 /* ---- Thrift compact encoder -------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
-/* format/parquet/pq_write.h: internals of the Parquet writer: a Thrift compact-protocol
+/* format/parquet/parquet_write_codec.h: internals of the Parquet writer: a Thrift compact-protocol
  * encoder for the footer, page headers and page indexes, and the RLE/bit-packed hybrid
  * encoder used for levels and dictionary indices. */
-#ifndef PM_PARQUET_PQ_WRITE_H
-#define PM_PARQUET_PQ_WRITE_H
+#ifndef PM_PARQUET_WRITE_CODEC_H
+#define PM_PARQUET_WRITE_CODEC_H
 
 #include "util/util.h"
 

@@ -1,7 +1,7 @@
-/* format/parquet/encoding.c: RLE/bit-packed hybrid, bit unpacking and
+/* format/parquet/parquet_read_decode.c: RLE/bit-packed hybrid, bit unpacking and
  * DELTA_BINARY_PACKED decoders. Bit-packed data is unpacked eight values at a time with
  * the width as a compile-time constant (one specialised loop per width). */
-#include "format/parquet/pq.h"
+#include "format/parquet/parquet_read_codec.h"
 
 /* ---- bit unpacking ---------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* format/parquet/reader.c: pm_parquet_open: footer and schema tree, matching of the
+/* format/parquet/parquet_read.c: pm_parquet_open: footer and schema tree, matching of the
  * requested type against the file schema, row-group iteration with statistics pruning,
  * and assembly of nested values from definition/repetition levels.
  *
@@ -6,9 +6,10 @@
  * (struct validity, list offsets) are filled from the levels of one "representative"
  * leaf below it, and every leaf walks the nodes on its path to find which level entries
  * are instances of each node (row starts at the top, element starts below lists). */
-#include "format/parquet/pq_read.h"
+#include "format/parquet/parquet_read.h"
 #include "format/parquet/parquet.h"
 #include "io/io.h"
+#include "util/vec.h"
 
 #define PQ_MAX_DEPTH 64
 
@@ -84,13 +85,8 @@ static int mismatch(pq_reader *r, const pq_fnode *f, const pm_type *t, paimon_er
 }
 
 static int add_leaf(pq_reader *r, pq_rnode *rn, pq_rnode **stack, int depth, paimon_error *err) {
-  if (r->nleaves == r->cap_leaves) {
-    int32_t cap = r->cap_leaves ? r->cap_leaves * 2 : 8;
-    pq_leaf *nl = pm_realloc(r->leaves, (size_t)cap * sizeof *nl);
-    if (!nl) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
-    r->leaves = nl;
-    r->cap_leaves = cap;
-  }
+  if (pm_grow(&r->leaves, &r->cap_leaves, (size_t)r->nleaves + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   pq_leaf *L = &r->leaves[r->nleaves];
   memset(L, 0, sizeof *L);
   L->r = r;

@@ -1,4 +1,4 @@
-/* format/avro/avro_reader.c: Avro object container file reader.
+/* format/avro/avro_read.c: Avro object container file reader.
  *
  * The header's writer schema is resolved once against the Paimon read type into a tree
  * of plans (by field name, recursively, with Avro's promotions); rows are then decoded
@@ -9,6 +9,7 @@
 
 #include "format/avro/avro.h"
 #include "io/io.h"
+#include "util/vec.h"
 
 /* Items that occupy no input bytes (arrays of "null", empty records) cannot be bounded
  * by the block size; a batch may hold at most this many of them. */
@@ -109,13 +110,7 @@ static const char *kind_name(pm_avro_kind k) {
 
 static plan *plan_new(avro_reader *rd, op o, pm_avro_node *w, const pm_type *r) {
   if (rd->nplans >= PM_AVRO_MAX_PLANS) return NULL;
-  if (rd->nplans == rd->capplans) {
-    size_t cap = rd->capplans ? rd->capplans * 2 : 32;
-    plan **v = pm_realloc(rd->plans, cap * sizeof *v);
-    if (!v) return NULL;
-    rd->plans = v;
-    rd->capplans = cap;
-  }
+  if (pm_grow(&rd->plans, &rd->capplans, (size_t)rd->nplans + 1)) return NULL;
   plan *p = pm_calloc(1, sizeof *p);
   if (!p) return NULL;
   p->op = o;

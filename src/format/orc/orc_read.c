@@ -1,4 +1,4 @@
-/* format/orc/orc_reader.c: the ORC file reader behind pm_orc_open.
+/* format/orc/orc_read.c: the ORC file reader behind pm_orc_open.
  *
  * The tail (PostScript, Footer, Metadata) is read once. Stripes are loaded one at a time:
  * only the streams of requested columns are read and decompressed into per-column
@@ -8,7 +8,7 @@
  * sum(lengths) entries. */
 #include "format/format.h"
 #include "io/io.h"
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 #include <limits.h>
 #include <math.h>
@@ -419,18 +419,7 @@ static bool u128_mul10(u128 *v) {
   return true;
 }
 
-static unsigned u128_div10(u128 *v) {
-  uint64_t limbs[4] = {v->hi >> 32, v->hi & 0xffffffffu, v->lo >> 32, v->lo & 0xffffffffu};
-  uint64_t rem = 0;
-  for (int i = 0; i < 4; i++) {
-    uint64_t cur = (rem << 32) | limbs[i];
-    limbs[i] = cur / 10;
-    rem = cur % 10;
-  }
-  v->hi = (limbs[0] << 32) | limbs[1];
-  v->lo = (limbs[2] << 32) | limbs[3];
-  return (unsigned)rem;
-}
+static unsigned u128_div10(u128 *v) { return pm_orc_div10(&v->hi, &v->lo); }
 
 static bool u128_lt(u128 a, u128 b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 

@@ -1,7 +1,7 @@
-/* format/orc/orc_proto.c: a small protobuf decoder for ORC's PostScript, Footer,
+/* format/orc/orc_read_proto.c: a small protobuf decoder for ORC's PostScript, Footer,
  * Metadata and StripeFooter messages (field numbers from ORC's orc_proto.proto), and the
  * ORC compression chunk framing. */
-#include "format/orc/orc_internal.h"
+#include "format/orc/orc_read.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* format/avro/avro_writer.c: Avro object container file writer.
+/* format/avro/avro_write.c: Avro object container file writer.
  *
  * The writer schema (generated as Java Paimon's AvroSchemaConverter does, or given
  * explicitly) is matched once against the Paimon type into encode plans; Arrow struct
@@ -9,6 +9,7 @@
 
 #include "format/avro/avro.h"
 #include "io/io.h"
+#include "util/vec.h"
 
 typedef enum eop {
   E_NULL = 1, /* schema "null": nothing to write */
@@ -67,13 +68,7 @@ struct pm_avro_writer {
 static const pm_type multiset_count = {.id = PM_INT, .nullable = false};
 
 static eplan *eplan_new(pm_avro_writer *w, eop op, const pm_avro_node *node, const pm_type *t) {
-  if (w->nplans == w->capplans) {
-    size_t cap = w->capplans ? w->capplans * 2 : 32;
-    eplan **v = pm_realloc(w->plans, cap * sizeof *v);
-    if (!v) return NULL;
-    w->plans = v;
-    w->capplans = cap;
-  }
+  if (pm_grow(&w->plans, &w->capplans, (size_t)w->nplans + 1)) return NULL;
   eplan *p = pm_calloc(1, sizeof *p);
   if (!p) return NULL;
   p->op = op;

@@ -1,8 +1,8 @@
-/* format/parquet/pq.h: internals of the Parquet reader: Thrift compact decoding of the
+/* format/parquet/parquet_read_codec.h: internals of the Parquet reader: Thrift compact decoding of the
  * footer and page headers, level/value decoders. Everything here treats its input as
  * hostile: decoders stop at `end` and report failure instead of reading past it. */
-#ifndef PM_PARQUET_PQ_H
-#define PM_PARQUET_PQ_H
+#ifndef PM_PARQUET_READ_CODEC_H
+#define PM_PARQUET_READ_CODEC_H
 
 #include "util/util.h"
 

@@ -1,9 +1,9 @@
-/* format/parquet/leaf.c: one requested leaf column of a Parquet file: its pages,
+/* format/parquet/parquet_read_leaf.c: one requested leaf column of a Parquet file: its pages,
  * levels and values, decoded in bulk straight into the Arrow builder (values dense,
  * then spread over the null slots). */
 #include <math.h>
 
-#include "format/parquet/pq_read.h"
+#include "format/parquet/parquet_read.h"
 #include "io/io.h"
 
 #define PQ_CHUNK 1024 /* values per inner decode step (scratch buffers stay in L1/L2) */
