@@ -84,10 +84,8 @@ static size_t split_index(const paimon_split *sp, const pm_data_file *f) {
 static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t,
                      paimon_error *err) {
   pm_type *c = pm_type_clone(t);
-  if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
+  if (!c || pm_type_row_add(row, id, name, c)) /* it frees c on failure */
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
   return 0;
 }
 
@@ -273,13 +271,11 @@ int pm_pk_reader_open(pm_pk_reader **out, pm_read_state *st, const paimon_split 
     pm_type *seq = pm_type_new(PM_BIGINT, false);
     pm_type *kind = pm_type_new(PM_TINYINT, false);
     if (!seq || pm_type_row_add(r->kv_type, SEQUENCE_NUMBER_ID, "_SEQUENCE_NUMBER", seq)) {
-      pm_type_free(seq);
-      pm_type_free(kind);
+      pm_type_free(kind); /* pm_type_row_add frees seq on failure */
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto fail;
     }
     if (!kind || pm_type_row_add(r->kv_type, VALUE_KIND_ID, "_VALUE_KIND", kind)) {
-      pm_type_free(kind);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto fail;
     }

@@ -391,7 +391,6 @@ static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *
   pm_type *c = pm_type_clone(t);
   if (c && not_null) c->nullable = false;
   if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   return 0;
@@ -581,13 +580,11 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   {
     pm_type *seq = pm_type_new(PM_BIGINT, false);
     if (!seq || pm_type_row_add(w->kv_type, SEQUENCE_NUMBER_ID, "_SEQUENCE_NUMBER", seq)) {
-      pm_type_free(seq);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto fail;
     }
     pm_type *kind = pm_type_new(PM_TINYINT, false);
     if (!kind || pm_type_row_add(w->kv_type, VALUE_KIND_ID, "_VALUE_KIND", kind)) {
-      pm_type_free(kind);
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       goto fail;
     }
