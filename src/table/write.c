@@ -200,13 +200,19 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
     if ((!bk || !*bk) && w->pk) {
       /* primary-key tables bucket by the primary key minus the partition keys */
       pm_buf tb = PM_BUF_INIT;
-      for (int32_t k = 0; k < t->schema->nprimary_keys; k++) {
+      int prc = 0;
+      for (int32_t k = 0; k < t->schema->nprimary_keys && prc == 0; k++) {
         bool part = false;
         for (int32_t p = 0; p < t->schema->npartition_keys; p++)
           part |= strcmp(t->schema->primary_keys[k], t->schema->partition_keys[p]) == 0;
-        if (!part) pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", t->schema->primary_keys[k]);
+        if (!part) prc = pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", t->schema->primary_keys[k]);
       }
-      trimmed = pm_buf_detach(&tb);
+      trimmed = prc ? NULL : pm_buf_detach(&tb);
+      if (!trimmed) {
+        pm_buf_free(&tb);
+        rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+        goto fail;
+      }
       bk = trimmed;
     }
     if (!bk || !*bk) {
@@ -216,6 +222,11 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
       goto fail;
     }
     char *copy = pm_strdup(bk);
+    if (!copy) {
+      pm_free(trimmed);
+      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+      goto fail;
+    }
     char *names[64];
     int32_t nn = 0;
     for (char *tok = strtok(copy, ","); tok && nn < 64; tok = strtok(NULL, ",")) {
