@@ -100,6 +100,14 @@ static void pool_give(void *p, size_t cap) {
   pm_free(p);
 }
 
+void pm_col_pool_release(void) {
+  pthread_mutex_lock(&g_pool_mu);
+  for (size_t i = 0; i < g_pool_n; i++) pm_free(g_pool[i].p);
+  g_pool_n = 0;
+  g_pool_bytes = 0;
+  pthread_mutex_unlock(&g_pool_mu);
+}
+
 /* Grows `b` to hold `need` bytes, preserving its whole previous content. */
 static int buf_grow(pm_buf *b, size_t need) {
   if (need <= b->cap && b->data) return PAIMON_OK;
@@ -174,7 +182,7 @@ static int offsets_need(pm_buf *o, int64_t rows) {
 
 /* ---- init / reset / free --------------------------------------------------------- */
 
-int pm_col_init(pm_col *c, const pm_type *type) {
+static int col_init(pm_col *c, const pm_type *type) {
   memset(c, 0, sizeof *c);
   c->type = type;
   int rc = PAIMON_OK;
@@ -183,7 +191,7 @@ int pm_col_init(pm_col *c, const pm_type *type) {
     c->children = pm_calloc(1, sizeof *c->children);
     if (!c->children) return PAIMON_ENOMEM;
     c->nchildren = 1;
-    rc = pm_col_init(&c->children[0], type->elem);
+    rc = col_init(&c->children[0], type->elem);
   } else if (type->id == PM_MAP || type->id == PM_MULTISET) {
     if (!type->elem || (type->id == PM_MAP && !type->value)) return PAIMON_EINVAL;
     pm_type *e = pm_type_new_row(false);
@@ -205,7 +213,7 @@ int pm_col_init(pm_col *c, const pm_type *type) {
     c->children = pm_calloc(1, sizeof *c->children);
     if (!c->children) return PAIMON_ENOMEM;
     c->nchildren = 1;
-    rc = pm_col_init(&c->children[0], e);
+    rc = col_init(&c->children[0], e);
   } else if (type->id == PM_ROW) {
     if (type->nfields > 0) {
       c->children = pm_calloc((size_t)type->nfields, sizeof *c->children);
@@ -213,8 +221,19 @@ int pm_col_init(pm_col *c, const pm_type *type) {
     }
     for (int32_t i = 0; i < type->nfields && rc == 0; i++) {
       c->nchildren = i + 1;
-      rc = pm_col_init(&c->children[i], type->fields[i].type);
+      rc = col_init(&c->children[i], type->fields[i].type);
     }
+  }
+  return rc;
+}
+
+/* On failure the partly built column is freed (callers free only columns that
+ * initialised). */
+int pm_col_init(pm_col *c, const pm_type *type) {
+  int rc = col_init(c, type);
+  if (rc) {
+    pm_col_free(c);
+    c->type = type;
   }
   return rc;
 }

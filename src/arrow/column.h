@@ -23,6 +23,9 @@ typedef struct pm_col {
   pm_type *owned_entries_type; /* MAP: the synthesized entries struct type */
 } pm_col;
 
+/* Frees the buffers the pool keeps for later columns (the out-of-memory test measures
+ * live memory without them). Thread-safe. */
+void pm_col_pool_release(void);
 /* Initialises `c` (and its children) for `type`. */
 int pm_col_init(pm_col *c, const pm_type *type);
 /* Empties the column, keeping capacity. */

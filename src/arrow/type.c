@@ -655,12 +655,12 @@ static int schema_node(struct ArrowSchema *s, const char *format, const char *na
 }
 
 /* Arrow C data interface metadata: int32 count, then (int32 len, bytes) per key/value. */
-static void meta_put(pm_buf *b, const char *s) {
+static int meta_put(pm_buf *b, const char *s) {
   int32_t n = (int32_t)strlen(s);
   uint8_t le[4];
   pm_store_le32(le, (uint32_t)n);
-  (void)pm_buf_append(b, le, 4);
-  (void)pm_buf_append(b, s, (size_t)n);
+  int rc = pm_buf_append(b, le, 4);
+  return rc ? rc : pm_buf_append(b, s, (size_t)n);
 }
 
 static char *field_metadata(int32_t id, const pm_type *t, bool with_type) {
@@ -671,20 +671,16 @@ static char *field_metadata(int32_t id, const pm_type *t, bool with_type) {
   if (with_type && !ts) return NULL;
   uint8_t cnt[4];
   pm_store_le32(cnt, with_type ? 2u : 1u);
-  (void)pm_buf_append(&b, cnt, 4);
-  meta_put(&b, "paimon.id");
-  meta_put(&b, idbuf);
-  if (with_type) {
-    meta_put(&b, "paimon.type");
-    meta_put(&b, ts);
-  }
+  /* every append must succeed: a missing pair would leave the count wrong */
+  int rc = pm_buf_append(&b, cnt, 4);
+  if (rc == 0) rc = meta_put(&b, "paimon.id");
+  if (rc == 0) rc = meta_put(&b, idbuf);
+  if (rc == 0 && with_type) rc = meta_put(&b, "paimon.type");
+  if (rc == 0 && with_type) rc = meta_put(&b, ts);
   pm_free(ts);
-  size_t expect = 4 + 4 + 9 + 4 + strlen(idbuf);
-  if (b.len < expect) { /* an append failed */
-    pm_buf_free(&b);
-    return NULL;
-  }
-  return pm_buf_detach(&b);
+  char *r = rc ? NULL : pm_buf_detach(&b);
+  if (!r) pm_buf_free(&b);
+  return r;
 }
 
 static int to_arrow(const pm_type *t, const char *name, char *metadata, struct ArrowSchema *out,

@@ -472,8 +472,9 @@ static void release_retired(pm_mt_merger *m) {
 static int advance(pm_mt_merger *m, int32_t w, const mt_pop *p, paimon_error *err) {
   mt_leaf *L = &m->leaves[w];
   if (++L->pos >= L->cur->len) {
-    PM_TRY(retire(m, L->cur) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0);
-    L->cur = NULL;
+    mt_batch *done = L->cur;
+    L->cur = NULL; /* retire() releases it even when it fails */
+    PM_TRY(retire(m, done) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0);
     PM_TRY(leaf_fetch(m, w, err));
     if (L->done) return 0;
   }

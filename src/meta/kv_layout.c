@@ -19,10 +19,7 @@ bool pm_kv_is_system_field_name(const char *name) {
 static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t, bool not_null) {
   pm_type *c = pm_type_clone(t);
   if (c && not_null) c->nullable = false;
-  if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
-    return PAIMON_ENOMEM;
-  }
+  if (!c || pm_type_row_add(row, id, name, c)) return PAIMON_ENOMEM; /* it frees c */
   return 0;
 }
 

@@ -55,11 +55,8 @@ static pm_type *arr(tb *b, pm_type *elem) {
     b->oom = true;
     return NULL;
   }
-  pm_type *t = pm_type_new_array(elem, true);
-  if (!t) {
-    pm_type_free(elem);
-    b->oom = true;
-  }
+  pm_type *t = pm_type_new_array(elem, true); /* it frees elem on failure */
+  if (!t) b->oom = true;
   return t;
 }
 

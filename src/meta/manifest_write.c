@@ -22,11 +22,7 @@ static bool add(pm_type *row, const char *name, pm_type *t) {
     pm_type_free(t);
     return false;
   }
-  if (pm_type_row_add(row, -1, name, t)) {
-    pm_type_free(t);
-    return false;
-  }
-  return true;
+  return pm_type_row_add(row, -1, name, t) == 0; /* it frees t on failure */
 }
 
 static pm_type *stats_type(void) {

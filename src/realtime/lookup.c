@@ -190,9 +190,10 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
   while (rc == 0) {
     struct ArrowArray b;
     memset(&b, 0, sizeof b);
-    if (in->get_next(in, &b)) {
+    int e = in->get_next(in, &b);
+    if (e) {
       const char *m = in->get_last_error ? in->get_last_error(in) : NULL;
-      rc = pm_fail(err, PAIMON_EIO, "real-time store query stream failed: %s",
+      rc = pm_fail(err, pm_stream_failure(in, e), "real-time store query stream failed: %s",
                    m ? m : "unknown error");
       break;
     }

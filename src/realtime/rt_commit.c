@@ -98,8 +98,9 @@ static int flush_append(rt_writer *rw, rt_store *s, stream_vec *sv, int64_t *row
     while (rc == 0) {
       struct ArrowArray b;
       memset(&b, 0, sizeof b);
-      if (st->get_next(st, &b)) {
-        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s",
+      int e = st->get_next(st, &b);
+      if (e) {
+        rc = pm_fail(err, pm_trt_stream_failure(st, e), "real-time commit reader: %s",
                      st->get_last_error ? st->get_last_error(st) : "read failed");
         break;
       }
@@ -146,8 +147,9 @@ static int flush_pk(rt_writer *rw, stream_vec *sv, int64_t *rows, paimon_error *
     for (;;) {
       struct ArrowArray b;
       memset(&b, 0, sizeof b);
-      if (stm->get_next(stm, &b)) {
-        rc = pm_fail(err, PAIMON_EIO, "real-time commit reader: %s",
+      int e = stm->get_next(stm, &b);
+      if (e) {
+        rc = pm_fail(err, pm_trt_stream_failure(stm, e), "real-time commit reader: %s",
                      stm->get_last_error ? stm->get_last_error(stm) : "read failed");
         break;
       }

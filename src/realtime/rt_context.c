@@ -180,10 +180,8 @@ int pm_rt_load_progress(paimon_table *t, int64_t id, const char *okey, const cha
 }
 
 static int add_type(pm_type *row, int32_t id, const char *name, pm_type *t, paimon_error *err) {
-  if (!t || pm_type_row_add(row, id, name, t)) {
-    pm_type_free(t);
+  if (!t || pm_type_row_add(row, id, name, t)) /* it frees t on failure */
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
   return 0;
 }
 

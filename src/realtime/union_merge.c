@@ -13,6 +13,7 @@
  * answer does not change when prepare, commit or refresh move rows from memory to disk. */
 #include "realtime/union_merge.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ typedef struct one_stream {
 
 static int one_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
   one_stream *o = s->private_data;
-  return pm_type_to_arrow(o->type, NULL, out, NULL) ? PAIMON_ENOMEM : 0;
+  return pm_type_to_arrow(o->type, NULL, out, NULL) ? ENOMEM : 0; /* an errno value */
 }
 
 static int one_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
@@ -87,8 +88,9 @@ static int drain_sink(void *payload, struct ArrowArrayStream *s) {
   for (;;) {
     struct ArrowArray b;
     memset(&b, 0, sizeof b);
-    if (s->get_next(s, &b)) {
-      rc = PAIMON_EIO;
+    int e = s->get_next(s, &b);
+    if (e) {
+      rc = pm_stream_failure(s, e);
       break;
     }
     if (!b.release) break;

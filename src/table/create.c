@@ -405,10 +405,20 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
       pm_strndup(pm_path_strip_scheme(path), plen - (size_t)(pm_path_strip_scheme(path) - path));
   if (rc == 0 && !root_dir) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
   if (rc == 0) rc = write_schema0(fs, root_dir, s, err);
-  pm_free(root_dir);
   pm_schema_free(s);
-  if (rc) return rc;
-  return paimon_table_open_fs(out, fs, path, NULL, err);
+  if (rc == 0) {
+    rc = paimon_table_open_fs(out, fs, path, NULL, err);
+    /* The schema this call published moments ago is undone when the table cannot be
+     * opened (out of memory), so that a retry can create it; never once a snapshot
+     * exists (someone already uses the table). */
+    int64_t latest = 1;
+    char *s0 = rc ? pm_asprintf("%s/schema/schema-0", root_dir) : NULL;
+    if (s0 && pm_snapshot_latest_id(fs, root_dir, &latest, NULL) == 0 && latest == 0)
+      fs->remove(fs, s0, NULL);
+    pm_free(s0);
+  }
+  pm_free(root_dir);
+  return rc;
 }
 
 int paimon_table_create_json(paimon_table **out, const char *path, const char *json,

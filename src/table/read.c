@@ -234,7 +234,6 @@ static int setup_result_schema(pm_read_state *st, const paimon_split *sp, paimon
     if (w < 0) {
       pm_type *ft = pm_type_clone(row->fields[f].type);
       if (!ft || pm_type_row_add(work, row->fields[f].id, row->fields[f].name, ft)) {
-        pm_type_free(ft);
         return pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
       w = work->nfields - 1;
@@ -242,7 +241,6 @@ static int setup_result_schema(pm_read_state *st, const paimon_split *sp, paimon
     st->out_index[i] = w;
     pm_type *ot = pm_type_clone(row->fields[f].type);
     if (!ot || pm_type_row_add(outt, row->fields[f].id, row->fields[f].name, ot)) {
-      pm_type_free(ot);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
   }
@@ -261,7 +259,6 @@ static int setup_result_schema(pm_read_state *st, const paimon_split *sp, paimon
       if (pm_row_find(work, names[i]) >= 0) continue;
       pm_type *ft = pm_type_clone(row->fields[f].type);
       if (!ft || pm_type_row_add(work, row->fields[f].id, row->fields[f].name, ft)) {
-        pm_type_free(ft);
         rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       }
     }
@@ -328,7 +325,6 @@ static int open_file(pm_read_state *st, const paimon_split *sp, size_t fi, paimo
     const pm_field *fd = &frow->fields[ff];
     pm_type *ft = pm_type_clone(fd->type);
     if (!ft || pm_type_row_add(st->read_type, fd->id, fd->name, ft)) {
-      pm_type_free(ft);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
     st->work_from[w] = st->read_type->nfields - 1;
@@ -596,7 +592,6 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
       }
       pm_type *ft = pm_type_clone(rs->row->fields[f].type);
       if (!ft || pm_type_row_add(outt, rs->row->fields[f].id, rs->row->fields[f].name, ft)) {
-        pm_type_free(ft);
         rc = pm_fail(&err, PAIMON_ENOMEM, "out of memory");
       }
     }

@@ -268,10 +268,8 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
     const pm_field *fd = &best_fs->row->fields[best_ff];
     pm_type *ft = pm_type_clone(fd->type);
     pm_type *rt = r->srcs[best].read_type;
-    if (!ft || pm_type_row_add(rt, fd->id, fd->name, ft)) {
-      pm_type_free(ft);
+    if (!ft || pm_type_row_add(rt, fd->id, fd->name, ft)) /* it frees ft on failure */
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    }
     r->w_src[w] = best;
     r->w_col[w] = rt->nfields - 1;
     if (!pm_type_equal(fd->type, work->fields[w].type)) {

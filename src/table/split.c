@@ -58,6 +58,7 @@ static void w_stats(wr *w, const pm_simple_stats *s) {
 typedef struct {
   const uint8_t *p, *end;
   bool bad;
+  bool oom; /* bad because an allocation failed */
 } rd;
 
 static const uint8_t *r_raw(rd *r, size_t n) {
@@ -90,7 +91,7 @@ static uint8_t *r_bytes(rd *r, size_t *len) {
   if (!q) return NULL;
   uint8_t *c = pm_malloc((size_t)n + 1);
   if (!c) {
-    r->bad = true;
+    r->bad = r->oom = true;
     return NULL;
   }
   memcpy(c, q, n);
@@ -118,7 +119,7 @@ static char **r_strs(rd *r, int32_t *n) {
   }
   char **v = pm_calloc(c ? c : 1, sizeof(char *));
   if (!v) {
-    r->bad = true;
+    r->bad = r->oom = true;
     return NULL;
   }
   *n = (int32_t)c;
@@ -140,7 +141,7 @@ static void r_stats(rd *r, pm_simple_stats *s) {
   }
   s->null_counts = pm_calloc(c ? c : 1, sizeof(int64_t));
   if (!s->null_counts) {
-    r->bad = true;
+    r->bad = r->oom = true;
     return;
   }
   s->nnull_counts = (int32_t)c;
@@ -222,7 +223,7 @@ static int encode(const paimon_split *s, pm_buf *out) {
 
 static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_error *err) {
   *out = NULL;
-  rd r = {bytes, bytes + len, false};
+  rd r = {bytes, bytes + len, false, false};
   const uint8_t *m = r_raw(&r, 4);
   if (!m || memcmp(m, SPLIT_MAGIC, 4) != 0)
     return pm_fail(err, PAIMON_ECORRUPT, "not a serialized paimon split (bad magic)");
@@ -268,6 +269,7 @@ static int decode(paimon_split **out, const uint8_t *bytes, size_t len, paimon_e
   }
   if (r.bad || r.p != r.end) {
     pm_split_free(s);
+    if (r.oom) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     return pm_fail(err, PAIMON_ECORRUPT, "serialized split is truncated or malformed");
   }
   *out = s;

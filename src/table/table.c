@@ -429,8 +429,7 @@ int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_erro
     }
     const pm_field *fd = &schema->row->fields[f];
     pm_type *ft = pm_type_clone(fd->type);
-    if (!ft || pm_type_row_add(row, fd->id, fd->name, ft)) {
-      pm_type_free(ft);
+    if (!ft || pm_type_row_add(row, fd->id, fd->name, ft)) { /* it frees ft on failure */
       pm_type_free(row);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }
@@ -469,7 +468,6 @@ int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out,
     (*idx)[i] = f;
     pm_type *c = pm_type_clone(row->fields[f].type);
     if (!c || pm_type_row_add(r, row->fields[f].id, row->fields[f].name, c)) {
-      pm_type_free(c);
       pm_type_free(r);
       return pm_fail(err, PAIMON_ENOMEM, "out of memory");
     }

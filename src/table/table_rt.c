@@ -273,3 +273,7 @@ int pm_trt_array_filter(const struct ArrowArray *src, const pm_type *t, const ui
 }
 
 int pm_trt_status_errno(int rc) { return pm_status_errno(rc); }
+
+int pm_trt_stream_failure(const struct ArrowArrayStream *s, int code) {
+  return pm_stream_failure(s, code);
+}

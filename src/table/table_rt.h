@@ -214,5 +214,8 @@ int pm_trt_array_filter(const struct ArrowArray *src, const pm_type *t, const ui
 /* The errno value a stream callback of this library returns for a PAIMON_* failure (the
  * table in paimon/read.h). */
 int pm_trt_status_errno(int rc);
+/* The PAIMON_* status of a failed stream `s` whose get_next returned errno `code`: the
+ * exact status for this library's streams, else ENOMEM or EIO. Any thread. */
+int pm_trt_stream_failure(const struct ArrowArrayStream *s, int code);
 
 #endif

@@ -181,14 +181,18 @@ static int bind_bucket_key(paimon_writer *w, paimon_error *err) {
   char *trimmed = NULL;
   if (!bk && w->pk) {
     pm_buf tb = PM_BUF_INIT;
-    for (int32_t k = 0; k < s->nprimary_keys; k++) {
+    int prc = 0;
+    for (int32_t k = 0; k < s->nprimary_keys && prc == 0; k++) {
       bool part = false;
       for (int32_t p = 0; p < s->npartition_keys; p++)
         part |= strcmp(s->primary_keys[k], s->partition_keys[p]) == 0;
-      if (!part) pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", s->primary_keys[k]);
+      if (!part) prc = pm_buf_printf(&tb, "%s%s", tb.len ? "," : "", s->primary_keys[k]);
     }
-    bk = trimmed = pm_buf_detach(&tb);
-    if (!bk) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    bk = trimmed = prc ? NULL : pm_buf_detach(&tb);
+    if (!bk) {
+      pm_buf_free(&tb);
+      return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    }
   }
   if (!bk || !*bk) {
     pm_free(trimmed);

@@ -62,10 +62,8 @@ static void crun_free(void *ctx) {
 static int add_field(pm_type *row, int32_t id, const char *name, const pm_type *t,
                      paimon_error *err) {
   pm_type *c = pm_type_clone(t);
-  if (!c || pm_type_row_add(row, id, name, c)) {
-    pm_type_free(c);
+  if (!c || pm_type_row_add(row, id, name, c)) /* it frees c on failure */
     return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
   return 0;
 }
 

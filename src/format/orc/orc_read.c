@@ -983,19 +983,16 @@ static pm_type *file_type(const pm_orc_tail *t, uint32_t col, int depth) {
     case PM_ORC_LIST: {
       pm_type *e = file_type(t, f->sub[0], depth + 1);
       if (!e) return NULL;
-      r = pm_type_new_array(e, true);
-      if (!r) pm_type_free(e);
-      return r;
+      return pm_type_new_array(e, true); /* it frees e on failure */
     }
     case PM_ORC_MAP: {
       pm_type *k = file_type(t, f->sub[0], depth + 1),
               *v = k ? file_type(t, f->sub[1], depth + 1) : NULL;
-      if (v) r = pm_type_new_map(k, v, true);
-      if (!r) {
+      if (!v) {
         pm_type_free(k);
-        pm_type_free(v);
+        return NULL;
       }
-      return r;
+      return pm_type_new_map(k, v, true); /* it frees k and v on failure */
     }
     case PM_ORC_STRUCT: {
       r = pm_type_new_row(col != 0);
@@ -1003,8 +1000,7 @@ static pm_type *file_type(const pm_orc_tail *t, uint32_t col, int depth) {
       for (uint32_t i = 0; i < f->nsub; i++) {
         pm_type *c = file_type(t, f->sub[i], depth + 1);
         int32_t id = (int32_t)t->types[f->sub[i]].paimon_id;
-        if (!c || pm_type_row_add(r, id, f->names[i], c) != 0) {
-          pm_type_free(c);
+        if (!c || pm_type_row_add(r, id, f->names[i], c) != 0) { /* it frees c on failure */
           pm_type_free(r);
           return NULL;
         }

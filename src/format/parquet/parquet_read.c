@@ -19,6 +19,7 @@ static int corrupt(pq_reader *r, const char *what, paimon_error *err) {
 
 /* ---- schema tree ------------------------------------------------------------------- */
 
+/* Returns 0, -1 (malformed) or PAIMON_ENOMEM. */
 static int build_node(pq_reader *r, int32_t *pos, int16_t pdef, int16_t prep, int depth,
                       int32_t *leafc) {
   if (*pos >= r->ft.nschema || depth > PQ_MAX_DEPTH) return -1;
@@ -37,11 +38,12 @@ static int build_node(pq_reader *r, int32_t *pos, int16_t pdef, int16_t prep, in
   if (e->num_children < 0 || e->num_children > r->ft.nschema - *pos) return -1;
   if (e->num_children > 0) {
     n->children = pm_calloc((size_t)e->num_children, sizeof *n->children);
-    if (!n->children) return -1;
+    if (!n->children) return PAIMON_ENOMEM;
     n->nchildren = e->num_children;
     for (int32_t i = 0; i < e->num_children; i++) {
       n->children[i] = *pos;
-      if (build_node(r, pos, n->def, n->rep, depth + 1, leafc) != 0) return -1;
+      int rc = build_node(r, pos, n->def, n->rep, depth + 1, leafc);
+      if (rc != 0) return rc;
     }
   } else if (depth > 0 && e->type >= 0) {
     n->leaf = (*leafc)++;
@@ -506,12 +508,15 @@ static int open_footer(pq_reader *r, paimon_error *err) {
   PM_TRY(pm_rfile_read_exact(r->file, r->path, r->footer_raw.data, flen, r->file_size - 8 - flen,
                              err));
   const char *why = NULL;
-  if (pq_footer_parse(&r->ft, r->footer_raw.data, flen, &why) != 0) return corrupt(r, why, err);
+  int frc = pq_footer_parse(&r->ft, r->footer_raw.data, flen, &why);
+  if (frc == PAIMON_ENOMEM) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (frc != 0) return corrupt(r, why, err);
   r->nodes = pm_calloc((size_t)r->ft.nschema, sizeof *r->nodes);
   if (!r->nodes) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
   int32_t pos = 0, leaves = 0;
-  if (build_node(r, &pos, 0, 0, 0, &leaves) != 0 || pos != r->ft.nschema)
-    return corrupt(r, "malformed schema tree", err);
+  int brc = build_node(r, &pos, 0, 0, 0, &leaves);
+  if (brc == PAIMON_ENOMEM) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", r->path);
+  if (brc != 0 || pos != r->ft.nschema) return corrupt(r, "malformed schema tree", err);
   r->nleaves_file = leaves;
   int64_t total = 0;
   for (int32_t i = 0; i < r->ft.nrgs; i++) {

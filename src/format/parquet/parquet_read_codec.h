@@ -111,7 +111,7 @@ typedef struct pq_footer {
 } pq_footer;
 
 /* Parses FileMetaData from [p, p+n). Binary members point into the buffer, which must
- * outlive the footer. Returns 0 or -1 (malformed; *why* says what). */
+ * outlive the footer. Returns 0, PAIMON_ENOMEM, or -1 (malformed; *why* says what). */
 int pq_footer_parse(pq_footer *f, const uint8_t *p, size_t n, const char **why);
 void pq_footer_free(pq_footer *f);
 
@@ -186,6 +186,7 @@ typedef struct pq_thrift {
   const uint8_t *p, *end;
   int depth;
   bool bad;
+  bool oom; /* bad because an allocation failed */
 } pq_thrift;
 
 enum {

@@ -227,7 +227,7 @@ static void parse_selem(pq_thrift *t, pq_selem *e) {
         pq_bin b = t_binary(t);
         if (!t->bad && !e->name) {
           e->name = pm_strndup((const char *)b.p, b.len);
-          if (!e->name) t->bad = true;
+          if (!e->name) t->bad = t->oom = true;
         }
         break;
       }
@@ -311,7 +311,7 @@ static void parse_rowgroup(pq_thrift *t, pq_rowgroup *rg) {
       }
       rg->cols = pm_calloc(n ? n : 1, sizeof *rg->cols);
       if (!rg->cols) {
-        t->bad = true;
+        t->bad = t->oom = true;
         return;
       }
       rg->ncols = (int32_t)n;
@@ -326,7 +326,7 @@ static void parse_rowgroup(pq_thrift *t, pq_rowgroup *rg) {
 
 int pq_footer_parse(pq_footer *f, const uint8_t *p, size_t n, const char **why) {
   memset(f, 0, sizeof *f);
-  pq_thrift t = {p, p + n, 0, false};
+  pq_thrift t = {p, p + n, 0, false, false};
   int last = 0, type, id;
   bool has_rows = false;
   *why = "malformed thrift FileMetaData";
@@ -340,7 +340,7 @@ int pq_footer_parse(pq_footer *f, const uint8_t *p, size_t n, const char **why) 
       }
       f->schema = pm_calloc(cnt, sizeof *f->schema);
       if (!f->schema) {
-        t.bad = true;
+        t.bad = t.oom = true;
         break;
       }
       f->nschema = (int32_t)cnt;
@@ -357,7 +357,7 @@ int pq_footer_parse(pq_footer *f, const uint8_t *p, size_t n, const char **why) 
       }
       f->rgs = pm_calloc(cnt ? cnt : 1, sizeof *f->rgs);
       if (!f->rgs) {
-        t.bad = true;
+        t.bad = t.oom = true;
         break;
       }
       f->nrgs = (int32_t)cnt;
@@ -366,6 +366,7 @@ int pq_footer_parse(pq_footer *f, const uint8_t *p, size_t n, const char **why) 
       t_skip(&t, type);
     }
   }
+  if (t.oom) return PAIMON_ENOMEM;
   if (t.bad) return -1;
   if (!f->schema) {
     *why = "footer has no schema";
@@ -394,7 +395,7 @@ int pq_page_header_parse(pq_page_header *h, const uint8_t *p, size_t n, size_t *
   h->type = -1;
   h->is_compressed = true;
   h->uncompressed_size = h->compressed_size = -1;
-  pq_thrift t = {p, p + n, 0, false};
+  pq_thrift t = {p, p + n, 0, false, false};
   int last = 0, type, id;
   while (t_field(&t, &last, &type, &id)) {
     switch (id) {
