@@ -1,12 +1,13 @@
 /* util/options.c: paimon_options, a small ordered string map. */
 #include <paimon/options.h>
 
-#include "util/util.h"
+#include "util/strmap.h"
+#include "util/vec.h"
 
 struct paimon_options {
-  char **keys;
-  char **values;
-  size_t n, cap;
+  pm_strmap keys; /* key -> index into values; keys.keys[] is the insertion order */
+  char **values;  /* values[i] belongs to keys.keys[i] */
+  size_t cap;     /* capacity of values */
 };
 
 PAIMON_API int paimon_options_new(paimon_options **out, paimon_error *err) {
@@ -14,12 +15,6 @@ PAIMON_API int paimon_options_new(paimon_options **out, paimon_error *err) {
   *out = pm_calloc(1, sizeof **out);
   if (!*out) return pm_fail(err, PAIMON_ENOMEM, "paimon_options_new: out of memory");
   return PAIMON_OK;
-}
-
-static size_t find(const paimon_options *o, const char *key) {
-  for (size_t i = 0; i < o->n; i++)
-    if (strcmp(o->keys[i], key) == 0) return i;
-  return o->n;
 }
 
 PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char *value,
@@ -31,27 +26,16 @@ PAIMON_API int paimon_options_set(paimon_options *o, const char *key, const char
                           : "the value");
   char *v = pm_strdup(value);
   if (!v) goto nomem;
-  size_t i = find(o, key);
-  if (i < o->n) {
+  int64_t i = pm_strmap_find(&o->keys, key);
+  if (i >= 0) {
     pm_free(o->values[i]);
     o->values[i] = v;
     return PAIMON_OK;
   }
-  if (o->n == o->cap) {
-    size_t cap = o->cap ? o->cap * 2 : 8;
-    char **k2 = pm_realloc(o->keys, cap * sizeof *k2);
-    if (!k2) goto nomem;
-    o->keys = k2;
-    char **v2 = pm_realloc(o->values, cap * sizeof *v2);
-    if (!v2) goto nomem;
-    o->values = v2;
-    o->cap = cap;
-  }
-  char *k = pm_strdup(key);
-  if (!k) goto nomem;
-  o->keys[o->n] = k;
-  o->values[o->n] = v;
-  o->n++;
+  size_t n = o->keys.n;
+  if (pm_grow(&o->values, &o->cap, n + 1) || pm_strmap_put(&o->keys, key, (int64_t)n, NULL))
+    goto nomem;
+  o->values[n] = v;
   return PAIMON_OK;
 nomem:
   pm_free(v);
@@ -60,27 +44,24 @@ nomem:
 
 PAIMON_API const char *paimon_options_get(const paimon_options *o, const char *key) {
   if (!o || !key) return NULL;
-  size_t i = find(o, key);
-  return i < o->n ? o->values[i] : NULL;
+  int64_t i = pm_strmap_find(&o->keys, key);
+  return i >= 0 ? o->values[i] : NULL;
 }
 
-PAIMON_API size_t paimon_options_count(const paimon_options *o) { return o ? o->n : 0; }
+PAIMON_API size_t paimon_options_count(const paimon_options *o) { return o ? o->keys.n : 0; }
 
 PAIMON_API int paimon_options_entry(const char **key, const char **value, const paimon_options *o,
                                     size_t i) {
-  if (!o || i >= o->n) return PAIMON_EINVAL;
-  if (key) *key = o->keys[i];
+  if (!o || i >= o->keys.n) return PAIMON_EINVAL;
+  if (key) *key = o->keys.keys[i];
   if (value) *value = o->values[i];
   return PAIMON_OK;
 }
 
 PAIMON_API void paimon_options_free(paimon_options *o) {
   if (!o) return;
-  for (size_t i = 0; i < o->n; i++) {
-    pm_free(o->keys[i]);
-    pm_free(o->values[i]);
-  }
-  pm_free(o->keys);
+  for (size_t i = 0; i < o->keys.n; i++) pm_free(o->values[i]);
+  pm_strmap_free(&o->keys);
   pm_free(o->values);
   pm_free(o);
 }
