@@ -1,6 +1,8 @@
 /* arrow/type.c: Paimon logical types, their type strings, and the Arrow schema mapping. */
 #include "arrow/type.h"
 
+#include "util/vec.h"
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -77,12 +79,10 @@ int pm_type_row_add(pm_type *row, int32_t field_id, const char *name, pm_type *t
     pm_type_free(type);
     return PAIMON_ENOMEM;
   }
-  pm_field *f = pm_realloc(row->fields, ((size_t)row->nfields + 1) * sizeof *f);
-  if (!f) {
+  if (pm_grow(&row->fields, &row->fields_cap, (size_t)row->nfields + 1)) {
     pm_type_free(type);
     return PAIMON_ENOMEM;
   }
-  row->fields = f;
   char *n = pm_strdup(name);
   if (!n) {
     pm_type_free(type);
@@ -104,11 +104,13 @@ static pm_type *clone_depth(const pm_type *t, int depth) {
   c->elem = c->value = NULL;
   c->fields = NULL;
   c->nfields = 0;
+  c->fields_cap = 0;
   if (t->elem && !(c->elem = clone_depth(t->elem, depth + 1))) goto fail;
   if (t->value && !(c->value = clone_depth(t->value, depth + 1))) goto fail;
   if (t->nfields > 0) {
     c->fields = pm_calloc((size_t)t->nfields, sizeof *c->fields);
     if (!c->fields) goto fail;
+    c->fields_cap = (size_t)t->nfields;
     for (int32_t i = 0; i < t->nfields; i++) {
       const pm_field *sf = &t->fields[i];
       pm_field *df = &c->fields[i];

@@ -70,6 +70,7 @@ typedef struct pm_type {
   struct pm_type *value; /* MAP value (owned) */
   int32_t nfields;       /* ROW */
   pm_field *fields;      /* ROW (owned array) */
+  size_t fields_cap;     /* capacity of fields */
 } pm_type;
 
 /* Constructors return NULL on allocation failure. */

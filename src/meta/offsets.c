@@ -6,6 +6,7 @@
 
 #include "io/io.h"
 #include "meta/offsets.h"
+#include "util/vec.h"
 
 #define MAX_OFFSETS_FILE (64u << 20)
 
@@ -28,9 +29,7 @@ int pm_offsets_set(pm_offsets *o, const char *partition, int32_t bucket, int64_t
       o->v[i].offset = offset;
       return 0;
     }
-  pm_offset_entry *nv = pm_realloc(o->v, (o->n + 1) * sizeof *nv);
-  if (!nv) return PAIMON_ENOMEM;
-  o->v = nv;
+  if (pm_grow(&o->v, &o->cap, o->n + 1)) return PAIMON_ENOMEM;
   o->v[o->n].partition = pm_strdup(partition);
   if (!o->v[o->n].partition) return PAIMON_ENOMEM;
   o->v[o->n].bucket = bucket;

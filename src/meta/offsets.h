@@ -40,6 +40,7 @@ typedef struct pm_offset_entry {
 typedef struct pm_offsets {
   size_t n;
   pm_offset_entry *v;
+  size_t cap; /* capacity of v */
 } pm_offsets;
 
 /* Parses the JSON text; `keys` are the partition key names (order used to render the

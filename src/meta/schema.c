@@ -6,6 +6,7 @@
 
 #include "io/io.h"
 #include "meta/json_util.h"
+#include "util/vec.h"
 #include "meta/meta.h"
 
 #define SCHEMA_MAX_BYTES ((size_t)64 << 20)
@@ -144,12 +145,11 @@ fail:
 }
 
 static int add_option(pm_schema *s, const char *k, const char *v) {
-  char **nk = pm_realloc(s->option_keys, sizeof(char *) * (size_t)(s->noptions + 1));
-  if (!nk) return PAIMON_ENOMEM;
-  s->option_keys = nk;
-  char **nv = pm_realloc(s->option_values, sizeof(char *) * (size_t)(s->noptions + 1));
-  if (!nv) return PAIMON_ENOMEM;
-  s->option_values = nv;
+  /* the arrays hold exactly noptions (as parsed); only legacy defaults are added here */
+  size_t kcap = (size_t)s->noptions, vcap = kcap, need = kcap + 1;
+  if (pm_grow(&s->option_keys, &kcap, need) || pm_grow(&s->option_values, &vcap, need))
+    return PAIMON_ENOMEM;
+  char **nk = s->option_keys, **nv = s->option_values;
   nk[s->noptions] = pm_strdup(k);
   nv[s->noptions] = pm_strdup(v);
   if (!nk[s->noptions] || !nv[s->noptions]) {
@@ -197,13 +197,8 @@ static int walk_ids(const pm_type *t, char *path, size_t len, id_walk *w, const 
       if (f->id < 0)
         return pm_fail(err, PAIMON_ECORRUPT, "%s: field \"%s\" has negative id %d", what, path,
                        (int)f->id);
-      if (w->n == w->cap) {
-        size_t nc = w->cap ? w->cap * 2 : 16;
-        int32_t *nv = pm_realloc(w->ids, nc * sizeof *nv);
-        if (!nv) return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", what);
-        w->ids = nv;
-        w->cap = nc;
-      }
+      if (pm_grow(&w->ids, &w->cap, w->n + 1))
+        return pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", what);
       w->ids[w->n++] = f->id;
       if (f->id < SYSTEM_FIELD_ID_START && f->id > w->max_user) w->max_user = f->id;
     }

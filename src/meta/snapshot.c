@@ -5,6 +5,7 @@
 
 #include "io/io.h"
 #include "meta/json_util.h"
+#include "util/vec.h"
 #include "meta/meta.h"
 
 #define SNAPSHOT_MAX_BYTES ((size_t)64 << 20)
@@ -231,19 +232,9 @@ static int list_cb(const char *name, int is_dir, void *payload) {
   int64_t id;
   if (is_dir || strncmp(name, "snapshot-", 9) != 0 || !parse_id(name + 9, strlen(name + 9), &id))
     return 0;
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? l->cap * 2 : 64;
-    if (nc > MAX_SNAPSHOT_IDS) {
-      l->oom = true;
-      return 1;
-    }
-    int64_t *ni = pm_realloc(l->ids, nc * sizeof *ni);
-    if (!ni) {
-      l->oom = true;
-      return 1;
-    }
-    l->ids = ni;
-    l->cap = nc;
+  if (l->n >= MAX_SNAPSHOT_IDS || pm_grow(&l->ids, &l->cap, l->n + 1)) {
+    l->oom = true;
+    return 1;
   }
   l->ids[l->n++] = id;
   return 0;

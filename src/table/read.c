@@ -16,6 +16,7 @@
 #include "table/ext.h"
 #include "expr/expr.h"
 #include "table/read_internal.h"
+#include "util/vec.h"
 
 /* ---- struct arrays built from child arrays ---------------------------------------- */
 
@@ -123,7 +124,7 @@ struct pm_read_state {
   pm_mem_streams mem;
 
   schema_cache *schemas;
-  size_t nschemas;
+  size_t nschemas, schemas_cap;
   pm_buf sel;
   char last_error[600];
   int status;  /* PAIMON_* of the last failed get_schema/get_next; PAIMON_OK when none */
@@ -189,9 +190,8 @@ int pm_read_schema(pm_read_state *st, const char *branch, int64_t id, pm_schema 
       *out = st->schemas[i].schema;
       return 0;
     }
-  schema_cache *ns = pm_realloc(st->schemas, (st->nschemas + 1) * sizeof *ns);
-  if (!ns) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  st->schemas = ns;
+  if (pm_grow(&st->schemas, &st->schemas_cap, st->nschemas + 1))
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   pm_schema *s = NULL;
   PM_TRY(pm_table_load_schema(st->t, branch, id, &s, err));
   schema_cache *c = &st->schemas[st->nschemas];
@@ -787,12 +787,10 @@ int64_t pm_read_batch_size(const pm_read_state *st) { return st->batch_size; }
 
 static int mem_sink(void *payload, struct ArrowArrayStream *stream) {
   pm_mem_streams *ms = payload;
-  struct ArrowArrayStream *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
-  if (!nv) {
+  if (pm_grow(&ms->v, &ms->cap, ms->n + 1)) {
     stream->release(stream);
     return PAIMON_ENOMEM;
   }
-  ms->v = nv;
   ms->v[ms->n++] = *stream;
   stream->release = NULL;
   return 0;

@@ -54,6 +54,7 @@ typedef struct pm_mem_streams {
   struct ArrowSchema *schemas;
   size_t n, nschemas, cur;
   bool opened, done;
+  size_t cap; /* capacity of v */
 } pm_mem_streams;
 /* Opens the part's streams asking for the fields of `want` (by name). */
 int pm_mem_streams_open(pm_mem_streams *ms, struct pm_mem_part *mp, const pm_type *want,

@@ -64,7 +64,7 @@ typedef struct orc_reader {
   char *tz_name;
 } orc_reader;
 
-static const pm_type k_int_type = {PM_INT, false, 0, 0, 0, NULL, NULL, 0, NULL};
+static const pm_type k_int_type = {.id = PM_INT};
 
 static const char *kind_name(int k) {
   static const char *names[] = {

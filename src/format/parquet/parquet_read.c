@@ -687,7 +687,7 @@ int pm_parquet_file_type(paimon_fs *fs, const char *path, pm_type **out, paimon_
   *out = NULL;
   pq_reader *r = pm_calloc(1, sizeof *r);
   if (!r) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  static const pm_type empty_row = {PM_ROW, false, 0, 0, 0, NULL, NULL, 0, NULL};
+  static const pm_type empty_row = {.id = PM_ROW};
   r->rtype = &empty_row;
   r->base.ops = &pq_ops;
   int rc;

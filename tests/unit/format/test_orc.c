@@ -256,7 +256,7 @@ static json_t *to_json(const struct ArrowArray *a, const pm_type *t, int64_t i) 
           json_array_append_new(arr, to_json(ch, t->elem, k));
         } else {
           const pm_type *vt = t->id == PM_MAP ? t->value : NULL;
-          pm_type it = {PM_INT, false, 0, 0, 0, NULL, NULL, 0, NULL};
+          pm_type it = {.id = PM_INT};
           json_array_append_new(arr, json_pack("[oo]", to_json(ch->children[0], t->elem, k),
                                                to_json(ch->children[1], vt ? vt : &it, k)));
         }

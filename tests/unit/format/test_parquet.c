@@ -135,7 +135,7 @@ static json_t *to_json(const struct ArrowArray *a, const pm_type *t, int64_t i) 
       int64_t b, e;
       pm_arr_list_range(a, i, &b, &e);
       const struct ArrowArray *en = a->children[0];
-      static pm_type int_type = {PM_INT, false, 0, 0, 0, NULL, NULL, 0, NULL};
+      static pm_type int_type = {.id = PM_INT};
       const pm_type *vt = t->id == PM_MAP ? t->value : &int_type;
       json_t *obj = json_object();
       for (int64_t k = b; k < e; k++) {
