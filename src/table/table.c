@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "table/write_internal.h"
+#include "meta/core_options.h"
 #include "util/vec.h"
 
 struct paimon_snapshot {
@@ -353,8 +354,8 @@ int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const u
   *out = NULL;
   pm_binrow prow;
   PM_TRY(pm_binrow_view(&prow, part, plen, err));
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  const char *defname = pm_table_opt(t, "partition.default-name", PM_DEFAULT_PARTITION_NAME);
+  bool legacy = pm_core_schema_bool(t->schema, "partition.legacy-name", true);
   return pm_partition_path(ptype, &prow, defname, legacy, out, err);
 }
 
