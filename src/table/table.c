@@ -53,9 +53,7 @@ int64_t pm_table_opt_i64(const paimon_table *t, const char *key, int64_t def) {
 }
 
 bool pm_table_opt_bool(const paimon_table *t, const char *key, bool def) {
-  const char *v = pm_table_opt(t, key, NULL);
-  if (!v) return def;
-  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0;
+  return pm_core_schema_bool(t->schema, key, def);
 }
 
 char *pm_table_branch_dir(const paimon_table *t, const char *branch) {
@@ -437,19 +435,6 @@ int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_erro
   }
   *out = row;
   return 0;
-}
-
-int64_t pm_parse_size(const char *v, int64_t def) {
-  if (!v || !*v) return def;
-  char *end;
-  double x = strtod(v, &end);
-  while (*end == ' ') end++;
-  int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
-  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
-  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
-  return x > 0 ? (int64_t)(x * (double)mul) : def;
 }
 
 int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,

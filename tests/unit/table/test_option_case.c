@@ -1,7 +1,8 @@
 /* partition.legacy-name is a boolean read as Java's OptionsUtils.convertToBoolean reads
  * it (Java 1.4.1 CoreOptions.PARTITION_GENERATE_LEGACY_NAME: any case). A table created
  * with partition.legacy-name=FALSE writes non-legacy partition paths (a DATE as
- * 2022-01-08, not as its day number); the scan, its splits and the reader must agree. */
+ * 2022-01-08, not as its day number); the scan, its splits and the reader must agree.
+ * Other boolean table options are read the same way. */
 #include "test_support.h"
 
 #include <stdio.h>
@@ -53,7 +54,24 @@ static void test_legacy_name_upper_case(void **state) {
   paimon_table_close(t);
 }
 
+/* Every boolean table option the table layer reads is Java's (any case): realtime.enabled
+ * set to tRUE enables real time. */
+static void test_bool_option_any_case(void **state) {
+  (void)state;
+  paimon_table *t = pm_test_table_create(
+      "rt_mixed_case",
+      "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"}],\"primaryKeys\":[\"k\"],"
+      "\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"tRUE\"}}",
+      NULL, 0);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx = NULL;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_legacy_name_upper_case)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_legacy_name_upper_case),
+                                     cmocka_unit_test(test_bool_option_any_case)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
