@@ -8,14 +8,15 @@
 #include <string.h>
 
 #include "maintain/maintain_internal.h"
+#include "meta/core_options.h"
 #include "table/write_internal.h"
 
 int pm_maint_init(pm_maint *m, const paimon_table *t, paimon_error *err) {
   memset(m, 0, sizeof *m);
   m->t = (paimon_table *)t;
   PM_TRY(pm_schema_partition_type(t->schema, &m->ptype, err));
-  m->defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  m->legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  m->defname = pm_table_opt(t, "partition.default-name", PM_DEFAULT_PARTITION_NAME);
+  m->legacy = pm_core_schema_bool(t->schema, "partition.legacy-name", true);
   m->index_in_data_dir = pm_table_opt_bool(t, "index-file-in-data-file-dir", false);
   return 0;
 }

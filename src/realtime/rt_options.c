@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "arrow/column.h"
+#include "meta/core_options.h"
 #include "realtime/rt_internal.h"
 #include "realtime/store_default.h"
 
@@ -118,18 +119,16 @@ bool pm_rt_first_row_engine(const paimon_table *t) {
 
 /* ---- union reads ---------------------------------------------------------------------- */
 
-/* "true" in the spellings union reads have always accepted. */
-static bool opt_true(const paimon_table *t, const char *key) {
-  const char *v = pm_trt_opt(t, key, "false");
-  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
-}
-
-void pm_rt_merge_options(const paimon_table *t, pm_rt_merge_opts *out) {
-  out->ignore_delete = opt_true(t, "ignore-delete") || opt_true(t, "deduplicate.ignore-delete") ||
-                       opt_true(t, "partial-update.ignore-delete") ||
-                       opt_true(t, "first-row.ignore-delete");
-  out->ignore_ub = opt_true(t, "ignore-update-before");
-  out->seq_asc = strcmp(pm_trt_opt(t, "sequence.field.sort-order", "ascending"), "descending") != 0;
+/* The table's options as pm_pk_writer_new parses them (meta/core_options.h, Java
+ * CoreOptions: booleans and sequence.field.sort-order in any case), so that memory rows
+ * reduce exactly as prepare's flush will write them. */
+int pm_rt_merge_options(const paimon_table *t, pm_rt_merge_opts *out, paimon_error *err) {
+  pm_core_options co;
+  PM_TRY(pm_core_options_parse(&co, pm_trt_schema(t), NULL, pm_trt_path(t), err));
+  out->ignore_delete = co.ignore_delete;
+  out->ignore_ub = co.ignore_update_before;
+  out->seq_asc = !co.sequence_descending;
+  return 0;
 }
 
 /* ---- the built-in store ------------------------------------------------------------------- */

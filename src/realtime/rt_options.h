@@ -46,10 +46,12 @@ bool pm_rt_first_row_engine(const paimon_table *t);
 typedef struct pm_rt_merge_opts {
   bool ignore_delete; /* ignore-delete or its engine-prefixed forms */
   bool ignore_ub;     /* ignore-update-before */
-  bool seq_asc;       /* sequence.field.sort-order is not "descending" */
+  bool seq_asc;       /* sequence.field.sort-order is not descending (any case) */
 } pm_rt_merge_opts;
 
-void pm_rt_merge_options(const paimon_table *t, pm_rt_merge_opts *out);
+/* PAIMON_EINVAL naming the option when the table's options do not parse (the
+ * primary-key writer would refuse them too). */
+int pm_rt_merge_options(const paimon_table *t, pm_rt_merge_opts *out, paimon_error *err);
 
 /* ---- the built-in store (store_default.h lists its options) ---------------------------- */
 

@@ -284,7 +284,7 @@ static int umerge_init(umerge *u, paimon_table *t, const pm_type *store_type, in
                           (const char *const *)s->option_values, s->noptions, err));
   PM_TRY(pm_mt_reducer_new(&u->red, u->engine, err));
   pm_rt_merge_opts mo;
-  pm_rt_merge_options(t, &mo);
+  PM_TRY(pm_rt_merge_options(t, &mo, err));
   u->ignore_delete = mo.ignore_delete;
   u->ignore_ub = mo.ignore_ub;
   u->dedup_last = pm_mt_engine_kind_of(u->engine) == PM_MT_DEDUPLICATE && !u->ignore_delete;

@@ -14,6 +14,7 @@
 #include <paimon/read.h>
 
 #include "table/ext.h"
+#include "meta/core_options.h"
 #include "expr/expr.h"
 #include "table/read_internal.h"
 #include "util/vec.h"
@@ -336,8 +337,7 @@ static int open_file(pm_read_state *st, const paimon_split *sp, size_t fi, paimo
   pm_format_read_opts ro = {0};
   ro.batch_size = st->batch_size;
   ro.orc_timezone = "UTC";
-  const char *legacy = pm_table_opt(st->t, "orc.timestamp-ltz.legacy.type", "true");
-  ro.orc_ltz_legacy = strcmp(legacy, "false") != 0;
+  ro.orc_ltz_legacy = pm_core_schema_bool(st->t->schema, "orc.timestamp-ltz.legacy.type", true);
   /* deletion vectors count positions from the file start: skipped groups still advance
    * first_row, so skipping is safe with them too */
   if (st->bound && !sp->primary_key) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format/blob/blob.h"
+#include "meta/core_options.h"
 #include "table/read_internal.h"
 
 typedef struct evo_src {
@@ -290,8 +291,7 @@ static int open_group(pm_evo_reader *r, paimon_error *err) {
     pm_format_read_opts ro = {0};
     ro.batch_size = pm_read_batch_size(r->st);
     ro.orc_timezone = "UTC";
-    ro.orc_ltz_legacy =
-        strcmp(pm_table_opt(t, "orc.timestamp-ltz.legacy.type", "true"), "false") != 0;
+    ro.orc_ltz_legacy = pm_core_schema_bool(t->schema, "orc.timestamp-ltz.legacy.type", true);
     PM_TRY(pm_format_open(&s->reader, kind, t->fs, sp->paths[s->file], s->read_type, &ro, err));
   }
   r->remaining = first->row_count;

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "expr/expr.h"
+#include "meta/core_options.h"
 #include "table/ext.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
@@ -517,7 +518,7 @@ static int load_dvs(paimon_table *t, const pm_snapshot *snap, const pm_type *pty
   pm_free(ip);
   if (rc) return rc;
   const char *defname = pm_schema_option(schema, "partition.default-name");
-  if (!defname) defname = "__DEFAULT_PARTITION__";
+  if (!defname) defname = PM_DEFAULT_PARTITION_NAME;
   for (size_t i = 0; i < nie && rc == 0; i++) {
     const pm_index_entry *ie = &ies[i];
     if (ie->kind != PM_ENTRY_ADD || strcmp(ie->index_type, "DELETION_VECTORS") != 0) continue;
@@ -571,9 +572,8 @@ static int plan_init(plan_ctx *c, const paimon_predicate *filter, paimon_error *
   const pm_schema *schema = c->schema;
   c->pk = schema->nprimary_keys > 0;
   c->defname = pm_schema_option(schema, "partition.default-name");
-  if (!c->defname) c->defname = "__DEFAULT_PARTITION__";
-  const char *ln = pm_schema_option(schema, "partition.legacy-name");
-  c->legacy = !(ln && strcmp(ln, "false") == 0);
+  if (!c->defname) c->defname = PM_DEFAULT_PARTITION_NAME;
+  c->legacy = pm_core_schema_bool(schema, "partition.legacy-name", true);
   const char *engine = pm_schema_option(schema, "merge-engine");
   const char *dvopt = pm_schema_option(schema, "deletion-vectors.enabled");
   c->first_row = engine && strcasecmp(engine, "first-row") == 0;
@@ -897,11 +897,11 @@ int pm_plan_split_for(paimon_plan *plan, const uint8_t *partition, size_t plen, 
     sp->primary_key = plan->schema->nprimary_keys > 0;
     pm_binrow prow;
     const char *defname = pm_schema_option(plan->schema, "partition.default-name");
-    const char *ln = pm_schema_option(plan->schema, "partition.legacy-name");
     rc = pm_binrow_view(&prow, partition, plen, err);
     if (rc == 0)
-      rc = pm_partition_path(ptype, &prow, defname ? defname : "__DEFAULT_PARTITION__",
-                             !(ln && strcmp(ln, "false") == 0), &sp->partition_str, err);
+      rc = pm_partition_path(ptype, &prow, defname ? defname : PM_DEFAULT_PARTITION_NAME,
+                             pm_core_schema_bool(plan->schema, "partition.legacy-name", true),
+                             &sp->partition_str, err);
   }
   pm_type_free(ptype);
   if (rc) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "table/write_internal.h"
+#include "meta/core_options.h"
 #include "util/vec.h"
 
 struct paimon_snapshot {
@@ -52,9 +53,7 @@ int64_t pm_table_opt_i64(const paimon_table *t, const char *key, int64_t def) {
 }
 
 bool pm_table_opt_bool(const paimon_table *t, const char *key, bool def) {
-  const char *v = pm_table_opt(t, key, NULL);
-  if (!v) return def;
-  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0;
+  return pm_core_schema_bool(t->schema, key, def);
 }
 
 char *pm_table_branch_dir(const paimon_table *t, const char *branch) {
@@ -353,8 +352,8 @@ int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const u
   *out = NULL;
   pm_binrow prow;
   PM_TRY(pm_binrow_view(&prow, part, plen, err));
-  const char *defname = pm_table_opt(t, "partition.default-name", "__DEFAULT_PARTITION__");
-  bool legacy = strcmp(pm_table_opt(t, "partition.legacy-name", "true"), "false") != 0;
+  const char *defname = pm_table_opt(t, "partition.default-name", PM_DEFAULT_PARTITION_NAME);
+  bool legacy = pm_core_schema_bool(t->schema, "partition.legacy-name", true);
   return pm_partition_path(ptype, &prow, defname, legacy, out, err);
 }
 
@@ -436,19 +435,6 @@ int pm_schema_partition_type(const pm_schema *schema, pm_type **out, paimon_erro
   }
   *out = row;
   return 0;
-}
-
-int64_t pm_parse_size(const char *v, int64_t def) {
-  if (!v || !*v) return def;
-  char *end;
-  double x = strtod(v, &end);
-  while (*end == ' ') end++;
-  int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024;
-  else if (*end == 'g' || *end == 'G') mul = 1024LL * 1024 * 1024;
-  else if (*end == 't' || *end == 'T') mul = 1024LL * 1024 * 1024 * 1024;
-  return x > 0 ? (int64_t)(x * (double)mul) : def;
 }
 
 int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,

@@ -37,6 +37,8 @@ void pm_table_ref(paimon_table *t);
 /* Option from the table schema, or `def`. */
 const char *pm_table_opt(const paimon_table *t, const char *key, const char *def);
 int64_t pm_table_opt_i64(const paimon_table *t, const char *key, int64_t def);
+/* A boolean option as Java reads it (any case; pm_core_schema_bool): `def` when absent
+ * or not a boolean. */
 bool pm_table_opt_bool(const paimon_table *t, const char *key, bool def);
 /* Loads schema `id` of the table's meta dir (or of `branch` when non-NULL). */
 int pm_table_load_schema(const paimon_table *t, const char *branch, int64_t id, pm_schema **out,

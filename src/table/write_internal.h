@@ -124,9 +124,6 @@ void pm_writer_mark_failed(paimon_writer *w);
 int pm_sub_row(const pm_type *row, char *const *names, int32_t n, pm_type **out, int32_t **idx,
                paimon_error *err);
 
-/* Lenient size parser (table.c), no longer used by the writers: they take
- * pm_core_options' validated sizes. Kept until table.c drops its definition. */
-int64_t pm_parse_size(const char *v, int64_t def);
 /* A growable array of data files (each owned; util/vec.h's PM_VEC). */
 typedef PM_VEC(pm_data_file) pm_dfvec;
 /* A zeroed new last element, or NULL when out of memory. */

@@ -208,6 +208,40 @@ static void test_remove_record_on_delete_sequence(void **state) {
   paimon_table_close(t);
 }
 
+/* sequence.field.sort-order=DESCENDING in upper case is descending (Java 1.4.1
+ * CoreOptions.SEQUENCE_FIELD_SORT_ORDER, an enum read in any case), for union reads as
+ * for the primary-key writer: of two rows of one key the lower s wins, before prepare as
+ * in the committed table. */
+static void test_descending_upper_case(void **state) {
+  (void)state;
+  paimon_table *t = create(
+      ",\"sequence.field\":\"s\",\"sequence.field.sort-order\":\"DESCENDING\","
+      "\"ignore-delete\":\"tRuE\"",
+      1, 1);
+  paimon_error err = {0};
+  paimon_realtime_context *ctx;
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  paimon_writer *w;
+  PM_ASSERT_OK(paimon_realtime_writer_new(&w, ctx, "u", NULL, &err), &err);
+  int64_t off = 0;
+  /* key 1: s=3 beats s=5; key 2: the -D is dropped (ignore-delete in mixed case) */
+  op_row r[4] = {{0, 1, 20, 0, 3}, {0, 1, 10, 0, 5}, {0, 2, 7, 0, 1}, {3, 2, 7, 0, 0}};
+  PM_ASSERT_OK(write_rows(w, &off, r, 4, &err), &err);
+  char mem[512], disk[512];
+  read_all(t, ctx, mem, sizeof mem);
+  paimon_realtime_progress *pg[1];
+  int64_t ids[1] = {1};
+  int npg = 0;
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&pg[npg++], w, 1, &err), &err);
+  commit_all(ctx, pg, ids, &npg);
+  read_all(t, NULL, disk, sizeof disk);
+  assert_string_equal(disk, "(1,20,0,3)(2,7,0,1)");
+  assert_string_equal(mem, disk);
+  paimon_writer_close(w);
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
 /* ---- random sequences --------------------------------------------------------------- */
 
 typedef struct config {
@@ -467,6 +501,7 @@ static void test_concurrent_union_reads(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_remove_record_on_delete_sequence),
+      cmocka_unit_test(test_descending_upper_case),
       cmocka_unit_test(test_random_invariance),
       cmocka_unit_test(test_concurrent_union_reads),
   };
