@@ -193,7 +193,7 @@ static int filter_stream(struct ArrowArrayStream *in, const pm_type *row, const 
     int e = in->get_next(in, &b);
     if (e) {
       const char *m = in->get_last_error ? in->get_last_error(in) : NULL;
-      rc = pm_fail(err, pm_stream_failure(in, e), "real-time store query stream failed: %s",
+      rc = pm_fail(err, pm_trt_stream_failure(in, e), "real-time store query stream failed: %s",
                    m ? m : "unknown error");
       break;
     }

@@ -90,7 +90,7 @@ static int drain_sink(void *payload, struct ArrowArrayStream *s) {
     memset(&b, 0, sizeof b);
     int e = s->get_next(s, &b);
     if (e) {
-      rc = pm_stream_failure(s, e);
+      rc = pm_trt_stream_failure(s, e);
       break;
     }
     if (!b.release) break;
