@@ -260,7 +260,7 @@ static int write_manifests(paimon_table *t, const char *mdir, const char *uuid, 
                    2;
       end++;
     }
-    pm_simple_stats ps;
+    pm_simple_stats ps = {0}; /* freed below even when the stats failed half-way */
     rc = pm_partition_stats(ptype, es->v + start, end - start, &ps, err);
     char *mp =
         rc == 0 ? pm_asprintf("%s/manifest-%s-%lld", mdir, uuid, (long long)(*counter)++) : NULL;

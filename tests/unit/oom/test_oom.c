@@ -300,6 +300,8 @@ typedef struct fixture {
   int64_t new_snap;             /* the snapshot id a successful commit returned */
   paimon_realtime_context *ctx; /* rt: per iteration */
   paimon_writer *w;
+  paimon_commit_messages *m;    /* prepared before the commit phase */
+  paimon_realtime_progress *pg; /* rt: prepared before the commit phase */
   struct ArrowArray batch;
   struct ArrowSchema schema;
   rowset batch_rows; /* the batch rendered */
@@ -599,33 +601,63 @@ static void after_read(fixture *f, int rc, bool hit, const char *name, long n) {
   close_fixture(f);
 }
 
-/* write + prepare + commit (append or primary key) */
-static void before_write(fixture *f) {
+/* Write, prepare and commit (append or primary key), each phase its own loop with the
+ * phases before it done under the counting allocator with no failure armed: the cost of a
+ * loop stays that of its phase, not of the whole write. */
+static void wr_setup(fixture *f, int upto) { /* 0: open; 1: +writer+write; 2: +prepare */
+  paimon_error err = {0};
   open_fixture(f);
   make_batch(f);
+  if (upto < 1) return;
+  PM_ASSERT_OK(paimon_writer_new(&f->w, f->t, "u", NULL, &err), &err);
+  PM_ASSERT_OK(paimon_writer_write(f->w, &f->batch, &f->schema, &err), &err);
+  if (upto < 2) return;
+  PM_ASSERT_OK(paimon_writer_prepare_commit(&f->m, f->w, f->ident, &err), &err);
 }
-static int run_write(fixture *f, paimon_error *err) {
-  paimon_writer *w = NULL;
-  paimon_commit_messages *m = NULL;
-  int64_t id = 0;
-  int rc = paimon_writer_new(&w, f->t, "u", NULL, err);
-  if (rc == 0) rc = paimon_writer_write(w, &f->batch, &f->schema, err);
-  if (rc == 0) rc = paimon_writer_prepare_commit(&m, w, f->ident, err);
-  if (rc == 0) rc = paimon_table_commit(&id, f->t, "u", f->ident, m, NULL, err);
-  f->new_snap = id;
-  paimon_commit_messages_free(m);
-  paimon_writer_close(w);
-  return rc;
-}
-static void after_write(fixture *f, int rc, bool hit, const char *name, long n) {
-  (void)hit;
+static void wr_teardown(fixture *f, int rc, bool committed, const char *name, long n) {
+  paimon_commit_messages_free(f->m);
+  f->m = NULL;
+  paimon_writer_close(f->w);
+  f->w = NULL;
   close_fixture(f);
-  check_state(f, rc == 0 ? &f->batch_rows : NULL, name, n);
+  check_state(f, committed && rc == 0 ? &f->batch_rows : NULL, name, n);
   free_batch(f);
-  if (rc == 0) {
+  if (committed && rc == 0) {
     f->gen++;
     f->ident++;
   }
+}
+static void before_wr_write(fixture *f) { wr_setup(f, 0); }
+static int run_wr_write(fixture *f, paimon_error *err) {
+  int rc = paimon_writer_new(&f->w, f->t, "u", NULL, err);
+  if (rc == 0) rc = paimon_writer_write(f->w, &f->batch, &f->schema, err);
+  else if (f->w) rc = wrong(err, "a failed writer_new left a writer");
+  return rc;
+}
+static void after_wr_write(fixture *f, int rc, bool hit, const char *name, long n) {
+  (void)hit;
+  wr_teardown(f, rc, false, name, n);
+}
+static void before_wr_prepare(fixture *f) { wr_setup(f, 1); }
+static int run_wr_prepare(fixture *f, paimon_error *err) {
+  int rc = paimon_writer_prepare_commit(&f->m, f->w, f->ident, err);
+  if (rc && f->m) rc = wrong(err, "a failed prepare left messages");
+  return rc;
+}
+static void after_wr_prepare(fixture *f, int rc, bool hit, const char *name, long n) {
+  (void)hit;
+  wr_teardown(f, rc, false, name, n);
+}
+static void before_wr_commit(fixture *f) { wr_setup(f, 2); }
+static int run_wr_commit(fixture *f, paimon_error *err) {
+  int64_t id = 0;
+  int rc = paimon_table_commit(&id, f->t, "u", f->ident, f->m, NULL, err);
+  f->new_snap = id;
+  return rc;
+}
+static void after_wr_commit(fixture *f, int rc, bool hit, const char *name, long n) {
+  (void)hit;
+  wr_teardown(f, rc, true, name, n);
 }
 
 /* Real time, in three steps (each its own loop, so the cost stays linear in the steps):
@@ -682,27 +714,43 @@ static void after_rt_write(fixture *f, int rc, bool hit, const char *name, long 
   free_batch(f);
 }
 
-static void before_rt_commit(fixture *f) { rt_open(f, true); }
-static int run_rt_commit(fixture *f, paimon_error *err) {
-  paimon_realtime_progress *pg = NULL;
-  int64_t id = 0;
-  int rc = paimon_realtime_prepare_commit(&pg, f->w, f->ident, err);
-  const paimon_realtime_progress *pgs[1] = {pg};
-  if (rc == 0) rc = paimon_realtime_commit(&id, f->ctx, "u", pgs, 1, f->ident, err);
-  f->new_snap = id;
-  paimon_realtime_progress_free(pg);
+static void before_rt_prepare(fixture *f) { rt_open(f, true); }
+static int run_rt_prepare(fixture *f, paimon_error *err) {
+  int rc = paimon_realtime_prepare_commit(&f->pg, f->w, f->ident, err);
+  if (rc && f->pg) rc = wrong(err, "a failed prepare left a progress");
   return rc;
 }
-static void after_rt_commit(fixture *f, int rc, bool hit, const char *name, long n) {
-  (void)hit;
+static void rt_finish(fixture *f, int rc, bool committed, const char *name, long n) {
+  paimon_realtime_progress_free(f->pg);
+  f->pg = NULL;
   rt_close(f);
-  check_state(f, rc == 0 ? &f->batch_rows : NULL, name, n);
+  check_state(f, committed && rc == 0 ? &f->batch_rows : NULL, name, n);
   free_batch(f);
-  if (rc == 0) {
+  if (committed && rc == 0) {
     f->gen++;
     f->ident++;
     f->offset += 3;
   }
+}
+static void after_rt_prepare(fixture *f, int rc, bool hit, const char *name, long n) {
+  (void)hit;
+  rt_finish(f, rc, false, name, n);
+}
+static void before_rt_commit(fixture *f) {
+  paimon_error err = {0};
+  rt_open(f, true);
+  PM_ASSERT_OK(paimon_realtime_prepare_commit(&f->pg, f->w, f->ident, &err), &err);
+}
+static int run_rt_commit(fixture *f, paimon_error *err) {
+  int64_t id = 0;
+  const paimon_realtime_progress *pgs[1] = {f->pg};
+  int rc = paimon_realtime_commit(&id, f->ctx, "u", pgs, 1, f->ident, err);
+  f->new_snap = id;
+  return rc;
+}
+static void after_rt_commit(fixture *f, int rc, bool hit, const char *name, long n) {
+  (void)hit;
+  rt_finish(f, rc, true, name, n);
 }
 
 /* table create */
@@ -742,24 +790,26 @@ static void test_oom(void **state) {
   setup_fixture(&g_rt, "rt");
   next_create_path();
 
-#define NOT_YET_SLOW                                                                        \
-  "thousands of allocations, each failure point a whole write, prepare, commit and check: " \
-  "minutes, over the test's time budget (run with PM_OOM_ALL=1; not yet run clean to the end)"
   const oom_op ops[] = {
       {"table open", &g_pk, NULL, run_open, after_open, 1, NULL},
       {"scan plan (append)", &g_append, open_fixture, run_plan, after_plan, 1, NULL},
       {"scan plan (pk)", &g_pk, open_fixture, run_plan, after_plan, 1, NULL},
       {"read (append)", &g_append, open_fixture, run_read, after_read, 1, NULL},
       {"read (pk)", &g_pk, open_fixture, run_read, after_read, 1, NULL},
-      {"append write+commit", &g_append, before_write, run_write, after_write, 5, NOT_YET_SLOW},
-      {"pk write+commit", &g_pk, before_write, run_write, after_write, 5, NOT_YET_SLOW},
+      {"append writer new+write", &g_append, before_wr_write, run_wr_write, after_wr_write, 1,
+       NULL},
+      {"append prepare", &g_append, before_wr_prepare, run_wr_prepare, after_wr_prepare, 1, NULL},
+      {"append commit", &g_append, before_wr_commit, run_wr_commit, after_wr_commit, 50, NULL},
+      {"pk writer new+write", &g_pk, before_wr_write, run_wr_write, after_wr_write, 1, NULL},
+      {"pk prepare", &g_pk, before_wr_prepare, run_wr_prepare, after_wr_prepare, 1, NULL},
+      {"pk commit", &g_pk, before_wr_commit, run_wr_commit, after_wr_commit, 50, NULL},
       {"create table", NULL, NULL, run_create, after_create, 1, NULL},
       {"realtime context open", &g_rt, open_fixture, run_rt_open, after_rt_open, 1, NULL},
-      {"realtime write+union read", &g_rt, before_rt_write, run_rt_write, after_rt_write, 5,
-       "a union read failing inside the real-time store's stream hand-over was still reported as "
-       "EIO when the session ended (fixed in part)"},
-      {"realtime prepare+commit", &g_rt, before_rt_commit, run_rt_commit, after_rt_commit, 5,
-       NOT_YET_SLOW},
+      {"realtime write+union read", &g_rt, before_rt_write, run_rt_write, after_rt_write, 1, NULL},
+      {"realtime prepare", &g_rt, before_rt_prepare, run_rt_prepare, after_rt_prepare, 1, NULL},
+      {"realtime commit", &g_rt, before_rt_commit, run_rt_commit, after_rt_commit, 7,
+       "a failed allocation in paimon_realtime_commit left the latest snapshot naming a "
+       "manifest list that is gone (ENOENT on the next open): a real bug, not yet fixed"},
   };
   const char *pers = getenv("PM_OOM_PERSISTENT");
   int modes = pers && pers[0] == '1' ? 2 : 1;
