@@ -997,6 +997,20 @@ static int snapshot_json(paimon_table *t, const char *user, int64_t ident,
   return rc;
 }
 
+/* A failed exclusive create that is not a lost race may still have published: a file
+ * system can fail after the snapshot file is in place (syncing its directory, a reply
+ * lost in transit). Only a snapshot file known to be absent makes the failure definite
+ * (the caller may then delete the attempt's files); otherwise the outcome is unknown,
+ * reported as PAIMON_EIO so that the caller keeps every file and looks for the commit by
+ * user and identifier. Deleting the lists of a published snapshot would lose the table. */
+static int publish_failure(paimon_table *t, const char *dst, int rc, paimon_error *err) {
+  if (rc == PAIMON_EIO || rc == PAIMON_ESTORAGE) return rc; /* already unknown */
+  paimon_error e2;
+  if (pm_fs_exists(t->fs, dst, &e2) == 0) return rc;
+  if (err) err->code = PAIMON_EIO;
+  return pm_fail_ctx(err, PAIMON_EIO, "%s may have been published", dst);
+}
+
 /* Step 5, publish: the last check that every added data file still exists
  * (check_added_files), then the snapshot file created exclusively (an object store's
  * conditional PUT; emulated with a temp file and rename_noreplace for older plugins).
@@ -1011,6 +1025,7 @@ static int publish(paimon_table *t, const entries *delta, const pm_commit_hook *
   if (!dst) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   int rc = pm_fs_write_exclusive(t->fs, dst, json, strlen(json), err);
   if (rc == 0) *new_id = id;
+  else if (rc != PAIMON_ECONFLICT) rc = publish_failure(t, dst, rc, err);
   pm_free(dst);
   return rc;
 }
