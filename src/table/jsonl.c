@@ -80,26 +80,6 @@ static const char *type_name(const pm_type *t) { return pm_type_id_name(t->id); 
 
 /* ---- strings -------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (n bytes available), 0 when invalid. */
-static size_t utf8_len(const uint8_t *p, size_t n) {
-  uint8_t c = p[0];
-  size_t len;
-  uint32_t min;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
-  else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
-  else return 0;
-  if (n < len) return 0;
-  uint32_t cp = c & (0x3fu >> (len - 1));
-  for (size_t i = 1; i < len; i++) {
-    if ((p[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3fu);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
-}
-
 static int hex4(jp *j, uint32_t *out) {
   if (j->end - j->p < 4) return jfail(j, "truncated \\u escape");
   uint32_t v = 0;
@@ -147,7 +127,7 @@ static int read_string(jp *j, const uint8_t **out, size_t *len) {
       j->p++;
       continue;
     }
-    size_t l = utf8_len((const uint8_t *)j->p, (size_t)(j->end - j->p));
+    size_t l = pm_utf8_seq_len((const uint8_t *)j->p, (size_t)(j->end - j->p));
     if (!l) return jfail(j, "invalid UTF-8 in string");
     j->p += l;
   }
@@ -164,7 +144,7 @@ static int read_string(jp *j, const uint8_t **out, size_t *len) {
     uint8_t c = (uint8_t)*j->p;
     if (c < 0x20) return jfail(j, "control character in string");
     if (c >= 0x80) {
-      size_t l = utf8_len((const uint8_t *)j->p, (size_t)(j->end - j->p));
+      size_t l = pm_utf8_seq_len((const uint8_t *)j->p, (size_t)(j->end - j->p));
       if (!l) return jfail(j, "invalid UTF-8 in string");
       if (pm_buf_append(&j->str, j->p, l)) return nomem(j);
       j->p += l;

@@ -502,26 +502,6 @@ static int put_base64(pm_buf *o, const uint8_t *p, size_t n) {
   return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes available), or 0 when invalid. */
-static size_t utf8_seq(const uint8_t *p, size_t n) {
-  uint8_t c = p[0];
-  size_t len;
-  uint32_t min;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
-  else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
-  else return 0;
-  if (n < len) return 0;
-  uint32_t cp = c & (0x3fu >> (len - 1));
-  for (size_t i = 1; i < len; i++) {
-    if ((p[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3fu);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
-}
-
 /* Quoted JSON string; invalid UTF-8 bytes become U+FFFD. */
 static int put_json_str(pm_buf *o, const uint8_t *p, size_t n) {
   static const char hex[] = "0123456789abcdef";
@@ -537,7 +517,7 @@ static int put_json_str(pm_buf *o, const uint8_t *p, size_t n) {
     }
     uint8_t c = p[i];
     if (c >= 0x80) {
-      size_t l = utf8_seq(p + i, n - i);
+      size_t l = pm_utf8_seq_len(p + i, n - i);
       PM_TRY(l ? pm_buf_append(o, p + i, l) : pm_buf_append(o, "\xef\xbf\xbd", 3));
       i += l ? l : 1;
       continue;

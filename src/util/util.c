@@ -289,6 +289,27 @@ char *pm_buf_detach(pm_buf *b) {
   return r;
 }
 
+/* ---- UTF-8 ----------------------------------------------------------------------- */
+
+size_t pm_utf8_seq_len(const uint8_t *p, size_t n) {
+  uint8_t c = p[0];
+  size_t len;
+  uint32_t min;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
+  else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
+  else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
+  else return 0;
+  if (n < len) return 0;
+  uint32_t cp = c & (0x3fu >> (len - 1));
+  for (size_t i = 1; i < len; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3fu);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return len;
+}
+
 /* ---- hashing --------------------------------------------------------------------- */
 
 static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }

@@ -166,6 +166,12 @@ static inline size_t pm_varint_enc(uint8_t *out, uint64_t v) {
   return n;
 }
 
+/* ---- UTF-8 ----------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (n >= 1 bytes available), 0 when invalid
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid). */
+size_t pm_utf8_seq_len(const uint8_t *p, size_t n);
+
 /* ---- hashing ------------------------------------------------------------------- */
 
 /* MurmurHash3 x86_32 over `len` bytes (len a multiple of 4, as Paimon's rows are). */
