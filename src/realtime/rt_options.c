@@ -9,6 +9,7 @@
 
 #include "arrow/column.h"
 #include "meta/core_options.h"
+#include "meta/kv_layout.h"
 #include "realtime/rt_internal.h"
 #include "realtime/store_default.h"
 
@@ -206,34 +207,11 @@ int pm_rt_store_options(pm_rt_store_opts *out, const paimon_options *opts, const
 
 int pm_rt_read_kinds(const struct ArrowArray *batch, const struct ArrowSchema *schema,
                      int8_t *kinds, paimon_error *err) {
-  int64_t len = batch->length;
-  for (int64_t i = 0; i < len; i++) kinds[i] = 0;
   for (int64_t c = 0; c < schema->n_children; c++) {
     const struct ArrowSchema *cs = schema->children[c];
-    if (!cs->name || strcmp(cs->name, "_VALUE_KIND") != 0) continue;
-    const struct ArrowArray *a = batch->children[c];
-    for (int64_t i = 0; i < len; i++) {
-      if (!pm_arr_is_valid(a, i))
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND is null at row %lld", (long long)i);
-      int64_t k;
-      if (!strcmp(cs->format, "c")) k = PM_ARR_FIXED(a, int8_t, i);
-      else if (!strcmp(cs->format, "i")) k = PM_ARR_FIXED(a, int32_t, i);
-      else if (!strcmp(cs->format, "l")) k = PM_ARR_FIXED(a, int64_t, i);
-      else if (!strcmp(cs->format, "u")) {
-        int32_t n;
-        const uint8_t *p = pm_arr_bytes(a, i, &n);
-        k = (n == 2 && !memcmp(p, "+I", 2))   ? 0
-            : (n == 2 && !memcmp(p, "-U", 2)) ? 1
-            : (n == 2 && !memcmp(p, "+U", 2)) ? 2
-            : (n == 2 && !memcmp(p, "-D", 2)) ? 3
-                                              : -1;
-      } else
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND must be an integer or a string column");
-      if (k < 0 || k > 3)
-        return pm_fail(err, PAIMON_EINVAL, "_VALUE_KIND %lld at row %lld is not 0..3", (long long)k,
-                       (long long)i);
-      kinds[i] = (int8_t)k;
-    }
+    if (cs->name && strcmp(cs->name, PM_KV_VALUE_KIND) == 0)
+      return pm_kv_kinds_from_arrow(batch->children[c], cs->format, batch->length, kinds, err);
   }
+  for (int64_t i = 0; i < batch->length; i++) kinds[i] = 0; /* no column: all +I */
   return 0;
 }
