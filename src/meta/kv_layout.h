@@ -24,6 +24,10 @@
 #define PM_KV_SEQUENCE_NUMBER "_SEQUENCE_NUMBER"
 #define PM_KV_VALUE_KIND "_VALUE_KIND"
 
+/* This library's own system column (no Paimon field): the source offset of a real-time
+ * input row (paimon/realtime.h), first in every real-time batch and store row. */
+#define PM_KV_REALTIME_OFFSET "_REALTIME_OFFSET"
+
 /* SpecialFields.isSystemField(String): the `_KEY_` prefix or one of SYSTEM_FIELD_NAMES
  * (_SEQUENCE_NUMBER, _VALUE_KIND, _LEVEL, rowkind, _ROW_ID). */
 bool pm_kv_is_system_field_name(const char *name);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arrow/column.h"
+#include "meta/kv_layout.h"
 #include "mergetree/mergetree.h"
 #include "table/table_rt.h"
 #include "util/util.h"
@@ -267,9 +268,9 @@ static int emulate(paimon_realtime_store *s, const paimon_realtime_view *view, c
                    paimon_stream_sink sink, void *payload, paimon_error *err) {
   int32_t nsys = 0;
   while (nsys < row->nfields && row->fields[nsys].name[0] == '_' &&
-         (strcmp(row->fields[nsys].name, "_REALTIME_OFFSET") == 0 ||
-          strcmp(row->fields[nsys].name, "_SEQUENCE_NUMBER") == 0 ||
-          strcmp(row->fields[nsys].name, "_VALUE_KIND") == 0))
+         (strcmp(row->fields[nsys].name, PM_KV_REALTIME_OFFSET) == 0 ||
+          strcmp(row->fields[nsys].name, PM_KV_SEQUENCE_NUMBER) == 0 ||
+          strcmp(row->fields[nsys].name, PM_KV_VALUE_KIND) == 0))
     nsys++;
   /* the requested columns, then the key columns they lack (filtered on, then dropped) */
   int32_t nreq = 0;

@@ -230,11 +230,14 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
         err, PAIMON_EINVAL,
         "real-time source id '%.80s' is invalid: use 1 to 64 characters of A-Z a-z 0-9 _ . -",
         source_id);
-  PM_TRY(pm_rt_check_table(t, err));
+  pm_rt_table_opts to;
+  PM_TRY(pm_rt_check_table(&to, t, err));
   paimon_realtime_context *ctx = pm_calloc(1, sizeof *ctx);
   if (!ctx) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   atomic_init(&ctx->refs, 1);
   ctx->t = t;
+  ctx->nbuckets = to.bucket;
+  ctx->first_row = to.first_row;
   pm_trt_ref(t);
   pthread_mutex_init(&ctx->reg_lock, NULL);
   pthread_mutex_init(&ctx->progress_lock, NULL);
@@ -262,12 +265,12 @@ int paimon_realtime_context_open(paimon_realtime_context **out, const paimon_tab
   }
   PM_CHECK(add_type(ctx->store_type, -1, OFFSET_COL, pm_type_new(PM_BIGINT, false), err), fail);
   if (ctx->pk) {
-    PM_CHECK(add_type(ctx->store_type, 2147483646, "_SEQUENCE_NUMBER",
+    PM_CHECK(add_type(ctx->store_type, PM_KV_SEQUENCE_NUMBER_ID, PM_KV_SEQUENCE_NUMBER,
                       pm_type_new(PM_BIGINT, false), err),
              fail);
-    PM_CHECK(
-        add_type(ctx->store_type, 2147483645, "_VALUE_KIND", pm_type_new(PM_TINYINT, false), err),
-        fail);
+    PM_CHECK(add_type(ctx->store_type, PM_KV_VALUE_KIND_ID, PM_KV_VALUE_KIND,
+                      pm_type_new(PM_TINYINT, false), err),
+             fail);
   }
   ctx->nsys = ctx->store_type->nfields;
   const pm_type *row = sc->row;

@@ -12,10 +12,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "meta/kv_layout.h"
 #include "meta/offsets.h"
 #include "table/table_rt.h"
 
-#define OFFSET_COL "_REALTIME_OFFSET"
+#define OFFSET_COL PM_KV_REALTIME_OFFSET
 
 typedef struct rt_store {
   atomic_int refs;
@@ -45,6 +46,8 @@ struct paimon_realtime_context {
   paimon_table *t;
   paimon_realtime_store_factory factory;
   bool pk;
+  bool first_row;      /* merge-engine=first-row */
+  int32_t nbuckets;    /* the table's fixed bucket count */
   pm_type *store_type; /* _REALTIME_OFFSET, (_SEQUENCE_NUMBER, _VALUE_KIND), columns */
   int32_t nsys;
   int32_t nkeys;

@@ -2,10 +2,8 @@
  * (realtime/rt_options.h). */
 #include "realtime/rt_options.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "arrow/column.h"
 #include "meta/core_options.h"
@@ -15,15 +13,31 @@
 
 /* ---- the table ---------------------------------------------------------------------- */
 
-int pm_rt_check_table(const paimon_table *t, paimon_error *err) {
-  if (!pm_trt_opt_bool(t, "realtime.enabled", false))
+/* A boolean option of this layer (not a CoreOptions one), read as Java reads booleans. */
+static int rt_bool(bool *out, const char *v, const char *key, const char *where,
+                   paimon_error *err) {
+  if (!v) return 0;
+  if (pm_parse_java_bool(v, out))
+    return pm_fail(err, PAIMON_EINVAL, "%s: option %s is not a boolean (true or false): '%s'",
+                   where, key, v);
+  return 0;
+}
+
+int pm_rt_check_table(pm_rt_table_opts *out, const paimon_table *t, paimon_error *err) {
+  pm_core_options co;
+  PM_TRY(pm_core_options_parse(&co, pm_trt_schema(t), NULL, pm_trt_path(t), err));
+  bool enabled = false;
+  PM_TRY(rt_bool(&enabled, pm_core_opt(&co, "realtime.enabled", NULL), "realtime.enabled",
+                 pm_trt_path(t), err));
+  if (!enabled)
     return pm_fail(err, PAIMON_EINVAL,
                    "%s: real-time writes and reads require realtime.enabled=true", pm_trt_path(t));
-  int64_t nb = pm_trt_opt_i64(t, "bucket", -1);
-  if (nb <= 0)
+  if (co.bucket <= 0)
     return pm_fail(err, PAIMON_EUNSUPPORTED,
-                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%lld",
-                   pm_trt_path(t), (long long)nb);
+                   "%s: real-time mode needs a fixed-bucket table (bucket > 0), not bucket=%d",
+                   pm_trt_path(t), co.bucket);
+  out->bucket = co.bucket;
+  out->first_row = co.merge_engine == PM_MERGE_FIRST_ROW;
   return 0;
 }
 
@@ -58,34 +72,31 @@ int pm_rt_adopt_store_options(paimon_realtime_context *ctx, const paimon_options
   return src;
 }
 
-/* Union reads merge memory rows with the table's delete handling (union_merge.c, as
- * write_pk.c reads these keys); a writer dropping deletes or -U rows differently at
- * prepare would change the answer at commit. So the writer's effective setting must be
- * the table's. */
+/* Union reads merge memory rows with the table's delete handling (union_merge.c, as the
+ * primary-key writer reads these options); a writer dropping deletes or -U rows
+ * differently at prepare would change the answer at commit. So the writer's effective
+ * setting, the typed configuration with its options over the table's, must be the
+ * table's. */
 int pm_rt_check_delete_handling(const paimon_table *t, const paimon_options *opts,
                                 paimon_error *err) {
-  static const char *const del_keys[] = {"ignore-delete", "deduplicate.ignore-delete",
-                                         "partial-update.ignore-delete", "first-row.ignore-delete",
-                                         NULL};
-  static const char *const ub_keys[] = {"ignore-update-before", NULL};
-  const char *const *groups[] = {del_keys, ub_keys};
-  for (size_t g = 0; opts && g < 2; g++) {
-    bool table_on = false, writer_on = false;
-    const char *given = NULL;
-    for (const char *const *k = groups[g]; *k; k++) {
-      const char *tv = pm_trt_opt(t, *k, "false"), *wv = paimon_options_get(opts, *k);
-      table_on |= strcasecmp(tv, "true") == 0;
-      writer_on |= strcasecmp(wv ? wv : tv, "true") == 0;
-      if (wv && !given) given = *k;
-    }
-    if (table_on != writer_on)
-      return pm_fail(err, PAIMON_EINVAL,
-                     "writer option %s=%s: a real-time writer must handle %s as the table does "
-                     "(%s), since union reads merge memory rows with the table's options: set "
-                     "it on the table",
-                     given, paimon_options_get(opts, given), g == 0 ? "deletes" : "-U rows",
-                     table_on ? "dropped" : "kept");
+  pm_core_options ct, cw;
+  PM_TRY(pm_core_options_parse(&ct, pm_trt_schema(t), NULL, pm_trt_path(t), err));
+  PM_TRY(pm_core_options_parse(&cw, pm_trt_schema(t), opts, pm_trt_path(t), err));
+  const char *what = NULL;
+  bool table_on = false;
+  if (ct.ignore_delete != cw.ignore_delete) {
+    what = "deletes (ignore-delete and its merge-engine forms)";
+    table_on = ct.ignore_delete;
+  } else if (ct.ignore_update_before != cw.ignore_update_before) {
+    what = "-U rows (ignore-update-before)";
+    table_on = ct.ignore_update_before;
   }
+  if (what)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: the writer options make a real-time writer handle %s otherwise than the "
+                   "table does (%s), but union reads merge memory rows with the table's "
+                   "options: set it on the table",
+                   pm_trt_path(t), what, table_on ? "dropped" : "kept");
   return 0;
 }
 
@@ -109,13 +120,10 @@ int pm_rt_writer_options(paimon_options **out, const paimon_table *t, const paim
   return 0;
 }
 
-bool pm_rt_skip_committed(const paimon_options *opts) {
-  const char *rp = opts ? paimon_options_get(opts, "realtime.write.skip-committed") : NULL;
-  return rp && strcmp(rp, "true") == 0;
-}
-
-bool pm_rt_first_row_engine(const paimon_table *t) {
-  return strcasecmp(pm_trt_opt(t, "merge-engine", "deduplicate"), "first-row") == 0;
+int pm_rt_skip_committed(bool *out, const paimon_options *opts, paimon_error *err) {
+  *out = false;
+  const char *k = "realtime.write.skip-committed";
+  return rt_bool(out, opts ? paimon_options_get(opts, k) : NULL, k, "real-time writer", err);
 }
 
 /* ---- union reads ---------------------------------------------------------------------- */
@@ -134,67 +142,33 @@ int pm_rt_merge_options(const paimon_table *t, pm_rt_merge_opts *out, paimon_err
 
 /* ---- the built-in store ------------------------------------------------------------------- */
 
-int pm_rt_parse_memory_size(const char *text, int64_t *out) {
-  if (!text) return PAIMON_EINVAL;
-  const char *p = text;
-  while (isspace((unsigned char)*p)) p++;
-  if (!isdigit((unsigned char)*p)) return PAIMON_EINVAL;
-  uint64_t v = 0;
-  for (; isdigit((unsigned char)*p); p++) {
-    if (v > (UINT64_MAX - 9) / 10) return PAIMON_EINVAL;
-    v = v * 10 + (uint64_t)(*p - '0');
-  }
-  while (isspace((unsigned char)*p)) p++;
-  char unit[16];
-  size_t n = 0;
-  while (isalpha((unsigned char)*p)) {
-    if (n + 1 >= sizeof unit) return PAIMON_EINVAL;
-    unit[n++] = (char)tolower((unsigned char)*p++);
-  }
-  unit[n] = 0;
-  while (isspace((unsigned char)*p)) p++;
-  if (*p) return PAIMON_EINVAL;
-  static const struct {
-    const char *name;
-    int shift;
-  } units[] = {{"", 0},    {"b", 0},    {"bytes", 0},      {"k", 10},
-               {"kb", 10}, {"kib", 10}, {"kibibytes", 10}, {"m", 20},
-               {"mb", 20}, {"mib", 20}, {"mebibytes", 20}, {"g", 30},
-               {"gb", 30}, {"gib", 30}, {"gibibytes", 30}, {"t", 40},
-               {"tb", 40}, {"tib", 40}, {"tebibytes", 40}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    if (strcmp(unit, units[i].name) != 0) continue;
-    if (v == 0 || v > ((uint64_t)INT64_MAX >> units[i].shift)) return PAIMON_EINVAL;
-    *out = (int64_t)(v << units[i].shift);
-    return PAIMON_OK;
-  }
-  return PAIMON_EINVAL;
+/* A positive MemorySize (meta/core_options.h, Java's MemorySize.parseBytes). */
+static int store_size(int64_t *out, const paimon_options *opts, const char *key, const char *where,
+                      paimon_error *err) {
+  const char *v = opts ? paimon_options_get(opts, key) : NULL;
+  int64_t x = 0;
+  if (!v) return 0;
+  if (pm_parse_memory_size(v, &x) || x <= 0)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "%s: %s must be a positive memory size (a whole number of bytes with an "
+                   "optional unit b, kb, mb, gb or tb, as '64 mb'), got '%s'",
+                   where, key, v);
+  *out = x;
+  return 0;
 }
 
 int pm_rt_store_options(pm_rt_store_opts *out, const paimon_options *opts, const char *where,
                         paimon_error *err) {
   *out = (pm_rt_store_opts){PM_RT_DEFAULT_MAX_MEMORY, -1, PM_RT_DEFAULT_BATCH_SIZE, true};
-  const char *v = opts ? paimon_options_get(opts, "realtime.store.max-memory") : NULL;
-  if (v && pm_rt_parse_memory_size(v, &out->max_memory) != 0)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: realtime.store.max-memory must be a positive size like 64mb, got '%s'",
-                   where, v);
-  v = opts ? paimon_options_get(opts, "realtime.store.max-pinned-memory") : NULL;
-  if (v && pm_rt_parse_memory_size(v, &out->max_pinned) != 0)
-    return pm_fail(err, PAIMON_EINVAL,
-                   "%s: realtime.store.max-pinned-memory must be a positive size like 64mb, got "
-                   "'%s'",
-                   where, v);
+  PM_TRY(store_size(&out->max_memory, opts, "realtime.store.max-memory", where, err));
+  PM_TRY(store_size(&out->max_pinned, opts, "realtime.store.max-pinned-memory", where, err));
   if (out->max_pinned < 0) out->max_pinned = out->max_memory; /* default: the write budget */
-  v = opts ? paimon_options_get(opts, "read.batch-size") : NULL;
-  if (v) {
-    char *end;
-    long long bs = strtoll(v, &end, 10);
-    if (*end || end == v || bs <= 0 || bs > (1 << 24))
-      return pm_fail(err, PAIMON_EINVAL, "%s: read.batch-size must be 1..16777216, got '%s'", where,
-                     v);
-    out->batch_size = bs;
-  }
+  const char *v = opts ? paimon_options_get(opts, "read.batch-size") : NULL;
+  int32_t bs = 0;
+  if (v && (pm_parse_java_int(v, &bs) || bs <= 0 || bs > (1 << 24)))
+    return pm_fail(err, PAIMON_EINVAL, "%s: read.batch-size must be 1..16777216, got '%s'", where,
+                   v);
+  if (v) out->batch_size = bs;
   v = opts ? paimon_options_get(opts, "realtime.store.stats-mode") : NULL;
   if (v && strcmp(v, "none") == 0) out->stats = false;
   else if (v && strcmp(v, "full") != 0)

@@ -1,9 +1,10 @@
 /* realtime/rt_options.h: every option the real-time layer reads, parsed in one place
  * (rt_options.c): the table's real-time switches, a real-time writer's options, the
  * delete handling union reads share with prepare, the built-in store's options, and the
- * _VALUE_KIND column of a real-time batch. When the typed write configuration
- * (meta/core_options.h) and the one _VALUE_KIND parser (meta/kv_layout.h) land, these
- * functions are what switches to them. All are pure reads: any thread. */
+ * _VALUE_KIND column of a real-time batch. Table options come from the typed write
+ * configuration (meta/core_options.h), values are parsed by its Java parsers and row
+ * kinds by the one _VALUE_KIND parser (meta/kv_layout.h). All are pure reads: any
+ * thread. */
 #ifndef PM_REALTIME_RT_OPTIONS_H
 #define PM_REALTIME_RT_OPTIONS_H
 
@@ -14,8 +15,15 @@ struct paimon_realtime_context;
 
 /* ---- the table ---------------------------------------------------------------------- */
 
-/* PAIMON_EINVAL unless realtime.enabled=true; PAIMON_EUNSUPPORTED unless bucket > 0. */
-int pm_rt_check_table(const paimon_table *t, paimon_error *err);
+/* What the real-time layer needs of the table's options. */
+typedef struct pm_rt_table_opts {
+  int32_t bucket; /* bucket: the fixed bucket count, > 0 */
+  bool first_row; /* merge-engine=first-row */
+} pm_rt_table_opts;
+
+/* Parses the table's options (PAIMON_EINVAL naming a malformed one); PAIMON_EINVAL unless
+ * realtime.enabled is true, PAIMON_EUNSUPPORTED unless bucket > 0. */
+int pm_rt_check_table(pm_rt_table_opts *out, const paimon_table *t, paimon_error *err);
 
 /* ---- a real-time writer's options ----------------------------------------------------- */
 
@@ -34,11 +42,9 @@ int pm_rt_check_delete_handling(const paimon_table *t, const paimon_options *opt
  * compresses on its own thread and leaves the other CPUs to ingestion). */
 int pm_rt_writer_options(paimon_options **out, const paimon_table *t, const paimon_options *opts,
                          paimon_error *err);
-/* realtime.write.skip-committed=true: replay mode (rows below the committed end are
- * dropped). */
-bool pm_rt_skip_committed(const paimon_options *opts);
-/* merge-engine=first-row (case-insensitive), which real-time writes do not support. */
-bool pm_rt_first_row_engine(const paimon_table *t);
+/* *out = realtime.write.skip-committed (a boolean, default false): replay mode (rows
+ * below the committed end are dropped). PAIMON_EINVAL for a value that is no boolean. */
+int pm_rt_skip_committed(bool *out, const paimon_options *opts, paimon_error *err);
 
 /* ---- union reads ---------------------------------------------------------------------- */
 

@@ -156,8 +156,7 @@ static int rt_attach(void *c, void *p, paimon_plan *plan, const pm_snapshot *sna
     mp->nbounds = it->nbounds;
     it->bounds = NULL;
     /* the plan takes the part over, also on failure */
-    rc = pm_trt_plan_attach_memory(plan, s->partition, s->plen, s->bucket,
-                                   (int32_t)pm_trt_opt_i64(ctx->t, "bucket", -1), from,
+    rc = pm_trt_plan_attach_memory(plan, s->partition, s->plen, s->bucket, ctx->nbuckets, from,
                                    it->view.end_offset, ctx->pk, part_open, part_destroy, mp, err);
   }
   pm_offsets_clear(&offs);

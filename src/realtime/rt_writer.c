@@ -366,6 +366,8 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   PM_TRY(pm_rt_adopt_store_options(ctx, opts, err));
   if (ctx->pk) PM_TRY(pm_rt_check_delete_handling(ctx->t, opts, err));
+  bool replay = false;
+  PM_TRY(pm_rt_skip_committed(&replay, opts, err));
   paimon_options *wo = NULL;
   PM_TRY(pm_rt_writer_options(&wo, ctx->t, opts, err));
   paimon_writer *w = NULL;
@@ -375,7 +377,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
    * record of a key by looking it up on disk at write time (Java 1.4.1
    * FirstRowMergeFunction with lookup compaction), which the level-0 writer behind
    * prepare does not do. */
-  if (wrc == 0 && ctx->pk && pm_rt_first_row_engine(ctx->t))
+  if (wrc == 0 && ctx->pk && ctx->first_row)
     wrc = pm_fail(err, PAIMON_EUNSUPPORTED,
                   "%s: real-time writes to a merge-engine=first-row table are not supported yet "
                   "(prepare could not commit them); write it with paimon_writer_new instead",
@@ -403,7 +405,7 @@ int paimon_realtime_writer_new(paimon_writer **out, paimon_realtime_context *ctx
   rw->w = w;
   pthread_mutex_init(&rw->lock, NULL);
   rw->opts = wo;
-  rw->replay = pm_rt_skip_committed(opts);
+  rw->replay = replay;
   pm_trt_writer_set_ext(w, rw, rt_write, rt_writer_free);
   *out = w;
   return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meta/kv_layout.h"
 #include "mergetree/mergetree.h"
 #include "realtime/rt_options.h"
 #include "realtime/store_internal.h"
@@ -34,9 +35,9 @@ static size_t store_size(uint32_t version);
  * type of every column, and which columns get statistics. */
 static int shared_set_schema(rt_shared *sh, const struct ArrowSchema *ws, paimon_error *err) {
   if (!ws || !ws->format || strcmp(ws->format, "+s") != 0 || ws->n_children < sh->nsys + 1 ||
-      !ws->children || !sys_ok(ws->children[0], "_REALTIME_OFFSET", "l") ||
-      (sh->nsys == 3 && (!sys_ok(ws->children[1], "_SEQUENCE_NUMBER", "l") ||
-                         !sys_ok(ws->children[2], "_VALUE_KIND", "c"))))
+      !ws->children || !sys_ok(ws->children[0], PM_KV_REALTIME_OFFSET, "l") ||
+      (sh->nsys == 3 && (!sys_ok(ws->children[1], PM_KV_SEQUENCE_NUMBER, "l") ||
+                         !sys_ok(ws->children[2], PM_KV_VALUE_KIND, "c"))))
     return pm_fail(err, PAIMON_EINVAL,
                    "%s: write schema must be a struct of the system columns (_REALTIME_OFFSET "
                    "int64%s) then the table columns",

@@ -32,10 +32,6 @@
 /* Sorted runs one primary-key segment keeps at most (small runs are merged on write). */
 #define PM_RT_MAX_RUNS 16
 
-/* Parses a memory size such as "64mb", "1 GiB", "4096"; PAIMON_EINVAL when malformed,
- * zero or beyond INT64_MAX bytes. */
-int pm_rt_parse_memory_size(const char *text, int64_t *out);
-
 /* Bytes of rows kept alive only by views or commit readers after the built-in store `s`
  * reclaimed them; 0 for any other store. Any thread. */
 int64_t pm_rt_store_pinned_memory(const paimon_realtime_store *s);

@@ -233,7 +233,7 @@ static int validate(const pm_schema *s, paimon_error *err) {
       if (strcmp(row->fields[j].name, n) == 0)
         return pm_fail(err, PAIMON_EINVAL, "column '%s' appears twice", n);
     /* SpecialFields.isSystemField, plus our real-time column */
-    if (pm_kv_is_system_field_name(n) || strcmp(n, "_REALTIME_OFFSET") == 0)
+    if (pm_kv_is_system_field_name(n) || strcmp(n, PM_KV_REALTIME_OFFSET) == 0)
       return pm_fail(err, PAIMON_EINVAL, "column name '%s' is reserved by Paimon", n);
   }
   for (int32_t i = 0; i < s->npartition_keys; i++) {

@@ -847,7 +847,7 @@ int paimon_jsonl_parse(struct ArrowArray *out, struct ArrowSchema *out_schema,
   }
   if (want_offset) {
     pm_type *ot = pm_type_new(PM_BIGINT, false);
-    if (!ot || pm_type_row_add(otype, -1, "_REALTIME_OFFSET", ot)) rc = PAIMON_ENOMEM;
+    if (!ot || pm_type_row_add(otype, -1, PM_KV_REALTIME_OFFSET, ot)) rc = PAIMON_ENOMEM;
   }
   for (int32_t f = 0; rc == 0 && f < nf; f++) {
     pm_type *ft = pm_type_clone(row->fields[f].type);

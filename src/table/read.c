@@ -15,6 +15,7 @@
 
 #include "table/ext.h"
 #include "meta/core_options.h"
+#include "meta/kv_layout.h"
 #include "expr/expr.h"
 #include "table/read_internal.h"
 #include "util/vec.h"
@@ -836,7 +837,7 @@ static int64_t child_index(const struct ArrowSchema *s, const char *name) {
 
 int pm_mem_batch_convert(const struct ArrowSchema *sch, struct ArrowArray *b, const pm_mem_part *mp,
                          const pm_type *want, struct ArrowArray *out, paimon_error *err) {
-  int64_t oc = child_index(sch, "_REALTIME_OFFSET");
+  int64_t oc = child_index(sch, PM_KV_REALTIME_OFFSET);
   int64_t len = b->length;
   if (oc < 0 || b->n_children != sch->n_children) {
     pm_array_release(b);

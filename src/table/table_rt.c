@@ -21,14 +21,6 @@ const char *pm_trt_opt(const paimon_table *t, const char *key, const char *def) 
   return pm_table_opt(t, key, def);
 }
 
-int64_t pm_trt_opt_i64(const paimon_table *t, const char *key, int64_t def) {
-  return pm_table_opt_i64(t, key, def);
-}
-
-bool pm_trt_opt_bool(const paimon_table *t, const char *key, bool def) {
-  return pm_table_opt_bool(t, key, def);
-}
-
 int pm_trt_partition_type(const paimon_table *t, pm_type **out, paimon_error *err) {
   return pm_schema_partition_type(t->schema, out, err);
 }

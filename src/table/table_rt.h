@@ -33,10 +33,6 @@ const pm_schema *pm_trt_schema(const paimon_table *t);
 void pm_trt_ref(paimon_table *t);
 /* A table option (the schema's), or `def` when absent; borrowed. Any thread. */
 const char *pm_trt_opt(const paimon_table *t, const char *key, const char *def);
-/* The same as an integer (`def` when absent or not one) or a boolean (any case, as Java;
- * `def` when absent or not one). Any thread. */
-int64_t pm_trt_opt_i64(const paimon_table *t, const char *key, int64_t def);
-bool pm_trt_opt_bool(const paimon_table *t, const char *key, bool def);
 /* ROW type of the partition columns (owned by the caller: pm_type_free). Any thread. */
 int pm_trt_partition_type(const paimon_table *t, pm_type **out, paimon_error *err);
 /* Partition path ("k=v/..." with the table's default and legacy partition names) of a

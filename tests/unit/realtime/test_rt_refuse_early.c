@@ -147,6 +147,43 @@ static void test_writer_delete_handling_must_match(void **state) {
   paimon_table_close(t);
 }
 
+/* The real-time layer reads its options through the typed configuration: a value that
+ * is no boolean (realtime.enabled, realtime.write.skip-committed, ignore-delete) is
+ * refused naming the option, never taken as false. */
+static void test_malformed_options_refused(void **state) {
+  (void)state;
+  paimon_error err = {0};
+  char js[512], path[600];
+  snprintf(js, sizeof js,
+           "{\"fields\":[{\"name\":\"k\",\"type\":\"INT NOT NULL\"}],\"primaryKeys\":"
+           "[\"k\"],\"options\":{\"bucket\":\"1\",\"realtime.enabled\":\"yes\"}}");
+  snprintf(path, sizeof path, "%s/bad_enabled", pm_test_tmpdir());
+  paimon_table *t = NULL;
+  PM_ASSERT_OK(paimon_table_create_json(&t, path, js, &err), &err);
+  paimon_realtime_context *ctx = NULL;
+  assert_int_equal(paimon_realtime_context_new(&ctx, t, NULL, &err), PAIMON_EINVAL);
+  assert_null(ctx);
+  assert_non_null(strstr(err.message, "realtime.enabled"));
+  assert_non_null(strstr(err.message, "yes"));
+  paimon_table_close(t);
+
+  t = create("", 9);
+  PM_ASSERT_OK(paimon_realtime_context_new(&ctx, t, NULL, &err), &err);
+  static const char *const keys[] = {"realtime.write.skip-committed", "ignore-delete"};
+  for (size_t i = 0; i < 2; i++) {
+    paimon_options *o;
+    PM_ASSERT_OK(paimon_options_new(&o, &err), &err);
+    PM_ASSERT_OK(paimon_options_set(o, keys[i], "1", &err), &err);
+    paimon_writer *w = NULL;
+    assert_int_equal(paimon_realtime_writer_new(&w, ctx, "u", o, &err), PAIMON_EINVAL);
+    assert_null(w);
+    assert_non_null(strstr(err.message, keys[i]));
+    paimon_options_free(o);
+  }
+  paimon_realtime_context_free(ctx);
+  paimon_table_close(t);
+}
+
 /* An empty prepare gives NULL progress; committing it publishes nothing (snapshot id 0),
  * like paimon_commit of empty messages. Progress with offsets but no files (every row
  * dropped by ignore-delete) is still committed: the offsets live in the snapshot. */
@@ -204,6 +241,7 @@ static void test_empty_commit_skipped(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_first_row_writer_refused),
+      cmocka_unit_test(test_malformed_options_refused),
       cmocka_unit_test(test_empty_commit_skipped),
       cmocka_unit_test(test_writer_delete_handling_must_match),
   };

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "arrow/column.h"
+#include "realtime/rt_options.h"
 #include "realtime/store_default.h"
 #include "expr/expr.h"
 
@@ -435,25 +436,48 @@ static void test_write_validation(void **state) {
   pm_type_free(f.row);
 }
 
-static void test_parse_memory_size(void **state) {
+/* The store's memory options are Java MemorySize values (meta/core_options.h): the units
+ * of MemorySize.MemoryUnit in any case, and positive, since a zero budget holds no row. */
+static void test_store_memory_options(void **state) {
   (void)state;
-  int64_t v;
-  assert_int_equal(pm_rt_parse_memory_size("4096", &v), 0);
-  assert_int_equal(v, 4096);
-  assert_int_equal(pm_rt_parse_memory_size("64mb", &v), 0);
-  assert_int_equal(v, (int64_t)64 << 20);
-  assert_int_equal(pm_rt_parse_memory_size(" 1 GiB ", &v), 0);
-  assert_int_equal(v, (int64_t)1 << 30);
-  assert_int_equal(pm_rt_parse_memory_size("2k", &v), 0);
-  assert_int_equal(v, 2048);
-  assert_int_equal(pm_rt_parse_memory_size("3 bytes", &v), 0);
-  assert_int_equal(v, 3);
-  assert_int_equal(pm_rt_parse_memory_size("1TB", &v), 0);
-  assert_int_equal(v, (int64_t)1 << 40);
-  const char *bad[] = {
-      "", "mb", "0", "1.5gb", "-1", "12 parsecs", "99999999999999999999", "8388608tb", "1 mb x"};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    assert_int_equal(pm_rt_parse_memory_size(bad[i], &v), PAIMON_EINVAL);
+  static const struct {
+    const char *text;
+    int64_t bytes; /* 0: refused */
+  } cases[] = {{"4096", 4096},
+               {"64mb", (int64_t)64 << 20},
+               {" 1 GB ", (int64_t)1 << 30},
+               {"2k", 2048},
+               {"3 bytes", 3},
+               {"1TB", (int64_t)1 << 40},
+               {"5 mebibytes", (int64_t)5 << 20},
+               {" 1 GiB ", 0}, /* not a MemoryUnit label */
+               {"4kib", 0},
+               {"", 0},
+               {"mb", 0},
+               {"0", 0},
+               {"1.5gb", 0},
+               {"-1", 0},
+               {"12 parsecs", 0},
+               {"99999999999999999999", 0},
+               {"8388608tb", 0},
+               {"1 mb x", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    paimon_options *o = NULL;
+    paimon_error err = {0};
+    assert_int_equal(paimon_options_new(&o, &err), 0);
+    assert_int_equal(paimon_options_set(o, "realtime.store.max-memory", cases[i].text, &err), 0);
+    pm_rt_store_opts so;
+    int rc = pm_rt_store_options(&so, o, "store", &err);
+    if (cases[i].bytes) {
+      assert_int_equal(rc, 0);
+      assert_int_equal(so.max_memory, cases[i].bytes);
+      assert_int_equal(so.max_pinned, cases[i].bytes); /* defaults to the write budget */
+    } else {
+      assert_int_equal(rc, PAIMON_EINVAL);
+      assert_non_null(strstr(err.message, "realtime.store.max-memory"));
+    }
+    paimon_options_free(o);
+  }
 }
 
 static void test_seal_commit_advance(void **state) {
@@ -1316,7 +1340,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_append_write_query),
       cmocka_unit_test(test_write_validation),
-      cmocka_unit_test(test_parse_memory_size),
+      cmocka_unit_test(test_store_memory_options),
       cmocka_unit_test(test_seal_commit_advance),
       cmocka_unit_test(test_views_isolated_and_outlive_store),
       cmocka_unit_test(test_memory_after_advance),
