@@ -182,7 +182,7 @@ int pm_trt_commit_run(int64_t *snapshot_id_out, const paimon_table *t, const cha
   size_t nm = 0;
   for (size_t i = 0; i < nsets; i++) nm += sets[i] ? sets[i]->n : 0;
   /* one shallow list of every set's messages: the commit only reads them */
-  struct paimon_commit_messages view = {0, pm_calloc(nm + 1, sizeof(pm_commit_message))};
+  struct paimon_commit_messages view = {.v = pm_calloc(nm + 1, sizeof(pm_commit_message))};
   if (!view.v) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < nsets; i++) {
     if (!sets[i] || !sets[i]->n) continue;

@@ -12,6 +12,7 @@
 #include "table/pk_internal.h"
 #include "table/read_internal.h"
 #include "table/write_internal.h"
+#include "util/vec.h"
 
 typedef struct bucket_writer {
   uint8_t *partition;
@@ -793,11 +794,7 @@ int pm_commit_messages_new(paimon_commit_messages **out, paimon_error *err) {
 }
 
 int pm_commit_messages_push(paimon_commit_messages *ms, pm_commit_message *m, paimon_error *err) {
-  /* one element at a time until the struct gets a capacity field (realtime.c builds
-   * one with a positional initializer {n, v}) */
-  pm_commit_message *nv = pm_realloc(ms->v, (ms->n + 1) * sizeof *nv);
-  if (!nv) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  ms->v = nv;
+  if (pm_grow(&ms->v, &ms->cap, ms->n + 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   ms->v[ms->n++] = *m;
   memset(m, 0, sizeof *m);
   return 0;

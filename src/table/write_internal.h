@@ -25,6 +25,7 @@ typedef struct pm_commit_message {
 struct paimon_commit_messages {
   size_t n;
   pm_commit_message *v;
+  size_t cap; /* of v; 0 for a borrowed view (table_rt.c), which is never pushed to */
 };
 
 void pm_commit_message_clear(pm_commit_message *m);
