@@ -51,15 +51,7 @@ static int cw_init(cwriter *w, paimon_table *t, const char *user, paimon_error *
 }
 
 static void cw_abort_file(cwriter *w) {
-  if (w->fw) {
-    w->fw->ops->abort(w->fw);
-    w->fw = NULL;
-    w->t->fs->remove(w->t->fs, w->cur_path, NULL);
-  }
-  pm_free(w->cur_path);
-  pm_free(w->cur_name);
-  w->cur_path = w->cur_name = NULL;
-  for (int32_t i = 0; w->accs && i < w->row->nfields; i++) pm_col_acc_clear(&w->accs[i]);
+  pm_data_file_abandon(w->t->fs, &w->fw, &w->cur_path, &w->cur_name, w->accs, w->row->nfields);
 }
 
 static void cw_reset(cwriter *w, bool delete_written) {
@@ -105,26 +97,9 @@ static int cw_finish(cwriter *w, pm_dfvec *out, int64_t *seq, paimon_error *err)
   pm_free(w->cur_path);
   w->cur_path = NULL;
   f->file_size = size;
-  f->row_count = w->cur_rows;
-  rc = pm_empty_row(&f->min_key, &f->min_key_len);
-  if (rc == 0) rc = pm_empty_row(&f->max_key, &f->max_key_len);
-  if (rc == 0) rc = pm_empty_row(&f->key_stats.min_values, &f->key_stats.min_len);
-  if (rc == 0) rc = pm_empty_row(&f->key_stats.max_values, &f->key_stats.max_len);
-  f->key_stats.nnull_counts = 0;
-  f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
-  if (rc || !f->key_stats.null_counts) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  PM_TRY(pm_stats_build(w->row, w->accs, w->co.stats_truncate, &f->value_stats, err));
-  f->min_sequence_number = *seq;
-  f->max_sequence_number = *seq + w->cur_rows - 1;
+  PM_TRY(pm_append_file_meta(f, w->row, w->accs, w->co.stats_truncate, w->cur_rows, *seq,
+                             w->t->schema->id, 1 /* COMPACT */, err));
   *seq += w->cur_rows;
-  f->schema_id = w->t->schema->id;
-  f->level = 0;
-  f->creation_time = pm_local_millis();
-  f->delete_row_count = 0;
-  f->file_source = 1; /* COMPACT */
-  f->nvalue_stats_cols = -1;
-  f->first_row_id = PM_NULL_I64;
-  f->nwrite_cols = -1;
   for (int32_t i = 0; i < w->row->nfields; i++) pm_col_acc_clear(&w->accs[i]);
   return 0;
 }

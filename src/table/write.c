@@ -65,16 +65,58 @@ struct paimon_writer {
   paimon_options *opts_copy;
 };
 
-static void bw_abort_file(paimon_writer *w, bucket_writer *bw) {
-  if (bw->fw) {
-    bw->fw->ops->abort(bw->fw);
-    bw->fw = NULL;
-    w->t->fs->remove(w->t->fs, bw->cur_path, NULL);
+int pm_writer_identity(char **commit_user, char uuid[37], const char *given, paimon_error *err) {
+  char user[37];
+  if (!given) {
+    pm_uuid(user);
+    given = user;
   }
-  pm_free(bw->cur_path);
-  pm_free(bw->cur_name);
-  bw->cur_path = bw->cur_name = NULL;
-  for (int32_t i = 0; bw->accs && i < w->row->nfields; i++) pm_col_acc_clear(&bw->accs[i]);
+  pm_uuid(uuid);
+  *commit_user = pm_strdup(given);
+  return *commit_user ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+}
+
+void pm_data_file_abandon(paimon_fs *fs, pm_format_writer **fw, char **path, char **name,
+                          pm_col_acc *accs, int32_t n) {
+  if (*fw) {
+    (*fw)->ops->abort(*fw);
+    *fw = NULL;
+    fs->remove(fs, *path, NULL);
+  }
+  pm_free(*path);
+  pm_free(*name);
+  *path = *name = NULL;
+  for (int32_t i = 0; accs && i < n; i++) pm_col_acc_clear(&accs[i]);
+}
+
+static void bw_abort_file(paimon_writer *w, bucket_writer *bw) {
+  pm_data_file_abandon(w->t->fs, &bw->fw, &bw->cur_path, &bw->cur_name, bw->accs, w->row->nfields);
+}
+
+int pm_append_file_meta(pm_data_file *f, const pm_type *row, const pm_col_acc *accs, int32_t trunc,
+                        int64_t rows, int64_t min_seq, int64_t schema_id, int32_t file_source,
+                        paimon_error *err) {
+  f->row_count = rows;
+  int rc = pm_empty_row(&f->min_key, &f->min_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->max_key, &f->max_key_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.min_values, &f->key_stats.min_len);
+  if (rc == 0) rc = pm_empty_row(&f->key_stats.max_values, &f->key_stats.max_len);
+  f->key_stats.nnull_counts = 0;
+  f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
+  if (rc || !f->key_stats.null_counts) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  PM_TRY(pm_stats_build(row, accs, trunc, &f->value_stats, err));
+  f->min_sequence_number = min_seq;
+  f->max_sequence_number = min_seq + rows - 1;
+  f->schema_id = schema_id;
+  f->level = 0;
+  f->nextra_files = 0;
+  f->creation_time = pm_local_millis();
+  f->delete_row_count = 0;
+  f->file_source = file_source;
+  f->nvalue_stats_cols = -1;
+  f->first_row_id = PM_NULL_I64;
+  f->nwrite_cols = -1;
+  return 0;
 }
 
 static void bw_free(paimon_writer *w, bucket_writer *bw, bool delete_done) {
@@ -221,17 +263,7 @@ int pm_writer_new(paimon_writer **out, const paimon_table *t, const char *commit
   w->schema = t->schema;
   w->row = t->schema->row;
   int rc = 0;
-  char user[37];
-  if (!commit_user) {
-    pm_uuid(user);
-    commit_user = user;
-  }
-  w->commit_user = pm_strdup(commit_user);
-  pm_uuid(w->uuid);
-  if (!w->commit_user) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto fail;
-  }
+  PM_CHECK(pm_writer_identity(&w->commit_user, w->uuid, commit_user, err), fail);
   w->pk = t->schema->nprimary_keys > 0;
   PM_CHECK(pm_check_writer_options(t, opts, err), fail);
   if (opts) {
@@ -362,33 +394,13 @@ static int bw_finish_file(paimon_writer *w, bucket_writer *bw, paimon_error *err
   f->file_name = bw->cur_name;
   bw->cur_name = NULL;
   f->file_size = size;
-  f->row_count = bw->cur_rows;
-  rc = pm_empty_row(&f->min_key, &f->min_key_len);
-  if (rc == 0) rc = pm_empty_row(&f->max_key, &f->max_key_len);
-  if (rc == 0) rc = pm_empty_row(&f->key_stats.min_values, &f->key_stats.min_len);
-  if (rc == 0) rc = pm_empty_row(&f->key_stats.max_values, &f->key_stats.max_len);
-  f->key_stats.nnull_counts = 0;
-  f->key_stats.null_counts = pm_calloc(1, sizeof(int64_t));
-  if (rc || !f->key_stats.null_counts) {
-    pm_data_file_clear(f);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
-  rc = pm_stats_build(w->row, bw->accs, w->co.stats_truncate, &f->value_stats, err);
+  /* the file's rows were numbered cur_min_seq .. next_seq - 1 as they were written */
+  rc = pm_append_file_meta(f, w->row, bw->accs, w->co.stats_truncate, bw->cur_rows, bw->cur_min_seq,
+                           w->schema->id, 0 /* APPEND */, err);
   if (rc) {
     pm_data_file_clear(f);
     return rc;
   }
-  f->min_sequence_number = bw->cur_min_seq;
-  f->max_sequence_number = bw->next_seq - 1;
-  f->schema_id = w->schema->id;
-  f->level = 0;
-  f->nextra_files = 0;
-  f->creation_time = pm_local_millis();
-  f->delete_row_count = 0;
-  f->file_source = 0;
-  f->nvalue_stats_cols = -1;
-  f->first_row_id = PM_NULL_I64;
-  f->nwrite_cols = -1;
   bw->done_paths[bw->ndone] = bw->cur_path;
   bw->cur_path = NULL;
   bw->ndone++;

@@ -168,6 +168,23 @@ int pm_partition_stats(const pm_type *ptype, const pm_manifest_entry *e, size_t 
                        pm_simple_stats *out, paimon_error *err);
 /* The empty BinaryRow (arity 0), serialized. */
 int pm_empty_row(uint8_t **out, size_t *len);
+/* A writer's identity: *commit_user (owned, pm_free) is `given`, or a random UUID when
+ * NULL (Java's writers default to one), and `uuid` receives the UUID that names its data
+ * files. 0 or PAIMON_ENOMEM. */
+int pm_writer_identity(char **commit_user, char uuid[37], const char *given, paimon_error *err);
+/* The metadata of a finished append-table data file (Java's RowDataRollingFileWriter):
+ * empty keys and key statistics, the value statistics of `accs` over `row` (truncated as
+ * `trunc`, metadata.stats-mode), `rows` rows numbered from `min_seq`, level 0, created
+ * now. Fills every field of *f (zeroed by the caller) but file_name and file_size. On
+ * failure *f may hold allocations: pm_data_file_clear() it. */
+int pm_append_file_meta(pm_data_file *f, const pm_type *row, const pm_col_acc *accs, int32_t trunc,
+                        int64_t rows, int64_t min_seq, int64_t schema_id, int32_t file_source,
+                        paimon_error *err);
+/* Abandons a data file being written: aborts its format writer (*fw, then NULL), removes
+ * what it wrote at *path (best effort), frees *path and *name (then NULL) and clears the
+ * `n` column accumulators. Safe on a file never opened. */
+void pm_data_file_abandon(paimon_fs *fs, pm_format_writer **fw, char **path, char **name,
+                          pm_col_acc *accs, int32_t n);
 /* Writer's wall clock as Java's LocalDateTime.now() in UTC millis. */
 int64_t pm_local_millis(void);
 

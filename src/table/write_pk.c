@@ -129,17 +129,7 @@ int pm_pk_writer_new(pm_pk_writer **out, const paimon_table *t, const char *comm
   w->plan_snap = -1;
   atomic_init(&w->counter, 0);
   int rc = 0;
-  char user[37];
-  if (!commit_user) {
-    pm_uuid(user);
-    commit_user = user;
-  }
-  w->commit_user = pm_strdup(commit_user);
-  pm_uuid(w->uuid);
-  if (!w->commit_user) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    goto fail;
-  }
+  PM_CHECK(pm_writer_identity(&w->commit_user, w->uuid, commit_user, err), fail);
   const pm_schema *s = t->schema;
   PM_CHECK(apply_options(w, opts, err), fail);
   PM_CHECK(
