@@ -24,18 +24,25 @@
 extern "C" {
 #endif
 
-/** One tag, as listed by paimon_table_list_tags(). */
+/** What paimon_table_tag_info() reports of one tag. Versioned: the caller sets
+ * `struct_size` (#PAIMON_TAG_INFO_INIT); fields past it are not written. */
 typedef struct paimon_tag_info {
-  char *name;                   /**< tag name (without "tag-"), owned by the list */
+  size_t struct_size;           /**< sizeof(paimon_tag_info) as the caller compiled it */
   int64_t snapshot_id;          /**< id of the tagged snapshot */
   int64_t schema_id;            /**< schema the snapshot's data was written with */
   int64_t commit_time_millis;   /**< the snapshot's commit time, epoch milliseconds */
   int64_t total_record_count;   /**< rows of the snapshot, -1 when not recorded */
-  char *create_time;            /**< "YYYY-MM-DDTHH:MM[:SS[.fffffffff]]" (local time), or NULL
-                                    when the tag has no retention (no tagCreateTime) */
   int64_t time_retained_millis; /**< retention in milliseconds, -1 when none */
   int snapshot_exists;          /**< non-zero while snapshot/snapshot-N still exists */
+  char create_time[40];         /**< "YYYY-MM-DDTHH:MM[:SS[.fffffffff]]" (local time, as
+                                     LocalDateTime.toString), "" when the tag has no retention */
 } paimon_tag_info;
+
+/** Initializer of paimon_tag_info: struct_size set, everything else zero. */
+#define PAIMON_TAG_INFO_INIT                         \
+  {                                                  \
+    sizeof(paimon_tag_info), 0, 0, 0, 0, 0, 0, { 0 } \
+  }
 
 /** Creates tag `name` of snapshot `snapshot_id` (or #PAIMON_SNAPSHOT_LATEST) as Java's
  * TagManager.createTag: the snapshot may also be one that only a tag still holds
@@ -70,22 +77,33 @@ PAIMON_API int paimon_table_create_tag(int64_t *snapshot_id_out, const paimon_ta
 PAIMON_NODISCARD
 PAIMON_API int paimon_table_delete_tag(const paimon_table *t, const char *name, paimon_error *err);
 
-/** Every tag of the table's branch, ordered by snapshot id, then name.
- * @param tags receives the array (NULL when there is none), freed with
- *             paimon_tag_infos_free().
- * @param n    receives the number of tags.
- * @param t    the table.
- * @param err  nullable error details.
+/** Names of every tag of the table's branch, ordered by snapshot id, then name.
+ * @param names receives the array of names (NULL when there is none), freed with
+ *              paimon_tag_names_free().
+ * @param n     receives the number of tags.
+ * @param t     the table.
+ * @param err   nullable error details.
  * @return #PAIMON_OK, #PAIMON_EIO, #PAIMON_ECORRUPT (a malformed tag file, named),
  *         #PAIMON_ENOMEM. */
 PAIMON_NODISCARD
-PAIMON_API int paimon_table_list_tags(paimon_tag_info **tags, size_t *n, const paimon_table *t,
+PAIMON_API int paimon_table_list_tags(char ***names, size_t *n, const paimon_table *t,
                                       paimon_error *err);
 
-/** Frees a list of paimon_table_list_tags().
- * @param tags the array, or NULL (ignored).
- * @param n    its length. */
-PAIMON_API void paimon_tag_infos_free(paimon_tag_info *tags, size_t n);
+/** Frees the names of paimon_table_list_tags().
+ * @param names the array, or NULL (ignored).
+ * @param n     its length. */
+PAIMON_API void paimon_tag_names_free(char **names, size_t n);
+
+/** Describes tag `name`.
+ * @param out  caller-initialized (#PAIMON_TAG_INFO_INIT); filled up to its struct_size.
+ * @param t    the table.
+ * @param name tag name.
+ * @param err  nullable error details.
+ * @return #PAIMON_OK, #PAIMON_EINVAL (bad name, or struct_size too small),
+ *         #PAIMON_ENOTFOUND (no such tag), #PAIMON_ECORRUPT, #PAIMON_EIO. */
+PAIMON_NODISCARD
+PAIMON_API int paimon_table_tag_info(paimon_tag_info *out, const paimon_table *t, const char *name,
+                                     paimon_error *err);
 
 /** Expires tags as Java's TagTimeExpire and TagAutoCreation do: a tag with a creation time
  * and a retention is deleted once now (local time) is after creation + retention; and

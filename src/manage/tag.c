@@ -14,6 +14,7 @@
  *   the files of an expired tagged snapshot), the files only the tag kept are left to
  *   orphan cleaning, which computes the same unreferenced set with an age threshold.
  * Snapshot expiration (maintain/expire.c) protects every file a tag references. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,29 +524,25 @@ int paimon_table_delete_tag(const paimon_table *t, const char *name, paimon_erro
   return pm_tag_remove(t, name, err);
 }
 
-void paimon_tag_infos_free(paimon_tag_info *tags, size_t n) {
-  if (!tags) return;
-  for (size_t i = 0; i < n; i++) {
-    pm_free(tags[i].name);
-    pm_free(tags[i].create_time);
-  }
-  pm_free(tags);
-}
-
 /* LocalDateTime.toString: seconds shown when set, fractions in groups of three. */
-static char *local_time_text(const pm_local_time *c) {
+static void local_time_text(char *buf, size_t n, const pm_local_time *c) {
   char frac[16] = "";
   if (c->nano % 1000000 == 0 && c->nano) snprintf(frac, sizeof frac, ".%03d", c->nano / 1000000);
   else if (c->nano % 1000 == 0 && c->nano) snprintf(frac, sizeof frac, ".%06d", c->nano / 1000);
   else if (c->nano) snprintf(frac, sizeof frac, ".%09d", c->nano);
   char sec[8] = "";
   if (c->second || c->nano) snprintf(sec, sizeof sec, ":%02d", c->second);
-  return pm_asprintf("%04d-%02d-%02dT%02d:%02d%s%s", (int)c->year, (int)c->month, (int)c->day,
-                     (int)c->hour, (int)c->minute, sec, frac);
+  snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d%s%s", (int)c->year, (int)c->month, (int)c->day,
+           (int)c->hour, (int)c->minute, sec, frac);
 }
 
-int paimon_table_list_tags(paimon_tag_info **out, size_t *nout, const paimon_table *t,
-                           paimon_error *err) {
+void paimon_tag_names_free(char **names, size_t n) {
+  if (!names) return;
+  for (size_t i = 0; i < n; i++) pm_free(names[i]);
+  pm_free(names);
+}
+
+int paimon_table_list_tags(char ***out, size_t *nout, const paimon_table *t, paimon_error *err) {
   *out = NULL;
   *nout = 0;
   if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_table_list_tags: NULL table");
@@ -553,36 +550,45 @@ int paimon_table_list_tags(paimon_tag_info **out, size_t *nout, const paimon_tab
   size_t n = 0;
   PM_TRY(pm_tag_list(&tags, &n, t, err));
   if (n == 0) return 0;
-  paimon_tag_info *v = pm_calloc(n, sizeof *v);
+  char **v = pm_calloc(n, sizeof *v);
   int rc = v ? 0 : pm_fail(err, PAIMON_ENOMEM, "out of memory");
   for (size_t i = 0; i < n && rc == 0; i++) {
-    const pm_snapshot *s = tags[i].snap;
-    v[i].snapshot_id = s->id;
-    v[i].schema_id = s->schema_id;
-    v[i].commit_time_millis = s->time_millis;
-    v[i].total_record_count = s->total_record_count == PM_NULL_I64 ? -1 : s->total_record_count;
-    v[i].time_retained_millis =
-        tags[i].has_retained ? tags[i].retained_sec * 1000 + tags[i].retained_nano / 1000000 : -1;
-    v[i].name = pm_strdup(tags[i].name);
-    if (!v[i].name) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    if (rc == 0 && tags[i].has_create_time &&
-        !(v[i].create_time = local_time_text(&tags[i].create_time)))
-      rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    char *sp =
-        rc == 0 ? pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)s->id) : NULL;
-    if (rc == 0 && !sp) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
-    int ex = rc == 0 ? pm_fs_exists(t->fs, sp, err) : 0;
-    if (ex < 0) rc = ex;
-    v[i].snapshot_exists = ex > 0;
-    pm_free(sp);
+    v[i] = tags[i].name; /* taken over */
+    tags[i].name = NULL;
   }
   pm_tags_free(tags, n);
-  if (rc) {
-    paimon_tag_infos_free(v, n);
-    return rc;
-  }
+  if (rc) return rc;
   *out = v;
   *nout = n;
+  return 0;
+}
+
+int paimon_table_tag_info(paimon_tag_info *out, const paimon_table *t, const char *name,
+                          paimon_error *err) {
+  if (!out || out->struct_size < offsetof(paimon_tag_info, snapshot_exists))
+    return pm_fail(err, PAIMON_EINVAL, "paimon_table_tag_info: struct_size %zu is too small",
+                   out ? out->struct_size : (size_t)0);
+  if (!t) return pm_fail(err, PAIMON_EINVAL, "paimon_table_tag_info: NULL table");
+  pm_tag g;
+  PM_TRY(pm_tag_load(&g, t, name, err));
+  const pm_snapshot *s = g.snap;
+  paimon_tag_info v;
+  memset(&v, 0, sizeof v);
+  v.snapshot_id = s->id;
+  v.schema_id = s->schema_id;
+  v.commit_time_millis = s->time_millis;
+  v.total_record_count = s->total_record_count == PM_NULL_I64 ? -1 : s->total_record_count;
+  v.time_retained_millis = g.has_retained ? g.retained_sec * 1000 + g.retained_nano / 1000000 : -1;
+  if (g.has_create_time) local_time_text(v.create_time, sizeof v.create_time, &g.create_time);
+  char *sp = pm_asprintf("%s/snapshot/snapshot-%lld", t->meta_dir, (long long)s->id);
+  int rc = sp ? pm_fs_exists(t->fs, sp, err) : pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_free(sp);
+  pm_tag_reset(&g);
+  if (rc < 0) return rc;
+  v.snapshot_exists = rc > 0;
+  size_t size = out->struct_size < sizeof v ? out->struct_size : sizeof v;
+  v.struct_size = out->struct_size;
+  memcpy(out, &v, size);
   return 0;
 }
 

@@ -137,23 +137,27 @@ static void utc_text(char *buf, size_t n, int64_t ms) {
 static int tag_list(const targs *a) {
   paimon_table *t = open_tbl(a->pos[0], a->branch);
   paimon_error err = {0, ""};
-  paimon_tag_info *tags = NULL;
+  char **names = NULL;
   size_t n = 0;
-  int rc = paimon_table_list_tags(&tags, &n, t, &err);
+  int rc = paimon_table_list_tags(&names, &n, t, &err);
   if (rc != 0) die_err(&err, rc);
   printf("name\tsnapshot\tschema\tcommit_time\trecords\tcreate_time\tretained\tsnapshot_file\n");
   for (size_t i = 0; i < n; i++) {
+    paimon_tag_info ti = PAIMON_TAG_INFO_INIT;
+    rc = paimon_table_tag_info(&ti, t, names[i], &err);
+    if (rc == PAIMON_ENOTFOUND) continue; /* deleted meanwhile */
+    if (rc != 0) die_err(&err, rc);
     char when[32], rec[32], ret[32];
-    utc_text(when, sizeof when, tags[i].commit_time_millis);
-    if (tags[i].total_record_count < 0) snprintf(rec, sizeof rec, "-");
-    else snprintf(rec, sizeof rec, "%lld", (long long)tags[i].total_record_count);
-    if (tags[i].time_retained_millis < 0) snprintf(ret, sizeof ret, "-");
-    else snprintf(ret, sizeof ret, "%lld ms", (long long)tags[i].time_retained_millis);
-    printf("%s\t%lld\t%lld\t%s\t%s\t%s\t%s\t%s\n", tags[i].name, (long long)tags[i].snapshot_id,
-           (long long)tags[i].schema_id, when, rec, tags[i].create_time ? tags[i].create_time : "-",
-           ret, tags[i].snapshot_exists ? "present" : "expired");
+    utc_text(when, sizeof when, ti.commit_time_millis);
+    if (ti.total_record_count < 0) snprintf(rec, sizeof rec, "-");
+    else snprintf(rec, sizeof rec, "%lld", (long long)ti.total_record_count);
+    if (ti.time_retained_millis < 0) snprintf(ret, sizeof ret, "-");
+    else snprintf(ret, sizeof ret, "%lld ms", (long long)ti.time_retained_millis);
+    printf("%s\t%lld\t%lld\t%s\t%s\t%s\t%s\t%s\n", names[i], (long long)ti.snapshot_id,
+           (long long)ti.schema_id, when, rec, ti.create_time[0] ? ti.create_time : "-", ret,
+           ti.snapshot_exists ? "present" : "expired");
   }
-  paimon_tag_infos_free(tags, n);
+  paimon_tag_names_free(names, n);
   paimon_table_close(t);
   return 0;
 }

@@ -171,15 +171,23 @@ static inline void mt_assert_no_dangling(const paimon_table *t) {
   PM_ASSERT_OK(paimon_table_snapshot_ids(&ids, &n, t, &err), &err);
   for (size_t i = 0; i < n; i++) free(mt_rows(t, ids[i]));
   paimon_free(ids);
-  paimon_tag_info *tags = NULL;
+  char **tags = NULL;
   PM_ASSERT_OK(paimon_table_list_tags(&tags, &n, t, &err), &err);
   for (size_t i = 0; i < n; i++) {
     int rc = 0;
-    char *rows = mt_rows_tag(t, tags[i].name, &rc, &err);
-    if (rc) fail_msg("tag %s does not read: %s", tags[i].name, err.message);
+    char *rows = mt_rows_tag(t, tags[i], &rc, &err);
+    if (rc) fail_msg("tag %s does not read: %s", tags[i], err.message);
     free(rows);
   }
-  paimon_tag_infos_free(tags, n);
+  paimon_tag_names_free(tags, n);
+}
+
+/* Tag `name`'s info; fails the test on error. */
+static inline paimon_tag_info mt_info(const paimon_table *t, const char *name) {
+  paimon_tag_info ti = PAIMON_TAG_INFO_INIT;
+  paimon_error err = {0};
+  PM_ASSERT_OK(paimon_table_tag_info(&ti, t, name, &err), &err);
+  return ti;
 }
 
 #endif

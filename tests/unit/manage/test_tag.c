@@ -7,6 +7,7 @@
 #define _DEFAULT_SOURCE /* usleep */
 #include "manage_test_util.h"
 
+#include <stddef.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,27 +252,39 @@ static void test_create_delete_list(void **state) {
   assert_int_equal(paimon_table_create_tag(NULL, t, "z", 2, "soon", &err), PAIMON_EINVAL);
   assert_int_equal(paimon_table_delete_tag(t, "nope", &err), PAIMON_ENOTFOUND);
 
-  paimon_tag_info *v = NULL;
+  char **v = NULL;
   size_t n = 0;
   PM_ASSERT_OK(paimon_table_list_tags(&v, &n, t, &err), &err);
   assert_int_equal(n, 3);
   /* by snapshot id, then name */
-  assert_string_equal(v[0].name, "a");
-  assert_string_equal(v[1].name, "c");
-  assert_string_equal(v[2].name, "b");
-  assert_int_equal(v[0].snapshot_id, 1);
-  assert_int_equal(v[2].snapshot_id, 3);
-  assert_int_equal(v[2].total_record_count, 15);
-  assert_int_equal(v[0].time_retained_millis, 0);
-  assert_int_equal(v[1].time_retained_millis, 7200000); /* tag.default-time-retained */
-  assert_non_null(v[1].create_time);
-  assert_true(v[2].snapshot_exists);
-  paimon_tag_infos_free(v, n);
+  assert_string_equal(v[0], "a");
+  assert_string_equal(v[1], "c");
+  assert_string_equal(v[2], "b");
+  paimon_tag_names_free(v, n);
+  paimon_tag_info a = mt_info(t, "a"), b = mt_info(t, "b"), c = mt_info(t, "c");
+  assert_int_equal(a.snapshot_id, 1);
+  assert_int_equal(b.snapshot_id, 3);
+  assert_int_equal(b.total_record_count, 15);
+  assert_int_equal(a.time_retained_millis, 0);
+  assert_int_equal(c.time_retained_millis, 7200000); /* tag.default-time-retained */
+  assert_int_equal(strlen(c.create_time) >= 16, 1);
+  assert_int_equal(c.create_time[10], 'T');
+  assert_true(b.snapshot_exists);
+  /* an older caller's smaller struct is filled only as far as it reaches */
+  paimon_tag_info small;
+  memset(&small, 0x5a, sizeof small);
+  small.struct_size = offsetof(paimon_tag_info, create_time);
+  PM_ASSERT_OK(paimon_table_tag_info(&small, t, "c", &err), &err);
+  assert_int_equal(small.snapshot_id, 1);
+  assert_int_equal((unsigned char)small.create_time[0], 0x5a);
+  small.struct_size = 8;
+  assert_int_equal(paimon_table_tag_info(&small, t, "c", &err), PAIMON_EINVAL);
+  assert_int_equal(paimon_table_tag_info(&a, t, "nope", &err), PAIMON_ENOTFOUND);
 
   PM_ASSERT_OK(paimon_table_delete_tag(t, "c", &err), &err);
   PM_ASSERT_OK(paimon_table_list_tags(&v, &n, t, &err), &err);
   assert_int_equal(n, 2);
-  paimon_tag_infos_free(v, n);
+  paimon_tag_names_free(v, n);
   paimon_table_close(t);
 
   /* an empty table has nothing to tag */
@@ -343,12 +356,12 @@ static void test_read_by_tag_and_expiration(void **state) {
   int64_t id = 0;
   PM_ASSERT_OK(paimon_table_create_tag(&id, t, "two-again", 2, NULL, &err), &err);
   assert_int_equal(id, 2);
-  paimon_tag_info *v = NULL;
+  char **v = NULL;
   size_t n = 0;
   PM_ASSERT_OK(paimon_table_list_tags(&v, &n, t, &err), &err);
   assert_int_equal(n, 2);
-  assert_false(v[0].snapshot_exists);
-  paimon_tag_infos_free(v, n);
+  paimon_tag_names_free(v, n);
+  assert_false(mt_info(t, "two").snapshot_exists);
 
   /* orphan cleaning keeps the tagged files while a tag holds them */
   int64_t removed = 0;
