@@ -68,6 +68,7 @@
 #include "commit.h"
 #include "realtime.h"
 #include "maintain.h"
+#include "tag.h"
 #include "jsonl.h"
 
 #endif

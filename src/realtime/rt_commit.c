@@ -513,11 +513,20 @@ int paimon_realtime_refresh(paimon_realtime_context *ctx, int64_t snapshot_id, p
   paimon_table *t = ctx->t;
   if (ctx->broken) return pm_fail(err, PAIMON_ESTATE, "real-time context is unusable: rebuild it");
   PM_TRY(pm_check_snapshot_arg("paimon_realtime_refresh", snapshot_id, err));
-  if (snapshot_id == PAIMON_SNAPSHOT_LATEST)
-    PM_TRY(pm_trt_latest_snapshot_id(t, &snapshot_id, err));
+  bool to_latest = snapshot_id == PAIMON_SNAPSHOT_LATEST;
+  if (to_latest) PM_TRY(pm_trt_latest_snapshot_id(t, &snapshot_id, err));
   pthread_mutex_lock(&ctx->progress_lock);
   int64_t cur = ctx->snapshot_id;
   pthread_mutex_unlock(&ctx->progress_lock);
+  if (to_latest && snapshot_id < cur) {
+    /* the adopted snapshot is gone from the top: a rollback (paimon_table_rollback_to_*,
+     * Java's rollbackTo); memory rows past the new latest offsets may never reappear */
+    ctx->broken = true;
+    return pm_fail(err, PAIMON_ESTATE,
+                   "%s: the latest snapshot %lld is older than the adopted snapshot %lld: the "
+                   "table was rolled back; rebuild the context and replay",
+                   pm_trt_path(t), (long long)snapshot_id, (long long)cur);
+  }
   if (snapshot_id < cur)
     return pm_fail(err, PAIMON_EINVAL, "refresh to snapshot %lld would go back from %lld",
                    (long long)snapshot_id, (long long)cur);

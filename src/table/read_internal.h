@@ -29,6 +29,12 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
 
 /* The scan's filter (paimon_scan_set_filter()), borrowed; NULL when none. */
 const paimon_predicate *pm_scan_filter(const paimon_scan *s);
+/* The scan's table, borrowed. */
+const paimon_table *pm_scan_table(const paimon_scan *s);
+/* Makes `s` read the snapshot whose JSON is `json` (copied; checked here), as a time
+ * travel to its id: a tag's snapshot, which may have expired from snapshot/ (manage/tag.c,
+ * paimon_scan_set_tag). paimon_scan_set_snapshot undoes it. */
+int pm_scan_set_snapshot_json(paimon_scan *s, const char *json, paimon_error *err);
 
 /* Deep copy of a split. */
 int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);

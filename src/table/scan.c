@@ -17,6 +17,7 @@
 struct paimon_scan {
   paimon_table *table;
   int64_t snapshot_id; /* -1 = latest */
+  char *snapshot_json; /* a tag's snapshot (pm_scan_set_snapshot_json), else NULL */
   paimon_predicate *filter;
   bool has_ext;
   pm_scan_ext ext; /* real-time union reads */
@@ -45,6 +46,23 @@ int paimon_scan_new(paimon_scan **out, const paimon_table *t, paimon_error *err)
 int paimon_scan_set_snapshot(paimon_scan *s, int64_t id, paimon_error *err) {
   PM_TRY(pm_check_snapshot_arg("paimon_scan_set_snapshot", id, err));
   s->snapshot_id = id == PAIMON_SNAPSHOT_LATEST ? -1 : id; /* -1: latest */
+  pm_free(s->snapshot_json);
+  s->snapshot_json = NULL;
+  return 0;
+}
+
+int pm_scan_set_snapshot_json(paimon_scan *s, const char *json, paimon_error *err) {
+  pm_snapshot *snap = NULL;
+  PM_TRY(pm_snapshot_parse(&snap, json, strlen(json), err));
+  char *copy = pm_strdup(json);
+  if (!copy) {
+    pm_snapshot_free(snap);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  pm_free(s->snapshot_json);
+  s->snapshot_json = copy;
+  s->snapshot_id = snap->id; /* time travel: the snapshot's own schema */
+  pm_snapshot_free(snap);
   return 0;
 }
 
@@ -58,10 +76,13 @@ int paimon_scan_set_filter(paimon_scan *s, const paimon_predicate *p, paimon_err
 
 const paimon_predicate *pm_scan_filter(const paimon_scan *s) { return s->filter; }
 
+const paimon_table *pm_scan_table(const paimon_scan *s) { return s->table; }
+
 void paimon_scan_free(paimon_scan *s) {
   if (!s) return;
   if (s->has_ext) s->ext.unref(s->ext.ctx);
   paimon_predicate_free(s->filter);
+  pm_free(s->snapshot_json);
   paimon_table_close(s->table);
   pm_free(s);
 }
@@ -785,8 +806,12 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   /* memory views are pinned before the disk snapshot is chosen (no gap) */
   if (s->has_ext) PM_CHECK(s->ext.pin(s->ext.ctx, &pin, err), fail);
   int64_t id = s->snapshot_id;
-  if (id < 0) PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err), fail);
-  if (id > 0) {
+  if (s->snapshot_json) {
+    PM_CHECK(pm_snapshot_parse(&snap, s->snapshot_json, strlen(s->snapshot_json), err), fail);
+  } else if (id < 0) {
+    PM_CHECK(pm_snapshot_latest_id(t->fs, t->meta_dir, &id, err), fail);
+  }
+  if (id > 0 && !snap) {
     rc = pm_snapshot_load(&snap, t->fs, t->meta_dir, id, err);
     if (rc == PAIMON_ENOTFOUND && s->snapshot_id > 0)
       rc = pm_fail(err, PAIMON_ENOTFOUND, "%s: snapshot %lld does not exist", t->path,

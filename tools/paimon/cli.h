@@ -98,6 +98,10 @@ int cmd_write(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_expire(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
+/* tag.c: tags and rollback */
+extern const char *const USAGE_TAG, *const USAGE_ROLLBACK;
+int cmd_tag(int argc, char **argv);
+int cmd_rollback(int argc, char **argv);
 
 /* 1 + the newest commit identifier `user` committed to `t` (1 when none is retained). */
 int64_t cli_next_identifier(const paimon_table *t, const char *user);

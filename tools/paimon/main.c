@@ -9,6 +9,8 @@
  *   paimon compact TABLE         append-table compaction (write.c)
  *   paimon expire TABLE          snapshot expiration (write.c)
  *   paimon ingest TABLE          the real-time main job (ingest.c)
+ *   paimon tag ... TABLE         create, delete, list and expire tags (tag.c)
+ *   paimon rollback TABLE        roll back to a snapshot or a tag (tag.c)
  *
  * Errors print "paimon: <message>" on stderr and exit 1; usage errors exit 2. */
 #include <errno.h>
@@ -41,6 +43,9 @@ static const char *USAGE =
     "  expire TABLE     expire old snapshots and the files only they reference\n"
     "  ingest TABLE     real-time ingestion of a JSON-lines file, queryable before commit,\n"
     "                   exactly once across crashes, with an optional HTTP query server\n"
+    "  tag SUB TABLE    tags: create TABLE NAME [--snapshot N], delete TABLE NAME,\n"
+    "                   list TABLE, expire TABLE\n"
+    "  rollback TABLE   roll back to --to-snapshot N or --to-tag NAME\n"
     "\n"
     "common options:\n"
     "  --branch B              read branch B\n"
@@ -76,6 +81,8 @@ static const char *USAGE_CAT =
     "\n"
     "options:\n"
     "  --snapshot N           read snapshot N (its own schema) instead of the latest\n"
+    "  --tag NAME             read tag NAME's snapshot (its own schema), also after\n"
+    "                         snapshot expiration\n"
     "  --branch B             read branch B\n"
     "  --select c1,c2         only these columns, in this order\n"
     "  --where EXPR           filter rows, e.g. \"f1 = 10 AND f3 IS NOT NULL\"\n"
@@ -189,6 +196,7 @@ typedef struct args {
   const char *select;
   const char *where;
   const char *format;
+  const char *tag;
   bool has_snapshot;
   int64_t snapshot;
   bool has_limit;
@@ -197,7 +205,14 @@ typedef struct args {
   size_t nremaps;
 } args;
 
-enum { OPT_SNAPSHOT = 1, OPT_SELECT = 2, OPT_WHERE = 4, OPT_FORMAT = 8, OPT_LIMIT = 16 };
+enum {
+  OPT_SNAPSHOT = 1,
+  OPT_SELECT = 2,
+  OPT_WHERE = 4,
+  OPT_FORMAT = 8,
+  OPT_LIMIT = 16,
+  OPT_TAG = 32
+};
 
 static void parse_args(args *a, int argc, char **argv, int allowed) {
   for (int i = 2; i < argc; i++) {
@@ -227,6 +242,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     else if (strcmp(name, "--where") == 0) bit = OPT_WHERE;
     else if (strcmp(name, "--format") == 0) bit = OPT_FORMAT;
     else if (strcmp(name, "--limit") == 0) bit = OPT_LIMIT;
+    else if (strcmp(name, "--tag") == 0) bit = OPT_TAG;
     else usage_error(a->usage, "unknown option '%s'", name);
     if (bit && !(allowed & bit)) usage_error(a->usage, "option '%s' does not apply here", name);
     const char *val;
@@ -255,6 +271,9 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
       if (!parse_i64(val, &a->limit) || a->limit < 0)
         usage_error(a->usage, "--limit needs a non-negative number, got '%s'", val);
       a->has_limit = true;
+    } else if (bit == OPT_TAG) {
+      if (!*val) usage_error(a->usage, "empty tag name%s", "");
+      a->tag = val;
     } else if (bit == OPT_SELECT) {
       a->select = val;
     } else if (bit == OPT_WHERE) {
@@ -266,6 +285,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     }
   }
   if (!a->table) usage_error(a->usage, "missing TABLE%s", "");
+  if (a->tag && a->has_snapshot) usage_error(a->usage, "give --snapshot or --tag, not both%s", "");
 }
 
 static paimon_table *open_table(const args *a) {
@@ -310,6 +330,7 @@ static paimon_scan *new_scan(paimon_table *t, const args *a, const paimon_predic
   paimon_scan *s = NULL;
   int rc = paimon_scan_new(&s, t, &err);
   if (rc == 0 && a->has_snapshot) rc = paimon_scan_set_snapshot(s, a->snapshot, &err);
+  if (rc == 0 && a->tag) rc = paimon_scan_set_tag(s, a->tag, &err);
   if (rc == 0 && filter) rc = paimon_scan_set_filter(s, filter, &err);
   if (rc != 0) die_err(&err, rc);
   return s;
@@ -727,7 +748,8 @@ static char **split_columns(const char *s) {
 
 static int cmd_cat(int argc, char **argv) {
   args a = {.cmd = "cat", .usage = USAGE_CAT, .format = "jsonl"};
-  parse_args(&a, argc, argv, OPT_SNAPSHOT | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT);
+  parse_args(&a, argc, argv,
+             OPT_SNAPSHOT | OPT_TAG | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT);
   paimon_predicate *filter = parse_where(&a);
   char **columns = a.select ? split_columns(a.select) : NULL;
   paimon_table *t = open_table(&a);
@@ -832,6 +854,8 @@ int main(int argc, char **argv) {
       else if (strcmp(c, "compact") == 0) fputs(USAGE_COMPACT, stdout);
       else if (strcmp(c, "expire") == 0) fputs(USAGE_EXPIRE, stdout);
       else if (strcmp(c, "ingest") == 0) fputs(USAGE_INGEST, stdout);
+      else if (strcmp(c, "tag") == 0) fputs(USAGE_TAG, stdout);
+      else if (strcmp(c, "rollback") == 0) fputs(USAGE_ROLLBACK, stdout);
       else usage_error(USAGE, "unknown command '%s'", c);
       return 0;
     }
@@ -851,6 +875,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "compact") == 0) return cmd_compact(argc, argv);
   if (strcmp(cmd, "expire") == 0) return cmd_expire(argc, argv);
   if (strcmp(cmd, "ingest") == 0) return cmd_ingest(argc, argv);
+  if (strcmp(cmd, "tag") == 0) return cmd_tag(argc, argv);
+  if (strcmp(cmd, "rollback") == 0) return cmd_rollback(argc, argv);
   usage_error(USAGE, "unknown command '%s'", cmd);
   return EXIT_USAGE;
 }
