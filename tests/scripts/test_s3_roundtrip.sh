@@ -217,6 +217,17 @@ echo '{"k":5,"v":"retried","p":2}' >"$TMP/one.jsonl"
   "$P" cat "s3://work/db.db/append" --where "v = 'retried'" | grep -q retried && ok ||
   bad "write through 503 SlowDown and a dropped connection: $(cat "$TMP/err")"
 s3_proxy_ctl clear >/dev/null
+# the snapshot PUT reaches the store but its answer is lost: the retry meets 412, reads the
+# object back, finds its own bytes and succeeds; exactly one snapshot is added
+before=$("$P" snapshots "s3://work/db.db/append" | tail -1 | awk '{print $1}')
+s3_proxy_ctl fault kind=drop_after count=1 method=PUT key='snapshot/snapshot-' >/dev/null
+echo '{"k":6,"v":"lost-reply","p":2}' >"$TMP/one.jsonl"
+"$P" write "s3://work/db.db/append" <"$TMP/one.jsonl" >/dev/null 2>"$TMP/err" || bad "lost reply: $(cat "$TMP/err")"
+s3_proxy_ctl clear >/dev/null
+after=$("$P" snapshots "s3://work/db.db/append" | tail -1 | awk '{print $1}')
+n=$("$P" cat "s3://work/db.db/append" --where "v = 'lost-reply'" | wc -l)
+[ "$after" -eq $((before + 1)) ] && [ "$n" -eq 1 ] && ok ||
+  bad "lost reply to the snapshot PUT: snapshots $before -> $after, $n rows"
 
 # ---- 4. errors ---------------------------------------------------------------------------
 section "errors"

@@ -24,13 +24,15 @@
 #define S3_READAHEAD ((size_t)256 << 10)  /* smallest ranged GET for small reads */
 #define S3_MIN_PART ((size_t)5 << 20)     /* S3's minimum part size (but the last) */
 #define S3_DEFAULT_PART ((size_t)8 << 20) /* s3.multipart.size default */
+#define COND_HONOURED 1
+#define COND_IGNORED 2
 
 typedef struct s3fs {
   paimon_fs base;
   pm_s3_client *client;
   size_t part_size;
   atomic_int suffix_state; /* 0 unknown, 1 works, -1 unsupported */
-  atomic_int cond_state;   /* 0 unknown, 1 honoured, -1 ignored */
+  atomic_int cond_state;   /* 0 unknown, COND_HONOURED, COND_IGNORED */
   pthread_mutex_t probe_mu;
 } s3fs;
 
@@ -582,8 +584,8 @@ static int probe_conditional(s3fs *fs, const char *bucket, paimon_error *err) {
     if (rc == 0) {
       paimon_error e2 = {0, ""};
       rc = pm_s3_put(fs->client, bucket, key, "2", 1, true, &e2);
-      if (rc == PAIMON_ECONFLICT) st = 1;
-      else if (rc == 0) st = -1;
+      if (rc == PAIMON_ECONFLICT) st = COND_HONOURED;
+      else if (rc == 0) st = COND_IGNORED;
       else if (err) *err = e2;
       PM_IGNORE(pm_s3_delete(fs->client, bucket, key, NULL));
     }
@@ -602,9 +604,9 @@ static int fs_write_exclusive(paimon_fs *pfs, const char *path, const void *data
   PM_TRY(split_path(path, &bucket, &key, err));
   int rc = *key ? 0 : pm_fail(err, PAIMON_EINVAL, "%s: a bucket, not an object", path);
   int st = rc ? rc : probe_conditional(fs, bucket, err);
-  if (st < 0 && st != -1) {
+  if (st < 0) {
     rc = st;
-  } else if (st == -1) {
+  } else if (st == COND_IGNORED) {
     rc = pm_fail(err, PAIMON_EUNSUPPORTED,
                  "%s: the store at %s ignores 'If-None-Match: *' (a second conditional PUT of "
                  "a probe object succeeded), so it cannot create a file only if absent; "

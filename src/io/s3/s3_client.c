@@ -337,6 +337,7 @@ typedef struct resp {
   char last_modified[64];
   char etag[256];
   int64_t content_length;
+  int attempts; /* requests sent for this call */
   /* upload state */
   size_t up_off;
   const req *r;
@@ -615,6 +616,7 @@ static int send_req(pm_s3_client *c, const req *r, resp *rs, paimon_error *err) 
     rs->content_range[0] = rs->last_modified[0] = rs->etag[0] = 0;
     rs->r = r;
     rs->c = c;
+    rs->attempts = attempt + 1;
     CURL *h = handle_get(c);
     if (!h) {
       rc = pm_fail(err, PAIMON_ENOMEM, "curl_easy_init failed");
@@ -778,6 +780,22 @@ int pm_s3_put(pm_s3_client *c, const char *bucket, const char *key, const void *
   if (if_none_match) r.extra[r.nextra++] = (pm_sigv4_header){"if-none-match", "*"};
   resp rs = {0};
   int rc = send_req(c, &r, &rs, err);
+  if (rc == PAIMON_ECONFLICT && rs.attempts > 1) {
+    /* A retried conditional PUT answered 412: an earlier attempt may have created the
+     * object and lost only its answer. Ours when it holds exactly our bytes (a snapshot
+     * names its commit user and time); else another writer's; unknown when unreadable. */
+    uint8_t *back = pm_malloc(n + 1);
+    size_t got = 0;
+    paimon_error e2 = {0, ""};
+    int g = back ? pm_s3_get_range(c, bucket, key, 0, n + 1, back, &got, NULL, &e2) : PAIMON_ENOMEM;
+    if (g == 0 && got == n && (n == 0 || memcmp(back, data, n) == 0)) rc = 0;
+    else if (g != 0)
+      rc = pm_fail(err, PAIMON_EIO,
+                   "s3://%s/%s: conditional PUT retried and refused; whether an earlier attempt "
+                   "created it is unknown (reading it back failed: %s)",
+                   bucket, key, e2.message);
+    pm_free(back);
+  }
   resp_free(&rs);
   return rc;
 }
