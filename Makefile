@@ -12,7 +12,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
   libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev zstd \
   python3-avro python3-zstandard python3-snappy tzdata \
-  libmicrohttpd-dev curl doxygen g++ clang-format-14 clang
+  libmicrohttpd-dev curl doxygen g++ clang-format-14 clang \
+  libcurl4-openssl-dev libssl-dev
 
 .PHONY: all build build-clang build-asan build-tsan deps test fuzz demo clean
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "io/s3/fs_s3.h"
 #include "mergetree/mergetree.h"
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
@@ -1057,14 +1058,18 @@ static int try_commit(paimon_table *t, const char *user, int64_t ident, const en
 }
 
 /* Best effort (readers verify hints): written to a temp file and renamed into place, so
- * concurrent committers never leave a torn mix of two ids. */
+ * concurrent committers never leave a torn mix of two ids. A file system that cannot
+ * rename (an object store, whose PUT replaces an object whole) gets the hint written in
+ * place, as Java's HintFileUtils does on object stores (FileIO.overwriteFileUtf8). */
 static void write_hint(paimon_table *t, const char *name, int64_t id) {
   char buf[32], uuid[37];
   int n = snprintf(buf, sizeof buf, "%lld", (long long)id);
   pm_uuid(uuid);
   char *p = pm_asprintf("%s/snapshot/%s", t->meta_dir, name);
   char *tmp = pm_asprintf("%s/snapshot/.%s.%s.tmp", t->meta_dir, name, uuid);
-  if (p && tmp && pm_fs_write_all(t->fs, tmp, buf, (size_t)n, NULL) == 0) {
+  if (p && pm_path_is_object_store(p)) {
+    PM_IGNORE(pm_fs_write_all(t->fs, p, buf, (size_t)n, NULL));
+  } else if (p && tmp && pm_fs_write_all(t->fs, tmp, buf, (size_t)n, NULL) == 0) {
     t->fs->remove(t->fs, p, NULL);
     if (t->fs->rename_noreplace(t->fs, tmp, p, NULL)) t->fs->remove(t->fs, tmp, NULL);
   }

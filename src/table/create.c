@@ -10,6 +10,7 @@
 #include "meta/kv_layout.h"
 #include "mergetree/mergetree.h"
 #include "table/write_internal.h"
+#include "io/s3/fs_s3.h"
 
 static bool known_type_for_key(const pm_type *t) {
   return t->id != PM_ARRAY && t->id != PM_MAP && t->id != PM_MULTISET && t->id != PM_ROW &&
@@ -421,11 +422,13 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
   return rc;
 }
 
-int paimon_table_create_json(paimon_table **out, const char *path, const char *json,
-                             paimon_error *err) {
+/* paimon_table_create_json on the file system `path`'s scheme selects, configured by the
+ * file-system options in `fs_opts` (nullable; never written into the schema). */
+static int create_json_on_path(paimon_table **out, const char *path, const char *json,
+                               const paimon_options *fs_opts, paimon_error *err) {
   *out = NULL;
   paimon_fs *fs = NULL;
-  PM_TRY(paimon_fs_local_new(&fs, err));
+  PM_TRY(pm_fs_for_path(&fs, path, fs_opts, err)); /* local, or s3:// s3a:// oss:// */
   int rc = paimon_table_create_json_fs(out, fs, path, json, err);
   if (rc) {
     paimon_fs_free(fs);
@@ -433,6 +436,11 @@ int paimon_table_create_json(paimon_table **out, const char *path, const char *j
   }
   (*out)->own_fs = true;
   return 0;
+}
+
+int paimon_table_create_json(paimon_table **out, const char *path, const char *json,
+                             paimon_error *err) {
+  return create_json_on_path(out, path, json, NULL, err);
 }
 
 /* JSON array of strings from a NULL-terminated list. */
@@ -476,6 +484,7 @@ int paimon_table_create(paimon_table **out, const char *path, const struct Arrow
   for (size_t i = 0; opts && i < paimon_options_count(opts); i++) {
     const char *k, *v;
     if (paimon_options_entry(&k, &v, opts, i) != 0) continue;
+    if (pm_fs_option_key(k)) continue; /* s3.* credentials and endpoints stay out of schemas */
     json_object_set_new(o, k, json_string(v));
   }
   json_object_set_new(root, "options", o);
@@ -483,7 +492,7 @@ int paimon_table_create(paimon_table **out, const char *path, const struct Arrow
   char *text = json_dumps(root, JSON_COMPACT);
   json_decref(root);
   if (!text) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  int rc = paimon_table_create_json(out, path, text, err);
+  int rc = create_json_on_path(out, path, text, opts, err);
   free(text);
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "table/write_internal.h"
+#include "io/s3/fs_s3.h"
 #include "meta/core_options.h"
 #include "util/vec.h"
 
@@ -257,7 +258,7 @@ int paimon_table_open(paimon_table **out, const char *path, const paimon_options
                       paimon_error *err) {
   *out = NULL;
   paimon_fs *fs = NULL;
-  PM_TRY(paimon_fs_local_new(&fs, err));
+  PM_TRY(pm_fs_for_path(&fs, path, opts, err)); /* local, or s3:// s3a:// oss:// */
   int rc = paimon_table_open_fs(out, fs, path, opts, err);
   if (rc) {
     paimon_fs_free(fs);

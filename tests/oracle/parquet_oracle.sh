@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 [ -d "$ORACLE_DIR/node_modules/hyparquet" ] || {
   echo "oracles missing: run bash $SHARED/tools/oracle/setup_oracles.sh" >&2; exit 2; }
 
-LIBS="-ljansson -lzstd -lsnappy -llz4 -lz -lroaring -lm -lpthread"
+LIBS="-ljansson -lzstd -lsnappy -llz4 -lz -lcurl -lcrypto -lroaring -lm -lpthread"
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -I$ROOT/include -I$ROOT/src"
 BIN="$OUT/write_samples"
 if [ -f "$ROOT/build/libpaimon.a" ]; then
