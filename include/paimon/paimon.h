@@ -69,5 +69,7 @@
 #include "realtime.h"
 #include "maintain.h"
 #include "jsonl.h"
+#include "alter.h"
+#include "catalog.h"
 
 #endif
