@@ -113,6 +113,7 @@ static int split_identifier(const char *id, char **db, char **table, bool creati
   int rc = (!*db || !*table) ? pm_fail(err, PAIMON_ENOMEM, "out of memory") : 0;
   if (rc == 0) rc = check_name(*db, "database", false, err);
   if (rc == 0) rc = check_name(*table, "table", creating, err);
+  if (rc && rc != PAIMON_ENOMEM) pm_fail_ctx(err, rc, "table identifier '%s'", id);
   if (rc) {
     pm_free(*db);
     pm_free(*table);
