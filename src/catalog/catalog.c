@@ -158,7 +158,7 @@ static int cmp_names(const void *a, const void *b) {
 }
 
 static int export_names(names *v, char ***out, size_t *n, paimon_error *err) {
-  qsort(v->v, v->n, sizeof *v->v, cmp_names);
+  if (v->n) qsort(v->v, v->n, sizeof *v->v, cmp_names);
   if (!v->v && pm_vec_reserve(v, 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   *out = v->v;
   *n = v->n;

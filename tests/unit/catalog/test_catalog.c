@@ -86,6 +86,8 @@ static void test_round_trip(void **state) {
   struct ArrowSchema sch;
   pm_test_kvsp_batch(0, 4, &arr, &sch);
   pm_test_write_commit(t, 1, &arr, &sch);
+  arr.release(&arr);
+  sch.release(&sch);
   paimon_table_close(t);
   assert_int_equal(paimon_catalog_create_table(&t, c, "a.t1", SCHEMA, 0, &err), PAIMON_ECONFLICT);
   PM_ASSERT_OK(paimon_catalog_create_table(&t, c, "a.t1", SCHEMA, 1, &err), &err);

@@ -65,6 +65,8 @@ static void write_rows(const char *path, int base, int n, int64_t ident) {
   struct ArrowSchema sch;
   pm_test_kvsp_batch(base, n, &arr, &sch);
   pm_test_write_commit(t, ident, &arr, &sch);
+  arr.release(&arr);
+  sch.release(&sch);
   paimon_table_close(t);
 }
 
@@ -557,6 +559,8 @@ static void test_writes_after_alter_use_new_schema(void **state) {
   struct ArrowSchema sch;
   pm_test_batch_finish(&b, &arr, &sch);
   pm_test_write_commit(t, 2, &arr, &sch);
+  arr.release(&arr);
+  sch.release(&sch);
   paimon_snapshot *s = NULL;
   PM_ASSERT_OK(paimon_table_snapshot(&s, t, 2, &err), &err);
   assert_int_equal(paimon_snapshot_schema_id(s), 1);
@@ -565,6 +569,8 @@ static void test_writes_after_alter_use_new_schema(void **state) {
   /* the handle opened before the alter commits under the latest schema id, as Java */
   pm_test_kvsp_batch(10, 2, &arr, &sch);
   pm_test_write_commit(stale, 3, &arr, &sch);
+  arr.release(&arr);
+  sch.release(&sch);
   PM_ASSERT_OK(paimon_table_snapshot(&s, stale, 3, &err), &err);
   assert_int_equal(paimon_snapshot_schema_id(s), 1);
   paimon_snapshot_free(s);
