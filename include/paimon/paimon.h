@@ -17,6 +17,8 @@
  * - paimon/realtime.h: real-time ingest, rows queryable before commit;
  * - paimon/maintain.h: snapshot expiration, orphan-file cleaning, compaction;
  * - paimon/jsonl.h: JSON lines into Arrow batches;
+ * - paimon/alter.h: ALTER TABLE (schema changes under Java Paimon's evolution rules);
+ * - paimon/catalog.h: a filesystem catalog (databases and tables of a warehouse);
  * - paimon/sys/fs.h and paimon/sys/realtime_store.h: plugin ABIs (file systems,
  *   real-time stores).
  *
@@ -70,5 +72,7 @@
 #include "maintain.h"
 #include "tag.h"
 #include "jsonl.h"
+#include "alter.h"
+#include "catalog.h"
 
 #endif

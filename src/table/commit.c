@@ -946,7 +946,12 @@ static int snapshot_json(paimon_table *t, const char *user, int64_t ident,
   memset(&snap, 0, sizeof snap);
   snap.version = 3;
   snap.id = latest_id + 1;
-  snap.schema_id = t->schema->id;
+  /* Java FileStoreCommitImpl: the snapshot records the latest schema at commit time, so a
+   * writer opened before an ALTER TABLE commits under the evolved schema (its files keep
+   * their own schema ids and are read with schema evolution). */
+  int64_t latest_schema = t->schema->id;
+  PM_TRY(pm_schema_latest_id(t->fs, t->meta_dir, &latest_schema, err));
+  snap.schema_id = latest_schema > t->schema->id ? latest_schema : t->schema->id;
   snap.base_manifest_list = l->base_name;
   snap.base_manifest_list_size = l->base_size;
   snap.delta_manifest_list = l->delta_name;

@@ -224,7 +224,7 @@ static int validate_options(const pm_schema *s, const pm_core_options *co, paimo
 
 /* Paimon's schema validation (SchemaValidation), the subset that decides whether a
  * table means what its creator thinks. */
-static int validate(const pm_schema *s, paimon_error *err) {
+int pm_schema_validate_table(const pm_schema *s, paimon_error *err) {
   const pm_type *row = s->row;
   if (row->nfields == 0) return pm_fail(err, PAIMON_EINVAL, "a table needs at least one column");
   for (int32_t i = 0; i < row->nfields; i++) {
@@ -399,7 +399,7 @@ int paimon_table_create_json_fs(paimon_table **out, paimon_fs *fs, const char *p
     if (err) err->code = code;
     return code;
   }
-  if (rc == 0) rc = validate(s, err);
+  if (rc == 0) rc = pm_schema_validate_table(s, err);
   size_t plen = strlen(path);
   while (plen > 1 && path[plen - 1] == '/') plen--;
   char *root_dir =

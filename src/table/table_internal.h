@@ -57,6 +57,10 @@ int pm_table_partition_path(const paimon_table *t, const pm_type *ptype, const u
  * over `ptype`) exceeds the 255-byte file-name limit (NAME_MAX on Linux, HDFS's default
  * max-component-length), so a writer refuses the row before touching the path. */
 int pm_partition_path_check(const pm_type *ptype, const char *part_path, paimon_error *err);
+/* The checks of table creation (Java's SchemaValidation.validateTableSchema, the subset
+ * this library enforces) on a complete schema: also run on every ALTER TABLE result
+ * (create.c). PAIMON_EINVAL naming the column or option. */
+int pm_schema_validate_table(const pm_schema *s, paimon_error *err);
 /* Directory of the metadata of `branch` (NULL = the table's own). pm_free the result. */
 char *pm_table_branch_dir(const paimon_table *t, const char *branch);
 

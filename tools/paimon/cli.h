@@ -102,6 +102,13 @@ int cmd_ingest(int argc, char **argv);
 extern const char *const USAGE_TAG, *const USAGE_ROLLBACK;
 int cmd_tag(int argc, char **argv);
 int cmd_rollback(int argc, char **argv);
+/* alter.c, catalog.c */
+extern const char *const USAGE_ALTER, *const USAGE_LS, *const USAGE_DROP;
+int cmd_alter(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_drop(int argc, char **argv);
+/* The directory of table DB.TABLE under `warehouse` (free()); exits on a bad name. */
+char *cli_warehouse_table(const char *warehouse, const char *table);
 
 /* 1 + the newest commit identifier `user` committed to `t` (1 when none is retained). */
 int64_t cli_next_identifier(const paimon_table *t, const char *user);

@@ -11,6 +11,8 @@
  *   paimon ingest TABLE          the real-time main job (ingest.c)
  *   paimon tag ... TABLE         create, delete, list and expire tags (tag.c)
  *   paimon rollback TABLE        roll back to a snapshot or a tag (tag.c)
+ *   paimon alter TABLE CHANGE    schema changes (alter.c)
+ *   paimon ls WAREHOUSE[/DB.db]  databases and tables of a warehouse (catalog.c)
  *
  * Errors print "paimon: <message>" on stderr and exit 1; usage errors exit 2. */
 #include <errno.h>
@@ -46,9 +48,14 @@ static const char *USAGE =
     "  tag SUB TABLE    tags: create TABLE NAME [--snapshot N], delete TABLE NAME,\n"
     "                   list TABLE, expire TABLE\n"
     "  rollback TABLE   roll back to --to-snapshot N or --to-tag NAME\n"
+    "  alter TABLE CHANGE  add, rename, drop a column, change its type, set or unset options\n"
+    "  ls WAREHOUSE[/DB.db]  databases of a warehouse, or the tables of a database\n"
+    "  drop WAREHOUSE/DB.db[/TABLE]  drop a table or a database of a warehouse\n"
     "\n"
     "common options:\n"
     "  --branch B              read branch B\n"
+    "  --warehouse W           TABLE is DB.TABLE of warehouse W (info, snapshots, files,\n"
+    "                          cat, alter)\n"
     "  --remap-path FROM=TO    read data files stored under FROM from TO (repeatable)\n"
     "  -h, --help              show help (also after a command)\n"
     "  --version               print the library version\n"
@@ -193,6 +200,7 @@ typedef struct args {
   const char *usage;
   const char *table;
   const char *branch;
+  const char *warehouse; /* --warehouse: TABLE is DB.TABLE under it */
   const char *select;
   const char *where;
   const char *format;
@@ -237,6 +245,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     int bit = 0;
     if (strcmp(name, "--branch") == 0) bit = 0;
     else if (strcmp(name, "--remap-path") == 0) bit = 0;
+    else if (strcmp(name, "--warehouse") == 0) bit = 0;
     else if (strcmp(name, "--snapshot") == 0) bit = OPT_SNAPSHOT;
     else if (strcmp(name, "--select") == 0) bit = OPT_SELECT;
     else if (strcmp(name, "--where") == 0) bit = OPT_WHERE;
@@ -255,6 +264,8 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     if (strcmp(name, "--branch") == 0) {
       if (!*val) usage_error(a->usage, "empty branch name%s", "");
       a->branch = val;
+    } else if (strcmp(name, "--warehouse") == 0) {
+      a->warehouse = val;
     } else if (strcmp(name, "--remap-path") == 0) {
       const char *e = strchr(val, '=');
       if (!e || e == val || !e[1] || strchr(val, '\n'))
@@ -307,7 +318,9 @@ static paimon_table *open_table(const args *a) {
     free(joined);
   }
   paimon_table *t = NULL;
-  int rc = paimon_table_open(&t, a->table, o, &err);
+  char *path = a->warehouse ? cli_warehouse_table(a->warehouse, a->table) : NULL;
+  int rc = paimon_table_open(&t, path ? path : a->table, o, &err);
+  free(path);
   paimon_options_free(o);
   if (rc != 0) die_err(&err, rc);
   return t;
@@ -856,6 +869,9 @@ int main(int argc, char **argv) {
       else if (strcmp(c, "ingest") == 0) fputs(USAGE_INGEST, stdout);
       else if (strcmp(c, "tag") == 0) fputs(USAGE_TAG, stdout);
       else if (strcmp(c, "rollback") == 0) fputs(USAGE_ROLLBACK, stdout);
+      else if (strcmp(c, "alter") == 0) fputs(USAGE_ALTER, stdout);
+      else if (strcmp(c, "ls") == 0) fputs(USAGE_LS, stdout);
+      else if (strcmp(c, "drop") == 0) fputs(USAGE_DROP, stdout);
       else usage_error(USAGE, "unknown command '%s'", c);
       return 0;
     }
@@ -877,6 +893,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "ingest") == 0) return cmd_ingest(argc, argv);
   if (strcmp(cmd, "tag") == 0) return cmd_tag(argc, argv);
   if (strcmp(cmd, "rollback") == 0) return cmd_rollback(argc, argv);
+  if (strcmp(cmd, "alter") == 0) return cmd_alter(argc, argv);
+  if (strcmp(cmd, "ls") == 0) return cmd_ls(argc, argv);
+  if (strcmp(cmd, "drop") == 0) return cmd_drop(argc, argv);
   usage_error(USAGE, "unknown command '%s'", cmd);
   return EXIT_USAGE;
 }
