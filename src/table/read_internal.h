@@ -82,6 +82,21 @@ bool pm_rt_stream_status(const struct ArrowArrayStream *s, int *status);
  * the exact status for this library's streams, else PAIMON_ENOMEM or PAIMON_EIO. */
 int pm_stream_failure(const struct ArrowArrayStream *s, int code);
 
+/* paimon_read_splits() on the calling thread alone. */
+int pm_read_splits_serial(struct ArrowArrayStream *out, const paimon_table *t,
+                          const paimon_split *const *splits, size_t n, const char *const *columns,
+                          const paimon_predicate *filter, paimon_error *err);
+/* Parallel reads (read_parallel.c): whether the table's read.threads and these splits
+ * call for one; the stream over them, taking over `serial` (a serial stream over the
+ * same splits, used for its schema; released also on failure); the status of a parallel
+ * stream (false for any other stream). */
+bool pm_read_parallel_wanted(const paimon_table *t, const paimon_split *const *splits, size_t n);
+int pm_read_parallel_open(struct ArrowArrayStream *out, paimon_table *t,
+                          struct ArrowArrayStream *serial, const paimon_split *const *splits,
+                          size_t n, const char *const *columns, const paimon_predicate *filter,
+                          paimon_error *err);
+bool pm_read_parallel_status(const struct ArrowArrayStream *s, int *status);
+
 /* Batch plumbing reused by the primary-key reader. */
 int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,
                     paimon_error *err);
