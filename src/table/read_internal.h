@@ -27,11 +27,21 @@ int pm_cast_check(const pm_type *from, const pm_type *to, const char *column, pa
 int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_type *to,
                   struct ArrowArray *out, paimon_error *err);
 
+/* Plans of this scan keep one split per partition-bucket (no balanced splits): for the
+ * library's own users that work bucket by bucket (append compaction, writers). */
+void pm_scan_whole_buckets(paimon_scan *s);
 /* The scan's filter (paimon_scan_set_filter()), borrowed; NULL when none. */
 const paimon_predicate *pm_scan_filter(const paimon_scan *s);
 
 /* Deep copy of a split. */
 int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);
+/* Cuts split `s` (files in read order) into splits of about `target` bytes, each file
+ * weighing max(its size, `open_cost`), as Java's AppendOnlySplitGenerator does with
+ * source.split.target-size and source.split.open-file-cost: `s` keeps the first bin and
+ * *extra receives the others in order (*nextra of them; pm_free the array, the splits
+ * are the caller's). On failure `s` is left whole. */
+int pm_split_pack(paimon_split *s, int64_t target, int64_t open_cost, paimon_split ***extra,
+                  size_t *nextra, paimon_error *err);
 
 /* Primary-key split reader: merges the split's sorted runs with the table's merge
  * engine and yields batches of the stream's work type. */

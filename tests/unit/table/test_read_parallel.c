@@ -319,6 +319,64 @@ static void test_failure_order(void **state) {
   pm_buf_free(&got);
 }
 
+/* Balanced splits (Java's AppendOnlySplitGenerator): with a 10 mb target and the 4 mb
+ * open-file cost every split of the append table holds 2 of its bucket's files, in
+ * sequence order, and reading the plan gives the rows of one split per bucket. */
+static const char *PACKED_JSON =
+    "{\"fields\":[{\"name\":\"k\",\"type\":\"INT\"},{\"name\":\"v\",\"type\":\"BIGINT\"},"
+    "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"p\",\"type\":\"INT\"}],"
+    "\"partitionKeys\":[\"p\"],\"options\":{\"bucket\":\"2\",\"bucket-key\":\"k\","
+    "\"source.split.target-size\":\"10 mb\"}}";
+
+static void test_balanced_splits(void **state) {
+  (void)state;
+  char path[1024], path1[1024];
+  paimon_table *t = many_files("packed", PACKED_JSON, 5, path, sizeof path);
+  paimon_table *t1 = many_files("whole", APPEND_JSON, 5, path1, sizeof path1);
+  paimon_error err = {0};
+  paimon_scan *sc = NULL;
+  paimon_plan *p = NULL;
+  PM_ASSERT_OK(paimon_scan_new(&sc, t, &err), &err);
+  PM_ASSERT_OK(paimon_scan_plan(&p, sc, &err), &err);
+  paimon_scan_free(sc);
+  size_t files = 0;
+  for (size_t i = 0; i < paimon_plan_split_count(p); i++) {
+    const paimon_split *sp = paimon_plan_split(p, i);
+    size_t nf = paimon_split_file_count(sp);
+    assert_true(nf >= 1 && nf <= 2);
+    files += nf;
+    int64_t prev = -1;
+    for (size_t f = 0; f < nf; f++) {
+      paimon_file_info fi = PAIMON_FILE_INFO_INIT;
+      assert_int_equal(paimon_split_file(&fi, sp, f), 0);
+      assert_true(fi.min_sequence_number > prev);
+      prev = fi.max_sequence_number;
+    }
+    if (i > 0) { /* one bucket's splits follow each other, in sequence order */
+      const paimon_split *q = paimon_plan_split(p, i - 1);
+      int c = strcmp(paimon_split_partition(q), paimon_split_partition(sp));
+      assert_true(c < 0 || (c == 0 && paimon_split_bucket(q) <= paimon_split_bucket(sp)));
+    }
+  }
+  /* 3 partitions x 2 buckets x 5 files, 2 files a split */
+  assert_int_equal(files, 30);
+  assert_int_equal(paimon_plan_split_count(p), 6 * 3);
+  paimon_plan_free(p);
+  /* the same rows as the table planned one split per bucket */
+  char *a = pm_test_read_rows(t, NULL, 0), *b = pm_test_read_rows(t1, NULL, 0);
+  assert_string_equal(a, b);
+  free(a);
+  free(b);
+  PM_ASSERT_OK(paimon_scan_new(&sc, t1, &err), &err);
+  PM_ASSERT_OK(paimon_scan_plan(&p, sc, &err), &err);
+  assert_int_equal(paimon_plan_split_count(p), 6);
+  paimon_plan_free(p);
+  paimon_scan_free(sc);
+  paimon_table_close(t);
+  paimon_table_close(t1);
+  assert_int_equal(compare_reads(path, 0, "11"), 5 * 500);
+}
+
 static void test_bad_options(void **state) {
   (void)state;
   char path[1024];
@@ -408,9 +466,13 @@ static void test_pool(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_pool),          cmocka_unit_test(test_bad_options),
-      cmocka_unit_test(test_many_files),    cmocka_unit_test(test_early_release),
-      cmocka_unit_test(test_failure_order), cmocka_unit_test(test_corpus_thread_counts),
+      cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_bad_options),
+      cmocka_unit_test(test_many_files),
+      cmocka_unit_test(test_balanced_splits),
+      cmocka_unit_test(test_early_release),
+      cmocka_unit_test(test_failure_order),
+      cmocka_unit_test(test_corpus_thread_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
