@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <paimon/paimon.h>
 
@@ -83,6 +84,8 @@ static const char *USAGE_CAT =
     "                         AND, OR, NOT, parentheses; strings in single quotes)\n"
     "  --format F             jsonl (default), csv or table\n"
     "  --limit N              stop after N rows\n"
+    "  --threads N            decode on N threads (default: the number of CPUs); rows keep\n"
+    "                         the one-thread order\n"
     "  --remap-path FROM=TO   read data files stored under FROM from TO (repeatable)\n"
     "\n"
     "jsonl: one JSON object per row, keys in schema order. Integers are numbers; FLOAT and\n"
@@ -195,9 +198,17 @@ typedef struct args {
   int64_t limit;
   char **remaps;
   size_t nremaps;
+  int64_t threads; /* cat: read.threads; 0 = not given */
 } args;
 
-enum { OPT_SNAPSHOT = 1, OPT_SELECT = 2, OPT_WHERE = 4, OPT_FORMAT = 8, OPT_LIMIT = 16 };
+enum {
+  OPT_SNAPSHOT = 1,
+  OPT_SELECT = 2,
+  OPT_WHERE = 4,
+  OPT_FORMAT = 8,
+  OPT_LIMIT = 16,
+  OPT_THREADS = 32
+};
 
 static void parse_args(args *a, int argc, char **argv, int allowed) {
   for (int i = 2; i < argc; i++) {
@@ -227,6 +238,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     else if (strcmp(name, "--where") == 0) bit = OPT_WHERE;
     else if (strcmp(name, "--format") == 0) bit = OPT_FORMAT;
     else if (strcmp(name, "--limit") == 0) bit = OPT_LIMIT;
+    else if (strcmp(name, "--threads") == 0) bit = OPT_THREADS;
     else usage_error(a->usage, "unknown option '%s'", name);
     if (bit && !(allowed & bit)) usage_error(a->usage, "option '%s' does not apply here", name);
     const char *val;
@@ -255,6 +267,9 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
       if (!parse_i64(val, &a->limit) || a->limit < 0)
         usage_error(a->usage, "--limit needs a non-negative number, got '%s'", val);
       a->has_limit = true;
+    } else if (bit == OPT_THREADS) {
+      if (!parse_i64(val, &a->threads) || a->threads < 1 || a->threads > 256)
+        usage_error(a->usage, "--threads needs a number 1..256, got '%s'", val);
     } else if (bit == OPT_SELECT) {
       a->select = val;
     } else if (bit == OPT_WHERE) {
@@ -285,6 +300,15 @@ static paimon_table *open_table(const args *a) {
     }
     if (paimon_options_set(o, "read.remap-path", joined, NULL) != 0) die("out of memory%s", "");
     free(joined);
+  }
+  if (strcmp(a->cmd, "cat") == 0) {
+    /* cat decodes on every CPU by default, in the one-thread order (issue 23) */
+    long n = a->threads ? (long)a->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    char th[24];
+    snprintf(th, sizeof th, "%ld", n < 1 ? 1 : n > 256 ? 256 : n);
+    if (paimon_options_set(o, "read.threads", th, NULL) != 0 ||
+        paimon_options_set(o, "read.ordered", "true", NULL) != 0)
+      die("out of memory%s", "");
   }
   paimon_table *t = NULL;
   int rc = paimon_table_open(&t, a->table, o, &err);
@@ -727,7 +751,8 @@ static char **split_columns(const char *s) {
 
 static int cmd_cat(int argc, char **argv) {
   args a = {.cmd = "cat", .usage = USAGE_CAT, .format = "jsonl"};
-  parse_args(&a, argc, argv, OPT_SNAPSHOT | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT);
+  parse_args(&a, argc, argv,
+             OPT_SNAPSHOT | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT | OPT_THREADS);
   paimon_predicate *filter = parse_where(&a);
   char **columns = a.select ? split_columns(a.select) : NULL;
   paimon_table *t = open_table(&a);
