@@ -40,7 +40,7 @@ static void sort_lines(pm_buf *text) {
   char **lines = calloc(n + 1, sizeof *lines);
   char *copy = malloc(text->len + 1);
   assert_true(lines && copy);
-  memcpy(copy, text->data, text->len);
+  if (text->len) memcpy(copy, text->data, text->len);
   copy[text->len] = 0;
   char *p = copy;
   for (size_t i = 0; i < n; i++) {
@@ -119,7 +119,7 @@ static size_t compare_reads(const char *path, int64_t sid, const char *batch) {
   paimon_table *t = open_with(path, 0, true, batch);
   read_jsonl(t, sid, &ref, &rc_ref);
   paimon_table_close(t);
-  assert_int_equal(pm_buf_append(&sorted_ref, ref.data, ref.len), 0);
+  if (ref.len) assert_int_equal(pm_buf_append(&sorted_ref, ref.data, ref.len), 0);
   sort_lines(&sorted_ref);
   static const int threads[] = {1, 2, 8};
   for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
@@ -133,7 +133,7 @@ static size_t compare_reads(const char *path, int64_t sid, const char *batch) {
       if (rc_ref) continue; /* both fail alike (an expected failure of the corpus) */
       if (!ord) sort_lines(&got);
       const pm_buf *want = ord ? &ref : &sorted_ref;
-      if (got.len != want->len || memcmp(got.data, want->data, got.len) != 0)
+      if (got.len != want->len || (got.len && memcmp(got.data, want->data, got.len) != 0))
         fail_msg("%s snapshot %lld threads %d %s: %zu bytes of rows, serial %zu", path,
                  (long long)sid, threads[i], ord ? "ordered" : "unordered", got.len, want->len);
     }
