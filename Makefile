@@ -57,7 +57,7 @@ test: build build-clang build-asan build-tsan
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PM_RT_CONC_SECONDS=30 \
-	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_|parquet_write|test_io|test_write|test_pk_write'
+	  ctest --output-on-failure -j $(JOBS) -R 'realtime|store|rt_|parquet_write|test_io|test_write|test_pk_write|test_read_parallel'
 
 # libFuzzer binaries (clang; the library is coverage-instrumented too):
 # build-fuzz/fuzz/<name>_fuzzer. Run one from its seeds; new inputs go to the first

@@ -16,6 +16,45 @@ typedef struct bench_sums {
   double dsum;
 } bench_sums;
 
+/* Adds one batch (a struct array of `t`'s fields) to the sums. */
+static inline void bench_sum_batch(const pm_type *t, const struct ArrowArray *b, bench_sums *s) {
+  s->rows += b->length;
+  for (int32_t f = 0; f < t->nfields; f++) {
+    const struct ArrowArray *a = b->children[f];
+    switch (t->fields[f].type->id) {
+      case PM_INT: {
+        const int32_t *v = (const int32_t *)a->buffers[1] + a->offset;
+        for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
+        break;
+      }
+      case PM_BIGINT: {
+        const int64_t *v = (const int64_t *)a->buffers[1] + a->offset;
+        for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
+        break;
+      }
+      case PM_DOUBLE: {
+        const double *v = (const double *)a->buffers[1] + a->offset;
+        double acc = 0;
+        for (int64_t i = 0; i < a->length; i++) acc += v[i];
+        s->dsum += acc;
+        break;
+      }
+      case PM_FLOAT: {
+        const float *v = (const float *)a->buffers[1] + a->offset;
+        for (int64_t i = 0; i < a->length; i++) s->dsum += v[i];
+        break;
+      }
+      case PM_CHAR:
+      case PM_VARCHAR: {
+        const int32_t *o32 = (const int32_t *)a->buffers[1] + a->offset;
+        s->bytes += o32[a->length] - o32[0];
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
 static inline int bench_scan(pm_format_kind kind, const char *path, const pm_type *t,
                              bench_sums *s) {
   paimon_error err;
@@ -32,41 +71,7 @@ static inline int bench_scan(pm_format_kind kind, const char *path, const pm_typ
   struct ArrowArray b;
   int64_t first;
   while ((rc = r->ops->next(r, &b, &first, &err)) == 0) {
-    s->rows += b.length;
-    for (int32_t f = 0; f < t->nfields; f++) {
-      const struct ArrowArray *a = b.children[f];
-      switch (t->fields[f].type->id) {
-        case PM_INT: {
-          const int32_t *v = (const int32_t *)a->buffers[1] + a->offset;
-          for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
-          break;
-        }
-        case PM_BIGINT: {
-          const int64_t *v = (const int64_t *)a->buffers[1] + a->offset;
-          for (int64_t i = 0; i < a->length; i++) s->isum += v[i];
-          break;
-        }
-        case PM_DOUBLE: {
-          const double *v = (const double *)a->buffers[1] + a->offset;
-          double acc = 0;
-          for (int64_t i = 0; i < a->length; i++) acc += v[i];
-          s->dsum += acc;
-          break;
-        }
-        case PM_FLOAT: {
-          const float *v = (const float *)a->buffers[1] + a->offset;
-          for (int64_t i = 0; i < a->length; i++) s->dsum += v[i];
-          break;
-        }
-        case PM_CHAR:
-        case PM_VARCHAR: {
-          const int32_t *o32 = (const int32_t *)a->buffers[1] + a->offset;
-          s->bytes += o32[a->length] - o32[0];
-          break;
-        }
-        default: break;
-      }
-    }
+    bench_sum_batch(t, &b, s);
     b.release(&b);
   }
   pm_format_close(r);

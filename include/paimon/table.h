@@ -32,6 +32,15 @@ typedef struct paimon_snapshot paimon_snapshot;
  *   with FROM (compared as stored, scheme such as "FILE:" included) is read from TO plus
  *   the rest. Paths taken from metadata must lie under the table root or a TO root.
  * - "read.batch-size": rows per Arrow batch (default 4096).
+ * - "read.threads": worker threads that decode the splits of each read stream (1..256;
+ *   default 1: the stream decodes on the thread that calls get_next, so an embedding
+ *   engine keeps control of its threads). With N > 1 each stream starts up to N threads on
+ *   its first get_next: append splits are read file by file in parallel, primary-key
+ *   splits (one bucket each) merge in parallel. At most 4 batches per thread wait in
+ *   memory; releasing the stream stops and joins the threads. Real-time union reads
+ *   stay on one thread.
+ * - "read.ordered": "true" (default) keeps the order of a one-thread read exactly;
+ *   "false" yields batches as threads finish them (the same rows, in any order).
  * - "read.follow-fallback-branch": "false" to ignore `scan.fallback-branch`.
  *
  * The table's own options come from its latest schema file.

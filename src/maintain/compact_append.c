@@ -299,6 +299,7 @@ int paimon_table_compact_append(paimon_commit_messages **out, const paimon_table
   paimon_commit_messages *ms = NULL;
   PM_CHECK(pm_commit_messages_new(&ms, err), done);
   PM_CHECK(paimon_scan_new(&scan, t, err), done);
+  pm_scan_whole_buckets(scan); /* compaction picks among all files of a bucket */
   PM_CHECK(paimon_scan_plan(&plan, scan, err), done);
   for (size_t s = 0; s < plan->nsplits && rc == 0; s++) {
     const paimon_split *sp = plan->splits[s];

@@ -642,6 +642,7 @@ bool pm_stream_own_status(const struct ArrowArrayStream *s, int *status) {
     *status = ((const pm_read_state *)s->private_data)->status;
     return true;
   }
+  if (pm_read_parallel_status(s, status)) return true;
   return pm_rt_stream_status(s, status);
 }
 
@@ -657,9 +658,20 @@ int pm_stream_failure(const struct ArrowArrayStream *s, int code) {
   return code == ENOMEM ? PAIMON_ENOMEM : PAIMON_EIO;
 }
 
+/* read.threads > 1: the splits are read on workers (read_parallel.c); the serial stream
+ * built first validates the projection and filter and gives the schema. */
 int paimon_read_splits(struct ArrowArrayStream *out, const paimon_table *t,
                        const paimon_split *const *splits, size_t n, const char *const *columns,
                        const paimon_predicate *filter, paimon_error *err) {
+  PM_TRY(pm_read_splits_serial(out, t, splits, n, columns, filter, err));
+  if (!pm_read_parallel_wanted(t, splits, n)) return 0;
+  struct ArrowArrayStream serial = *out;
+  return pm_read_parallel_open(out, (paimon_table *)t, &serial, splits, n, columns, filter, err);
+}
+
+int pm_read_splits_serial(struct ArrowArrayStream *out, const paimon_table *t,
+                          const paimon_split *const *splits, size_t n, const char *const *columns,
+                          const paimon_predicate *filter, paimon_error *err) {
   memset(out, 0, sizeof *out);
   pm_read_state *st = pm_calloc(1, sizeof *st);
   if (!st) return pm_fail(err, PAIMON_ENOMEM, "out of memory");

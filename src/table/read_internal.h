@@ -27,6 +27,9 @@ int pm_cast_check(const pm_type *from, const pm_type *to, const char *column, pa
 int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_type *to,
                   struct ArrowArray *out, paimon_error *err);
 
+/* Plans of this scan keep one split per partition-bucket (no balanced splits): for the
+ * library's own users that work bucket by bucket (append compaction, writers). */
+void pm_scan_whole_buckets(paimon_scan *s);
 /* The scan's filter (paimon_scan_set_filter()), borrowed; NULL when none. */
 const paimon_predicate *pm_scan_filter(const paimon_scan *s);
 /* The scan's table, borrowed. */
@@ -38,6 +41,13 @@ int pm_scan_set_snapshot_json(paimon_scan *s, const char *json, paimon_error *er
 
 /* Deep copy of a split. */
 int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err);
+/* Cuts split `s` (files in read order) into splits of about `target` bytes, each file
+ * weighing max(its size, `open_cost`), as Java's AppendOnlySplitGenerator does with
+ * source.split.target-size and source.split.open-file-cost: `s` keeps the first bin and
+ * *extra receives the others in order (*nextra of them; pm_free the array, the splits
+ * are the caller's). On failure `s` is left whole. */
+int pm_split_pack(paimon_split *s, int64_t target, int64_t open_cost, paimon_split ***extra,
+                  size_t *nextra, paimon_error *err);
 
 /* Primary-key split reader: merges the split's sorted runs with the table's merge
  * engine and yields batches of the stream's work type. */
@@ -87,6 +97,21 @@ bool pm_rt_stream_status(const struct ArrowArrayStream *s, int *status);
 /* The PAIMON_* status of a stream whose callback just failed with errno value `code`:
  * the exact status for this library's streams, else PAIMON_ENOMEM or PAIMON_EIO. */
 int pm_stream_failure(const struct ArrowArrayStream *s, int code);
+
+/* paimon_read_splits() on the calling thread alone. */
+int pm_read_splits_serial(struct ArrowArrayStream *out, const paimon_table *t,
+                          const paimon_split *const *splits, size_t n, const char *const *columns,
+                          const paimon_predicate *filter, paimon_error *err);
+/* Parallel reads (read_parallel.c): whether the table's read.threads and these splits
+ * call for one; the stream over them, taking over `serial` (a serial stream over the
+ * same splits, used for its schema; released also on failure); the status of a parallel
+ * stream (false for any other stream). */
+bool pm_read_parallel_wanted(const paimon_table *t, const paimon_split *const *splits, size_t n);
+int pm_read_parallel_open(struct ArrowArrayStream *out, paimon_table *t,
+                          struct ArrowArrayStream *serial, const paimon_split *const *splits,
+                          size_t n, const char *const *columns, const paimon_predicate *filter,
+                          paimon_error *err);
+bool pm_read_parallel_status(const struct ArrowArrayStream *s, int *status);
 
 /* Batch plumbing reused by the primary-key reader. */
 int pm_read_to_work(pm_read_state *st, struct ArrowArray *in, struct ArrowArray *out,

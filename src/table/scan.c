@@ -20,8 +20,11 @@ struct paimon_scan {
   char *snapshot_json; /* a tag's snapshot (pm_scan_set_snapshot_json), else NULL */
   paimon_predicate *filter;
   bool has_ext;
-  pm_scan_ext ext; /* real-time union reads */
+  pm_scan_ext ext;    /* real-time union reads */
+  bool whole_buckets; /* one split per partition-bucket (pm_scan_whole_buckets) */
 };
+
+void pm_scan_whole_buckets(paimon_scan *s) { s->whole_buckets = true; }
 
 int pm_scan_set_ext(paimon_scan *s, const pm_scan_ext *ext, paimon_error *err) {
   (void)err;
@@ -436,7 +439,11 @@ static int cmp_split(const void *a, const void *b) {
   const paimon_split *x = *(paimon_split *const *)a, *y = *(paimon_split *const *)b;
   int c = strcmp(x->partition_str, y->partition_str);
   if (c) return c;
-  return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+  if (x->bucket != y->bucket) return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+  /* balanced splits of one bucket: in file order */
+  int64_t sx = x->nfiles ? x->files[0].min_sequence_number : 0;
+  int64_t sy = y->nfiles ? y->files[0].min_sequence_number : 0;
+  return (sx > sy) - (sx < sy);
 }
 
 static int cmp_file_seq(const void *a, const void *b) {
@@ -572,6 +579,8 @@ typedef struct plan_ctx {
   const pm_snapshot *snap;
   const pm_schema *schema;
   bool pk, realtime;
+  bool pack; /* append: balanced splits (AppendOnlySplitGenerator) */
+  int64_t split_target, open_cost;
   const char *defname;
   bool legacy;
   bool first_row, dv_on;
@@ -600,6 +609,25 @@ static int plan_init(plan_ctx *c, const paimon_predicate *filter, paimon_error *
   c->first_row = engine && strcasecmp(engine, "first-row") == 0;
   c->dv_on = dvopt && strcasecmp(dvopt, "true") == 0;
   PM_TRY(pm_schema_partition_type(schema, &c->ptype, err));
+  /* Java's AppendOnlySplitGenerator (batch reads): files of a bucket packed into splits
+   * of source.split.target-size (128 mb), each weighing at least
+   * source.split.open-file-cost (4 mb). Data-evolution splits stay whole (files are
+   * stitched by row id, as DataEvolutionSplitGenerator keeps them together); union reads
+   * keep one split per bucket for its memory rows. */
+  if (c->pack) {
+    c->pack =
+        !c->pk && !c->realtime && !pm_core_schema_bool(schema, "data-evolution.enabled", false);
+    const char *ts = pm_schema_option(schema, "source.split.target-size");
+    const char *oc = pm_schema_option(schema, "source.split.open-file-cost");
+    c->split_target = 128LL << 20;
+    c->open_cost = 4LL << 20;
+    if (ts && (pm_parse_memory_size(ts, &c->split_target) || c->split_target <= 0))
+      return pm_fail(err, PAIMON_EINVAL, "%s: source.split.target-size: bad size '%s'", c->t->path,
+                     ts);
+    if (oc && (pm_parse_memory_size(oc, &c->open_cost) || c->open_cost < 0))
+      return pm_fail(err, PAIMON_EINVAL, "%s: source.split.open-file-cost: bad size '%s'",
+                     c->t->path, oc);
+  }
   if (filter && !c->pk) {
     c->ff.pred = filter;
     c->ff.schema = schema;
@@ -722,6 +750,16 @@ static int plan_resolve(plan_ctx *c, paimon_split *sp, paimon_error *err) {
 /* Marks the raw-convertible primary-key splits (no merge needed: MergeTreeSplitGenerator's
  * rule), orders the splits by partition and bucket and moves them into `plan`. */
 static int plan_finish(plan_ctx *c, paimon_plan *plan, paimon_error *err) {
+  for (size_t s = 0, n0 = c->splits.n; s < n0 && c->pack; s++) {
+    paimon_split **extra = NULL;
+    size_t nextra = 0;
+    PM_TRY(pm_split_pack(c->splits.v[s], c->split_target, c->open_cost, &extra, &nextra, err));
+    int rc = 0;
+    for (size_t i = 0; i < nextra; i++)
+      if (rc || (rc = pm_vec_push(&c->splits, extra[i])) != 0) pm_split_free(extra[i]);
+    pm_free(extra);
+    if (rc) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
   for (size_t s = 0; s < c->splits.n && c->pk; s++) {
     paimon_split *sp = c->splits.v[s];
     bool no_l0 = true, no_deletes = true, one_level = true;
@@ -769,7 +807,7 @@ static void plan_ctx_clear(plan_ctx *c) {
 /* Plans snapshot `snap` of table `t`, whose files use schemas of `branch`. */
 static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot *snap,
                          const pm_schema *schema, const paimon_predicate *filter, bool realtime,
-                         paimon_plan *plan, paimon_error *err) {
+                         bool pack, paimon_plan *plan, paimon_error *err) {
   plan_ctx c;
   memset(&c, 0, sizeof c);
   c.t = t;
@@ -777,6 +815,7 @@ static int plan_snapshot(paimon_table *t, const char *branch, const pm_snapshot 
   c.snap = snap;
   c.schema = schema;
   c.realtime = realtime;
+  c.pack = pack;
   int rc = plan_init(&c, filter, err);
   if (rc == 0) rc = plan_read(&c, err);
   if (rc == 0) rc = plan_group(&c, err);
@@ -824,7 +863,9 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
   else PM_CHECK(pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err), fail);
   plan->snapshot_id = snap ? snap->id : 0;
   if (snap)
-    PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, s->has_ext, plan, err), fail);
+    PM_CHECK(plan_snapshot(t, NULL, snap, plan->schema, s->filter, s->has_ext, !s->whole_buckets,
+                           plan, err),
+             fail);
   if (s->has_ext) {
     PM_CHECK(s->ext.attach(s->ext.ctx, pin, plan, snap, err), fail);
     s->ext.unpin(pin);
@@ -856,7 +897,8 @@ int paimon_scan_plan(paimon_plan **out, paimon_scan *s, paimon_error *err) {
     if (rc == 0 && fsnap) rc = pm_schema_load(&fschema, t->fs, fdir, fsid, err);
     if (rc == 0 && fsnap) {
       paimon_plan tmp = {0};
-      rc = plan_snapshot(t, t->fallback_branch, fsnap, fschema, s->filter, false, &tmp, err);
+      rc = plan_snapshot(t, t->fallback_branch, fsnap, fschema, s->filter, false, !s->whole_buckets,
+                         &tmp, err);
       for (size_t i = 0; i < tmp.nsplits; i++) {
         paimon_split *sp = tmp.splits[i];
         if (rc == 0 && !plan_has_partition(plan, before, sp->partition_str)) {

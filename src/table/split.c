@@ -310,3 +310,98 @@ int pm_split_clone(paimon_split **out, const paimon_split *s, paimon_error *err)
   }
   return rc;
 }
+
+/* ---- balanced splits ------------------------------------------------------------------ */
+
+/* A split of the same partition-bucket as `s` taking files [lo, hi) of it (moved). */
+static int split_take(paimon_split **out, paimon_split *s, size_t lo, size_t hi,
+                      paimon_error *err) {
+  paimon_split *c = pm_calloc(1, sizeof *c);
+  size_t n = hi - lo;
+  if (c) {
+    c->files = pm_calloc(n, sizeof *c->files);
+    c->paths = pm_calloc(n, sizeof *c->paths);
+    c->dvs = pm_calloc(n, sizeof *c->dvs);
+    c->partition = pm_malloc(s->partition_len ? s->partition_len : 1);
+    c->partition_str = pm_strdup(s->partition_str);
+    c->branch = s->branch ? pm_strdup(s->branch) : NULL;
+  }
+  if (!c || !c->files || !c->paths || !c->dvs || !c->partition || !c->partition_str ||
+      (s->branch && !c->branch)) {
+    pm_split_free(c);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  c->snapshot_id = s->snapshot_id;
+  c->schema_id = s->schema_id;
+  memcpy(c->partition, s->partition, s->partition_len);
+  c->partition_len = s->partition_len;
+  c->bucket = s->bucket;
+  c->total_buckets = s->total_buckets;
+  c->primary_key = s->primary_key;
+  c->raw_convertible = s->raw_convertible;
+  for (size_t i = 0; i < n; i++) {
+    c->files[i] = s->files[lo + i];
+    memset(&s->files[lo + i], 0, sizeof s->files[lo + i]);
+    if (s->paths) {
+      c->paths[i] = s->paths[lo + i];
+      s->paths[lo + i] = NULL;
+    }
+    if (s->dvs) {
+      c->dvs[i] = s->dvs[lo + i];
+      s->dvs[lo + i].index_path = NULL;
+    }
+  }
+  c->nfiles = c->files_cap = n;
+  *out = c;
+  return 0;
+}
+
+int pm_split_pack(paimon_split *s, int64_t target, int64_t open_cost, paimon_split ***extra,
+                  size_t *nextra, paimon_error *err) {
+  *extra = NULL;
+  *nextra = 0;
+  /* bin boundaries: Java's BinPacking.packForOrdered over the files in order, each
+   * weighing max(file size, open cost); a bin closes before the file that would take it
+   * past the target (a bin holds at least one file) */
+  size_t nb = 0, *starts = pm_calloc(s->nfiles + 1, sizeof *starts);
+  if (!starts) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  int64_t w = 0;
+  for (size_t i = 0; i < s->nfiles; i++) {
+    int64_t fw = s->files[i].file_size > open_cost ? s->files[i].file_size : open_cost;
+    if (i > 0 && w + fw > target) {
+      starts[nb++] = i;
+      w = 0;
+    }
+    w += fw;
+  }
+  int rc = 0;
+  if (nb > 0) {
+    paimon_split **v = pm_calloc(nb, sizeof *v);
+    if (!v) rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
+    for (size_t b = 0; rc == 0 && b < nb; b++) {
+      size_t hi = b + 1 < nb ? starts[b + 1] : s->nfiles;
+      rc = split_take(&v[b], s, starts[b], hi, err);
+      if (rc == 0) (*nextra)++;
+    }
+    if (rc == 0) {
+      s->nfiles = starts[0]; /* the first bin stays in `s` (the moved slots are empty) */
+      *extra = v;
+    } else {
+      /* put the moved files back: nothing is lost on failure */
+      for (size_t b = 0; b < *nextra; b++) {
+        paimon_split *c = v[b];
+        for (size_t i = 0; i < c->nfiles; i++) {
+          s->files[starts[b] + i] = c->files[i];
+          if (s->paths) s->paths[starts[b] + i] = c->paths[i];
+          if (s->dvs) s->dvs[starts[b] + i] = c->dvs[i];
+        }
+        c->nfiles = 0;
+        pm_split_free(c);
+      }
+      *nextra = 0;
+      pm_free(v);
+    }
+  }
+  pm_free(starts);
+  return rc;
+}

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "table/write_internal.h"
 #include "io/s3/fs_s3.h"
@@ -185,6 +186,8 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
   pthread_mutex_init(&t->schema_lock, NULL);
   t->fs = fs;
   t->batch_size = 4096;
+  t->read_threads = 1;
+  t->read_ordered = true;
   int rc = 0;
   t->path = pm_strdup(path);
   size_t plen = strlen(path);
@@ -221,6 +224,24 @@ int paimon_table_open_fs(paimon_table **out, paimon_fs *fs, const char *path,
         goto fail;
       }
       t->batch_size = v;
+    }
+    const char *th = paimon_options_get(opts, "read.threads");
+    if (th) {
+      char *end;
+      long long v = strtoll(th, &end, 10);
+      if (!*th || *end || v < 1 || v > 256) {
+        rc = pm_fail(err, PAIMON_EINVAL, "read.threads must be 1..256, got '%s'", th);
+        goto fail;
+      }
+      t->read_threads = (int)v;
+    }
+    const char *ord = paimon_options_get(opts, "read.ordered");
+    if (ord) {
+      if (strcasecmp(ord, "true") != 0 && strcasecmp(ord, "false") != 0) {
+        rc = pm_fail(err, PAIMON_EINVAL, "read.ordered must be true or false, got '%s'", ord);
+        goto fail;
+      }
+      t->read_ordered = strcasecmp(ord, "true") == 0;
     }
   }
   int64_t sid;

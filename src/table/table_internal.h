@@ -25,6 +25,8 @@ struct paimon_table {
   char **remap_from;
   char **remap_to;
   int64_t batch_size;
+  int read_threads;            /* read.threads: workers decoding a stream's splits (1 = none) */
+  bool read_ordered;           /* read.ordered: parallel streams keep the serial order */
   char *fallback_branch;       /* scan.fallback-branch, when followed */
   pthread_mutex_t schema_lock; /* guards the parsed-schema cache below */
   size_t nschemas, schemas_cap;

@@ -299,6 +299,7 @@ static int load_seqs(paimon_writer *w, paimon_error *err) {
   paimon_scan *s = NULL;
   paimon_plan *p = NULL;
   PM_TRY(paimon_scan_new(&s, w->t, err));
+  pm_scan_whole_buckets(s); /* one entry per bucket */
   int rc = paimon_scan_plan(&p, s, err);
   for (size_t i = 0; rc == 0 && i < p->nsplits; i++) {
     paimon_split *sp = p->splits[i];

@@ -910,7 +910,15 @@ static void open_job(ingest *g, job *j, const ingest_args *a, int fd) {
   snprintf(g->offsets_key, sizeof g->offsets_key, "realtime.offsets%s%s", *a->source_id ? "." : "",
            a->source_id);
   paimon_error err = {0, ""};
-  int rc = paimon_table_open(&g->t, a->table, NULL, &err);
+  /* reads of --serve (/query) decode on every CPU (issue 23) */
+  paimon_options *o = NULL;
+  char th[24];
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  snprintf(th, sizeof th, "%ld", ncpu < 1 ? 1 : ncpu > 256 ? 256 : ncpu);
+  if (paimon_options_new(&o, NULL) != 0 || paimon_options_set(o, "read.threads", th, NULL) != 0)
+    die("out of memory%s", "");
+  int rc = paimon_table_open(&g->t, a->table, o, &err);
+  paimon_options_free(o);
   if (rc != 0) die_err(&err, rc);
   g->table_path = paimon_table_path(g->t);
   const char *const *pks;

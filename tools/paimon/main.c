@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <paimon/paimon.h>
 
@@ -97,6 +98,8 @@ static const char *USAGE_CAT =
     "                         AND, OR, NOT, parentheses; strings in single quotes)\n"
     "  --format F             jsonl (default), csv or table\n"
     "  --limit N              stop after N rows\n"
+    "  --threads N            decode on N threads (default: the number of CPUs); rows keep\n"
+    "                         the one-thread order\n"
     "  --remap-path FROM=TO   read data files stored under FROM from TO (repeatable)\n"
     "\n"
     "jsonl: one JSON object per row, keys in schema order. Integers are numbers; FLOAT and\n"
@@ -211,6 +214,7 @@ typedef struct args {
   int64_t limit;
   char **remaps;
   size_t nremaps;
+  int64_t threads; /* cat: read.threads; 0 = not given */
 } args;
 
 enum {
@@ -219,7 +223,8 @@ enum {
   OPT_WHERE = 4,
   OPT_FORMAT = 8,
   OPT_LIMIT = 16,
-  OPT_TAG = 32
+  OPT_TAG = 32,
+  OPT_THREADS = 64
 };
 
 static void parse_args(args *a, int argc, char **argv, int allowed) {
@@ -252,6 +257,7 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     else if (strcmp(name, "--format") == 0) bit = OPT_FORMAT;
     else if (strcmp(name, "--limit") == 0) bit = OPT_LIMIT;
     else if (strcmp(name, "--tag") == 0) bit = OPT_TAG;
+    else if (strcmp(name, "--threads") == 0) bit = OPT_THREADS;
     else usage_error(a->usage, "unknown option '%s'", name);
     if (bit && !(allowed & bit)) usage_error(a->usage, "option '%s' does not apply here", name);
     const char *val;
@@ -285,6 +291,9 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     } else if (bit == OPT_TAG) {
       if (!*val) usage_error(a->usage, "empty tag name%s", "");
       a->tag = val;
+    } else if (bit == OPT_THREADS) {
+      if (!parse_i64(val, &a->threads) || a->threads < 1 || a->threads > 256)
+        usage_error(a->usage, "--threads needs a number 1..256, got '%s'", val);
     } else if (bit == OPT_SELECT) {
       a->select = val;
     } else if (bit == OPT_WHERE) {
@@ -316,6 +325,15 @@ static paimon_table *open_table(const args *a) {
     }
     if (paimon_options_set(o, "read.remap-path", joined, NULL) != 0) die("out of memory%s", "");
     free(joined);
+  }
+  if (strcmp(a->cmd, "cat") == 0) {
+    /* cat decodes on every CPU by default, in the one-thread order (issue 23) */
+    long n = a->threads ? (long)a->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    char th[24];
+    snprintf(th, sizeof th, "%ld", n < 1 ? 1 : n > 256 ? 256 : n);
+    if (paimon_options_set(o, "read.threads", th, NULL) != 0 ||
+        paimon_options_set(o, "read.ordered", "true", NULL) != 0)
+      die("out of memory%s", "");
   }
   paimon_table *t = NULL;
   char *path = a->warehouse ? cli_warehouse_table(a->warehouse, a->table) : NULL;
@@ -762,7 +780,8 @@ static char **split_columns(const char *s) {
 static int cmd_cat(int argc, char **argv) {
   args a = {.cmd = "cat", .usage = USAGE_CAT, .format = "jsonl"};
   parse_args(&a, argc, argv,
-             OPT_SNAPSHOT | OPT_TAG | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT);
+             OPT_SNAPSHOT | OPT_TAG | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT |
+                 OPT_THREADS);
   paimon_predicate *filter = parse_where(&a);
   char **columns = a.select ? split_columns(a.select) : NULL;
   paimon_table *t = open_table(&a);
