@@ -66,6 +66,7 @@
 #include "predicate.h"
 #include "scan.h"
 #include "read.h"
+#include "stream.h"
 #include "write.h"
 #include "commit.h"
 #include "realtime.h"

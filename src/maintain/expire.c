@@ -17,9 +17,11 @@
  * retained snapshot with missing metadata.
  * The paths of the files to delete come from paths.c, the metadata walk from the table
  * layer (table/refs_internal.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -416,8 +418,13 @@ static int delete_meta(expire_ctx *x, const pm_snapshot *s, paimon_error *err) {
   return rc;
 }
 
-/* Smallest "nextSnapshot" of the consumers of `dir` (INT64_MAX when none). */
-static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_error *err) {
+/* Smallest "nextSnapshot" of the consumers of `dir` (INT64_MAX when none). With
+ * `expire_before` > 0 (consumer.expiration-time), consumer files last modified before it
+ * are deleted first and do not count (ConsumerManager.expire, which Java's
+ * TableCommitImpl runs before expiring snapshots). A file that does not parse is read
+ * again a few times, as Java's Consumer.fromPath: a consumer may be rewriting it. */
+static int min_consumer(paimon_table *t, const char *dir, int64_t expire_before, int64_t *out,
+                        paimon_error *err) {
   *out = INT64_MAX;
   char *cdir = pm_asprintf("%s/consumer", dir);
   if (!cdir) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
@@ -431,16 +438,36 @@ static int min_consumer(paimon_table *t, const char *dir, int64_t *out, paimon_e
       rc = pm_fail(err, PAIMON_ENOMEM, "out of memory");
       break;
     }
-    rc = pm_fs_read_all(t->fs, p, PM_JSON_FILE_MAX, &b, err);
-    if (rc == PAIMON_ENOTFOUND) rc = 0;
-    else if (rc == 0) {
+    if (expire_before > 0 && pm_fs_has_mtime(t->fs)) {
+      paimon_fs_stat_info si = PAIMON_FS_STAT_INFO_INIT;
+      if (pm_fs_stat_info(t->fs, p, &si, NULL) == 0 && si.mtime_millis != PAIMON_FS_MTIME_UNKNOWN &&
+          si.mtime_millis < expire_before) {
+        rc = t->fs->remove(t->fs, p, err);
+        if (rc == PAIMON_ENOTFOUND) rc = 0;
+        pm_free(p);
+        continue;
+      }
+    }
+    for (int attempt = 0;; attempt++) {
+      rc = pm_fs_read_all(t->fs, p, PM_JSON_FILE_MAX, &b, err);
+      if (rc == PAIMON_ENOTFOUND) {
+        rc = 0;
+        break;
+      }
+      if (rc) break;
       json_error_t je;
       json_t *root = json_loadb(b.data ? (const char *)b.data : "", b.len, 0, &je);
       json_t *ns = root && json_is_object(root) ? json_object_get(root, "nextSnapshot") : NULL;
-      if (!ns || !json_is_integer(ns))
-        rc = pm_fail(err, PAIMON_ECORRUPT, "%s: consumer file without an integer nextSnapshot", p);
-      else if (json_integer_value(ns) < *out) *out = json_integer_value(ns);
+      bool ok = ns && json_is_integer(ns);
+      if (ok && json_integer_value(ns) < *out) *out = json_integer_value(ns);
       json_decref(root);
+      if (ok) break;
+      if (attempt >= 9) {
+        rc = pm_fail(err, PAIMON_ECORRUPT, "%s: consumer file without an integer nextSnapshot", p);
+        break;
+      }
+      struct timespec ts = {0, 20 * 1000000L};
+      nanosleep(&ts, NULL);
     }
     pm_free(p);
   }
@@ -613,8 +640,12 @@ int paimon_table_expire_snapshots(int64_t *expired_out, const paimon_table *ct,
   int64_t lo = latest - retain_max + 1;
   if (lo < earliest) lo = earliest;
   int64_t max_excl = latest - retain_min + 1; /* retain_min >= 1 keeps the latest */
-  int64_t consumer;
-  PM_TRY(min_consumer(t, dir, &consumer, err));
+  int64_t consumer, consumer_ttl = 0;
+  const char *ce = opt(t, opts, "consumer.expiration-time");
+  if (ce && (parse_duration(ce, &consumer_ttl) != 0 || consumer_ttl <= 0))
+    return pm_fail(err, PAIMON_EINVAL, "%s: option consumer.expiration-time='%s' is not a duration",
+                   t->path, ce);
+  PM_TRY(min_consumer(t, dir, ce ? pm_now_millis() - consumer_ttl : 0, &consumer, err));
   if (consumer < max_excl) max_excl = consumer;
   if (earliest <= INT64_MAX - limit && earliest + limit < max_excl) max_excl = earliest + limit;
   int64_t end = max_excl;

@@ -10,6 +10,7 @@
 #include "meta/core_options.h"
 #include "table/ext.h"
 #include "table/read_internal.h"
+#include "table/stream_internal.h"
 #include "table/write_internal.h"
 #include "util/strmap.h"
 #include "util/vec.h"
@@ -1019,4 +1020,22 @@ int paimon_split_file(paimon_file_info *out, const paimon_split *s, size_t i) {
                             : 0;
   return pm_struct_out(out_caller, &full, sizeof full, "paimon_file_info", "PAIMON_FILE_INFO_INIT",
                        NULL);
+}
+
+int pm_scan_plan_snapshot(paimon_plan **out, paimon_table *t, const pm_snapshot *snap,
+                          paimon_error *err) {
+  *out = NULL;
+  paimon_plan *plan = pm_calloc(1, sizeof *plan);
+  if (!plan) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  plan->table = t;
+  pm_table_ref(t);
+  plan->snapshot_id = snap->id;
+  int rc = pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err);
+  if (rc == 0) rc = plan_snapshot(t, NULL, snap, plan->schema, NULL, false, plan, err);
+  if (rc) {
+    paimon_plan_free(plan);
+    return rc;
+  }
+  *out = plan;
+  return 0;
 }

@@ -55,6 +55,18 @@ int cli_csv_cell(fv_out *o, const char *p, size_t n, bool is_null);
 /* Appends `s` as a quoted JSON string. */
 int cli_json_str(fv_out *o, const char *s, size_t n);
 
+/* ---- changes: incremental reads and following (follow.c) ------------------------- */
+
+/* The stream of `paimon cat --incremental*`: exactly one of `snapshots` ("A,B"), `tags`
+ * ("T1,T2"), `times` ("MS1,MS2") is set; `mode` nullable. Usage errors exit 2. */
+int cli_incremental_read(struct ArrowArrayStream *out, paimon_table *t, const char *snapshots,
+                         const char *tags, const char *times, const char *mode,
+                         const char *const *columns, paimon_error *err);
+/* `paimon cat --follow`: prints each new snapshot's changes until SIGINT (or `limit` rows
+ * when >= 0); returns the exit status. */
+int cli_cat_follow(paimon_table *t, const char *const *columns, int mode, const char *from_snapshot,
+                   const char *consumer_id, int64_t limit);
+
 /* ---- reading lines / CSV records from a file descriptor (lines.c) ------------------- */
 
 typedef struct cli_lines {

@@ -101,7 +101,16 @@ static const char *USAGE_CAT =
     "  --threads N            decode on N threads (default: the number of CPUs); rows keep\n"
     "                         the one-thread order\n"
     "  --remap-path FROM=TO   read data files stored under FROM from TO (repeatable)\n"
+    "  --incremental A,B      only the changes after snapshot A up to and including B\n"
+    "  --incremental-tags T1,T2  the changes between two tags\n"
+    "  --incremental-time MS1,MS2  the changes between two times (epoch milliseconds)\n"
+    "  --incremental-mode M   auto (default), delta, changelog or diff\n"
+    "  --follow               print each new snapshot's changes as it lands, until SIGINT\n"
+    "  --from-snapshot N      with --follow: start with snapshot N's changes\n"
+    "  --consumer-id ID       with --follow: resume from and record progress in consumer ID\n"
     "\n"
+    "Changes of primary-key tables (and diffs of append tables) carry a \"_VALUE_KIND\"\n"
+    "column (+I, -U, +U, -D) that `paimon write` reads back.\n"
     "jsonl: one JSON object per row, keys in schema order. Integers are numbers; FLOAT and\n"
     "DOUBLE use the shortest round-trip form (NaN, Infinity, -Infinity as strings);\n"
     "DECIMAL(p,s) is a string with s fraction digits; BINARY is base64; DATE is\n"
@@ -215,6 +224,10 @@ typedef struct args {
   char **remaps;
   size_t nremaps;
   int64_t threads; /* cat: read.threads; 0 = not given */
+  /* cat: incremental reads and following (paimon/stream.h) */
+  const char *incremental, *incremental_mode, *incremental_tags, *incremental_time;
+  bool follow;
+  const char *from_snapshot, *consumer_id;
 } args;
 
 enum {
@@ -224,7 +237,8 @@ enum {
   OPT_FORMAT = 8,
   OPT_LIMIT = 16,
   OPT_TAG = 32,
-  OPT_THREADS = 64
+  OPT_THREADS = 64,
+  OPT_CHANGES = 128
 };
 
 static void parse_args(args *a, int argc, char **argv, int allowed) {
@@ -258,8 +272,16 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     else if (strcmp(name, "--limit") == 0) bit = OPT_LIMIT;
     else if (strcmp(name, "--tag") == 0) bit = OPT_TAG;
     else if (strcmp(name, "--threads") == 0) bit = OPT_THREADS;
+    else if (strncmp(name, "--incremental", 13) == 0 || strcmp(name, "--follow") == 0 ||
+             strcmp(name, "--from-snapshot") == 0 || strcmp(name, "--consumer-id") == 0)
+      bit = OPT_CHANGES;
     else usage_error(a->usage, "unknown option '%s'", name);
     if (bit && !(allowed & bit)) usage_error(a->usage, "option '%s' does not apply here", name);
+    if (strcmp(name, "--follow") == 0) {
+      if (eq) usage_error(a->usage, "--follow takes no value%s", "");
+      a->follow = true;
+      continue;
+    }
     const char *val;
     if (eq) {
       val = eq + 1;
@@ -294,6 +316,14 @@ static void parse_args(args *a, int argc, char **argv, int allowed) {
     } else if (bit == OPT_THREADS) {
       if (!parse_i64(val, &a->threads) || a->threads < 1 || a->threads > 256)
         usage_error(a->usage, "--threads needs a number 1..256, got '%s'", val);
+    } else if (bit == OPT_CHANGES) {
+      if (strcmp(name, "--incremental") == 0) a->incremental = val;
+      else if (strcmp(name, "--incremental-mode") == 0) a->incremental_mode = val;
+      else if (strcmp(name, "--incremental-tags") == 0) a->incremental_tags = val;
+      else if (strcmp(name, "--incremental-time") == 0) a->incremental_time = val;
+      else if (strcmp(name, "--from-snapshot") == 0) a->from_snapshot = val;
+      else if (strcmp(name, "--consumer-id") == 0) a->consumer_id = val;
+      else usage_error(a->usage, "unknown option '%s'", name);
     } else if (bit == OPT_SELECT) {
       a->select = val;
     } else if (bit == OPT_WHERE) {
@@ -781,15 +811,36 @@ static int cmd_cat(int argc, char **argv) {
   args a = {.cmd = "cat", .usage = USAGE_CAT, .format = "jsonl"};
   parse_args(&a, argc, argv,
              OPT_SNAPSHOT | OPT_TAG | OPT_SELECT | OPT_WHERE | OPT_FORMAT | OPT_LIMIT |
-                 OPT_THREADS);
+                 OPT_THREADS | OPT_CHANGES);
+  bool changes = a.incremental || a.incremental_tags || a.incremental_time;
+  if ((changes || a.follow) && (a.where || a.has_snapshot || a.tag))
+    usage_error(a.usage, "--where, --snapshot and --tag do not apply to changes%s", "");
+  if (changes && a.follow) usage_error(a.usage, "--follow excludes --incremental*%s", "");
+  if (!changes && !a.follow && (a.incremental_mode || a.from_snapshot || a.consumer_id))
+    usage_error(a.usage,
+                "--incremental-mode needs --incremental*, --from-snapshot and "
+                "--consumer-id need --follow%s",
+                "");
+  if (a.follow && strcmp(a.format, "table") == 0)
+    usage_error(a.usage, "--follow prints jsonl or csv%s", "");
   paimon_predicate *filter = parse_where(&a);
   char **columns = a.select ? split_columns(a.select) : NULL;
   paimon_table *t = open_table(&a);
-  paimon_scan *s = new_scan(t, &a, filter);
+  if (a.follow) {
+    int frc = cli_cat_follow(t, (const char *const *)columns,
+                             strcmp(a.format, "csv") == 0 ? RENDER_CSV : RENDER_JSONL,
+                             a.from_snapshot, a.consumer_id, a.has_limit ? a.limit : -1);
+    paimon_table_close(t);
+    return frc;
+  }
+  paimon_scan *s = changes ? NULL : new_scan(t, &a, filter);
   paimon_error err = {0, ""};
   struct ArrowArrayStream st;
   memset(&st, 0, sizeof st);
-  int rc = paimon_read_scan(&st, s, (const char *const *)columns, NULL, &err); /* scan's filter */
+  int rc = changes
+               ? cli_incremental_read(&st, t, a.incremental, a.incremental_tags, a.incremental_time,
+                                      a.incremental_mode, (const char *const *)columns, &err)
+               : paimon_read_scan(&st, s, (const char *const *)columns, NULL, &err);
   if (rc != 0) die_err(&err, rc);
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
