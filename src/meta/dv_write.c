@@ -457,12 +457,10 @@ static void normalize(dv_slot *s) {
 int pm_dv_maintainer_load(pm_dv_maintainer *m, paimon_fs *fs, const char *path,
                           const pm_index_entry *e, paimon_error *err) {
   if (!e->index_type || strcmp(e->index_type, PM_DV_INDEX_TYPE) != 0) return 0;
-  pm_index_entry copy;
-  PM_TRY(pm_index_entry_copy(&copy, e, err));
-  if (pm_vec_push(&m->base, copy)) {
-    pm_index_entry_clear(&copy);
-    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
-  }
+  if (e->bucket != m->bucket || e->partition_len != m->partition_len ||
+      (e->partition_len && memcmp(e->partition, m->partition, e->partition_len) != 0))
+    return pm_fail(err, PAIMON_EINVAL, "%s: index entry of bucket %d loaded into bucket %d", path,
+                   (int)e->bucket, (int)m->bucket);
   for (int32_t k = 0; k < e->ndv_ranges; k++) {
     const pm_dv_range *r = &e->dv_ranges[k];
     if (!r->data_file)
@@ -495,6 +493,12 @@ int pm_dv_maintainer_load(pm_dv_maintainer *m, paimon_fs *fs, const char *path,
     }
     pm_dv_clear(&dv);
     PM_TRY(rc);
+  }
+  pm_index_entry copy;
+  PM_TRY(pm_index_entry_copy(&copy, e, err));
+  if (pm_vec_push(&m->base, copy)) {
+    pm_index_entry_clear(&copy);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
   }
   return 0;
 }

@@ -75,9 +75,11 @@ typedef struct pm_dv_maintainer pm_dv_maintainer;
 int pm_dv_maintainer_new(pm_dv_maintainer **out, const uint8_t *partition, size_t partition_len,
                          int32_t bucket, bool bitmap64, paimon_error *err);
 void pm_dv_maintainer_free(pm_dv_maintainer *m);
-/* Loads every vector of index entry `e` (index file at `path`); entries of other index
- * types are ignored. A data file with two vectors is PAIMON_ECORRUPT. The entry is
- * remembered as a file to delete on the next write. */
+/* Loads every vector of index entry `e` (index file at `path`) of the maintainer's
+ * partition-bucket (another one is PAIMON_EINVAL); entries of other index types are
+ * ignored. A data file with two vectors is PAIMON_ECORRUPT. The entry is remembered as a
+ * file to delete on the next write. After a failure the maintainer holds part of the
+ * file: free it. */
 int pm_dv_maintainer_load(pm_dv_maintainer *m, paimon_fs *fs, const char *path,
                           const pm_index_entry *e, paimon_error *err);
 /* Marks row `position` of `data_file` deleted; *added (nullable) tells whether it was
