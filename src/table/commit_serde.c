@@ -1,6 +1,6 @@
 /* table/commit_serde.c: paimon_commit_messages <-> Java's binary CommitMessage list
  * (meta/commit_message.c). We write version 7 (readable by Java Paimon 1.1.0 and later), index files
- * (deletion vectors) included;
+ * (deletion vectors) included, and version 10 when version 7 would misplace index files;
  * we read every version Java has written (1..13), detecting it from the bytes. */
 #include <paimon/write.h>
 #include <string.h>
@@ -79,8 +79,23 @@ int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_
       rc = view_indexes(&c->compact_deleted_index, s->compact_deleted_index,
                         s->ncompact_deleted_index, err);
   }
+  /* Version 7 has one pair of index lists, which its reader (Java's and ours) puts in the
+   * compaction increment when that has files, else in the data increment. A message
+   * whose index files would land in the other increment (deletion vectors committed
+   * without compaction files, or new-file index files beside a compaction) is written
+   * in version 10, which keeps both pairs (Java 1.3+ reads it; our reader detects it). */
+  bool v10 = false;
+  for (size_t i = 0; i < m->n; i++) {
+    const pm_commit_message *s = &m->v[i];
+    bool compact_files = s->ncompact_before || s->ncompact_after;
+    bool data_idx = s->nnew_index || s->ndeleted_index;
+    bool compact_idx = s->ncompact_new_index || s->ncompact_deleted_index;
+    v10 |= (compact_idx && (!compact_files || data_idx)) || (data_idx && compact_files);
+  }
   pm_buf out = PM_BUF_INIT;
-  if (rc == 0) rc = pm_commit_messages_encode(cms, m->n, &out, err);
+  if (rc == 0)
+    rc = v10 ? pm_commit_messages_encode_version(cms, m->n, 10, &out, err)
+             : pm_commit_messages_encode(cms, m->n, &out, err);
   for (size_t i = 0; i < m->n; i++) {
     pm_free(cms[i].new_index.v);
     pm_free(cms[i].deleted_index.v);
