@@ -346,10 +346,89 @@ static void test_dv64(void **state) {
   run_flow(true);
 }
 
+/* Taking turns with Java: a copy of a corpus table with Java's vectors gets one more row
+ * deleted in a bucket through the maintainer; Java's vectors of that bucket are carried
+ * over, the other bucket's Java entry is kept as is, and the read loses exactly that row. */
+static void test_java_table(void **state) {
+  (void)state;
+  const char *src = pm_test_shared(
+      "compat/tables/parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality");
+  char dst[600], cmd[1400];
+  snprintf(dst, sizeof dst, "%s/java_dv", pm_test_tmpdir());
+  snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", src, dst);
+  assert_int_equal(system(cmd), 0);
+  paimon_table *t = pm_test_table_open(dst, NULL);
+  char *before = pm_test_read_rows(t, NULL, 0);
+  int nbefore = count_lines(before);
+  assert_true(nbefore > 1);
+  paimon_error err = {0};
+  pm_index_entry *es = NULL;
+  size_t n = 0;
+  PM_ASSERT_OK(pm_table_index_entries(t, PAIMON_SNAPSHOT_LATEST, &es, &n, &err), &err);
+  assert_int_equal(n, 2);
+  size_t pick = es[0].bucket == 1 ? 0 : 1, other = 1 - pick;
+  assert_int_equal(es[pick].bucket, 1);
+  assert_int_equal(es[pick].ndv_ranges, 1);
+  const char *df = es[pick].dv_ranges[0].data_file;
+  pm_dv_maintainer *mt = NULL;
+  PM_ASSERT_OK(pm_table_dv_maintainer_open(&mt, t, PAIMON_SNAPSHOT_LATEST, es[pick].partition,
+                                           es[pick].partition_len, 1, &err),
+               &err);
+  const int64_t *pos = NULL;
+  assert_int_equal(pm_dv_maintainer_get(mt, df, &pos), 2); /* Java's {4, 5} */
+  assert_int_equal(pos[0], 4);
+  assert_false(pm_dv_maintainer_is_deleted(mt, df, 0));
+  PM_ASSERT_OK(pm_dv_maintainer_delete(mt, df, 0, NULL, &err), &err);
+  pm_commit_message cm;
+  memset(&cm, 0, sizeof cm);
+  PM_ASSERT_OK(
+      pm_table_dv_maintainer_write(mt, t, es[pick].partition, es[pick].partition_len, 1,
+                                   "c0ffee00-0000-4000-8000-000000000000", &(int64_t){0},
+                                   &cm.compact_new_index, &cm.ncompact_new_index,
+                                   &cm.compact_deleted_index, &cm.ncompact_deleted_index, &err),
+      &err);
+  pm_dv_maintainer_free(mt);
+  assert_int_equal(cm.ncompact_deleted_index, 1);
+  assert_string_equal(cm.compact_deleted_index[0].file_name, es[pick].file_name);
+  cm.partition = pm_malloc(es[pick].partition_len);
+  memcpy(cm.partition, es[pick].partition, es[pick].partition_len);
+  cm.partition_len = es[pick].partition_len;
+  cm.bucket = 1;
+  cm.total_buckets = 2;
+  paimon_commit_messages *ms = NULL;
+  PM_ASSERT_OK(pm_commit_messages_new(&ms, &err), &err);
+  PM_ASSERT_OK(pm_commit_messages_push(ms, &cm, &err), &err);
+  int64_t id = 0;
+  PM_ASSERT_OK(paimon_table_commit(&id, t, "ours", 1, ms, NULL, &err), &err);
+  paimon_commit_messages_free(ms);
+  char *after = pm_test_read_rows(t, NULL, 0);
+  assert_int_equal(count_lines(after), nbefore - 1);
+  /* the other bucket keeps Java's entry; ours holds all three positions */
+  pm_index_entry *es2 = NULL;
+  size_t n2 = 0;
+  PM_ASSERT_OK(pm_table_index_entries(t, PAIMON_SNAPSHOT_LATEST, &es2, &n2, &err), &err);
+  assert_int_equal(n2, 2);
+  bool kept = false, ours = false;
+  for (size_t i = 0; i < n2; i++) {
+    if (strcmp(es2[i].file_name, es[other].file_name) == 0) kept = true;
+    if (es2[i].bucket == 1) {
+      ours = strncmp(es2[i].file_name, "index-c0ffee00-", 15) == 0;
+      assert_int_equal(es2[i].dv_ranges[0].cardinality, 3);
+    }
+  }
+  assert_true(kept && ours);
+  pm_index_entries_free(es2, n2);
+  pm_index_entries_free(es, n);
+  free(before);
+  free(after);
+  paimon_table_close(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dv32),
       cmocka_unit_test(test_dv64),
+      cmocka_unit_test(test_java_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
