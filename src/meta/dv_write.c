@@ -332,7 +332,9 @@ int pm_dv_index_write(paimon_fs *fs, const char *dir, const char *uuid, int64_t 
   PM_VEC(pm_index_entry) es = {0};
   int rc = 0;
   size_t i = 0;
-  /* target_size < 0: one file (writeSingleFile), also for no vector at all */
+  /* target_size < 0: one file (writeSingleFile), also for no vector at all; rolling
+   * writes no file for no vector (writeWithRolling's empty list) */
+  if (n == 0 && target_size >= 0) return 0;
   do {
     pm_index_entry e;
     size_t next = i;

@@ -50,7 +50,7 @@ typedef struct pm_dv_named {
  * per file), in order, each file holding vectors until it passes `target_size` bytes
  * (DeletionVectorIndexFileWriter.writeWithRolling, deletion-vector.index-file.target-size)
  * or, with target_size < 0, all in one file (writeSingleFile; n == 0 then writes the
- * 1-byte empty file). *out (pm_index_entries_free) gets one ADD entry per file: type
+ * 1-byte empty file, while rolling writes none). *out (pm_index_entries_free) gets one ADD entry per file: type
  * DELETION_VECTORS, name, size, row count (vectors), dv_ranges with cardinalities, no
  * partition (the caller sets partition and bucket). On failure the files are removed. */
 int pm_dv_index_write(paimon_fs *fs, const char *dir, const char *uuid, int64_t *counter,
