@@ -107,7 +107,8 @@ PAIMON_API size_t paimon_commit_messages_count(const paimon_commit_messages *m);
 PAIMON_API int64_t paimon_commit_messages_row_count(const paimon_commit_messages *m);
 
 /** Serializes in Java Paimon's CommitMessage binary form (the version Java Paimon 1.2+
- * reads).
+ * reads; messages whose index files that version would place in the other increment,
+ * e.g. deletion vectors without compaction files, in the version Java 1.3+ reads).
  * @param bytes receives the bytes, freed with paimon_free().
  * @param len   receives their length.
  * @param m     the messages.

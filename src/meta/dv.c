@@ -206,25 +206,31 @@ int pm_dv_read(paimon_fs *fs, const char *path, int64_t offset, int64_t length, 
                    (long long)offset, (long long)length);
   paimon_rfile *f = NULL;
   PM_TRY(pm_fs_open_read(fs, path, &f, err));
-  uint8_t *buf = pm_malloc((size_t)length + 8);
+  uint8_t *buf = NULL;
   int rc = 0;
-  if (!buf) {
-    rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  uint8_t ver;
+  uint8_t ver, head[8];
   PM_CHECK(pm_rfile_read_exact(f, path, &ver, 1, 0, err), done);
   if (ver != 1) {
     rc = pm_fail(err, PAIMON_ECORRUPT, "%s: deletion vector file version %u", path, ver);
     goto done;
   }
-  PM_CHECK(pm_rfile_read_exact(f, path, buf, (size_t)length + 8, offset, err), done);
-  if (pm_load_be32(buf) != (uint32_t)length) {
+  /* DeletionVectorMeta.length is the size for 32-bit vectors and the whole block (size +
+   * 8) for 64-bit ones (Bitmap64DeletionVector.serializeTo returns both; Java 1.4.1
+   * DeletionVector.read checks each so). */
+  PM_CHECK(pm_rfile_read_exact(f, path, head, 8, offset, err), done);
+  uint32_t size = pm_load_be32(head);
+  bool is64 = pm_load_le32(head + 4) == DV_MAGIC64;
+  if (size != (uint64_t)length && !(is64 && (uint64_t)size + 8 == (uint64_t)length)) {
     rc = pm_fail(err, PAIMON_ECORRUPT, "%s: deletion vector at %lld has size %u, index says %lld",
-                 path, (long long)offset, pm_load_be32(buf), (long long)length);
+                 path, (long long)offset, size, (long long)length);
     goto done;
   }
-  rc = pm_dv_decode(buf, (size_t)length + 8, out, err);
+  if (!(buf = pm_malloc((size_t)size + 8))) {
+    rc = pm_fail(err, PAIMON_ENOMEM, "%s: out of memory", path);
+    goto done;
+  }
+  PM_CHECK(pm_rfile_read_exact(f, path, buf, (size_t)size + 8, offset, err), done);
+  rc = pm_dv_decode(buf, (size_t)size + 8, out, err);
   if (rc) pm_fail_ctx(err, rc, "%s at offset %lld", path, (long long)offset);
 done:
   pm_free(buf);

@@ -101,6 +101,22 @@ static pm_type *dv_range_type(void) {
   return r;
 }
 
+/* GlobalIndexMeta.SCHEMA (1.4): a nullable row; deletion-vector entries leave it null. */
+static pm_type *global_index_type(void) {
+  pm_type *r = pm_type_new_row(true);
+  bool ok = add(r, "_ROW_RANGE_START", T(PM_BIGINT, false)) &&
+            add(r, "_ROW_RANGE_END", T(PM_BIGINT, false)) &&
+            add(r, "_INDEX_FIELD_ID", T(PM_INT, false)) &&
+            add(r, "_EXTRA_FIELD_IDS", pm_type_new_array(T(PM_INT, false), true)) &&
+            add(r, "_INDEX_META", T(PM_VARBINARY, true));
+  if (!ok) {
+    pm_type_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* IndexManifestEntry.SCHEMA of Java 1.4.1, versioned (_VERSION 1). */
 static pm_type *index_type(void) {
   pm_type *r = pm_type_new_row(false);
   bool ok =
@@ -109,7 +125,7 @@ static pm_type *index_type(void) {
       add(r, "_INDEX_TYPE", T(PM_VARCHAR, false)) && add(r, "_FILE_NAME", T(PM_VARCHAR, false)) &&
       add(r, "_FILE_SIZE", T(PM_BIGINT, false)) && add(r, "_ROW_COUNT", T(PM_BIGINT, false)) &&
       add(r, "_DELETIONS_VECTORS_RANGES", pm_type_new_array(dv_range_type(), true)) &&
-      add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true));
+      add(r, "_EXTERNAL_PATH", T(PM_VARCHAR, true)) && add(r, "_GLOBAL_INDEX", global_index_type());
   if (!ok) {
     pm_type_free(r);
     return NULL;
@@ -344,6 +360,7 @@ int pm_index_manifest_write(paimon_fs *fs, const char *path, const pm_index_entr
       }
     }
     if (rc == 0) rc = put_str(&cols[9], e->external_path);
+    if (rc == 0) rc = pm_col_append_null(&cols[10]); /* no global index metadata */
   }
   if (rc && (!err || err->code != rc)) rc = pm_fail(err, rc, "index manifest encode failed");
   if (rc == 0) rc = write_avro(fs, path, row, cols, (int64_t)n, compression, NULL, err);

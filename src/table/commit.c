@@ -17,6 +17,7 @@
 #include "mergetree/mergetree.h"
 #include "meta/meta_write.h"
 #include "meta/offsets.h"
+#include "table/dv_table.h"
 #include "table/refs_internal.h"
 #include "table/write_internal.h"
 #include "util/vec.h"
@@ -57,6 +58,50 @@ static void entries_free(entries *es) {
   memset(es, 0, sizeof *es);
 }
 
+/* Index-file changes of one snapshot (kind ADD/DELETE, the message's partition and
+ * bucket); `compact`: the compaction half, whose snapshot is COMPACT. */
+typedef struct idx_entries {
+  pm_index_entry *v;
+  size_t n, cap;
+  bool compact;
+} idx_entries;
+
+static int idx_add(idx_entries *x, int32_t kind, const uint8_t *part, size_t plen, int32_t bucket,
+                   const pm_index_entry *src, paimon_error *err) {
+  if (pm_grow(&x->v, &x->cap, x->n + 1)) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  pm_index_entry *e = &x->v[x->n];
+  PM_TRY(pm_index_entry_copy(e, src, err));
+  if (!e->index_type || !e->file_name) {
+    pm_index_entry_clear(e);
+    return pm_fail(err, PAIMON_EINVAL, "commit message index file without a type or name");
+  }
+  pm_free(e->partition);
+  e->partition = pm_malloc(plen ? plen : 1);
+  if (!e->partition) {
+    pm_index_entry_clear(e);
+    return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  }
+  if (plen) memcpy(e->partition, part, plen);
+  e->partition_len = plen;
+  e->bucket = bucket;
+  e->kind = kind;
+  x->n++;
+  return 0;
+}
+
+static void idx_free(idx_entries *x) {
+  for (size_t i = 0; i < x->n; i++) pm_index_entry_clear(&x->v[i]);
+  pm_free(x->v);
+  x->v = NULL;
+  x->n = x->cap = 0;
+}
+
+static bool idx_has_dv(const idx_entries *x) {
+  for (size_t i = 0; x && i < x->n; i++)
+    if (strcmp(x->v[i].index_type, PM_DV_INDEX_TYPE) == 0) return true;
+  return false;
+}
+
 static void sleep_ms(int64_t ms) {
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
@@ -94,6 +139,22 @@ int pm_commit_messages_discard(const paimon_table *t, const paimon_commit_messag
         if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
       }
       pm_free(path);
+    }
+    /* new index files (deletion vectors) nothing published names */
+    for (int half = compact_only ? 1 : 0; rc == 0 && half < 2; half++) {
+      const pm_index_entry *iv = half ? cm->compact_new_index : cm->new_index;
+      size_t ni = half ? cm->ncompact_new_index : cm->nnew_index;
+      for (size_t k = 0; rc == 0 && k < ni; k++) {
+        if (pm_strmap_get(&published, iv[k].file_name, NULL)) continue;
+        char *path = NULL;
+        rc = pm_table_index_path(t, cm->partition, cm->partition_len, cm->bucket, iv[k].file_name,
+                                 iv[k].external_path, &path, err);
+        if (rc == 0) {
+          int r2 = t->fs->remove(t->fs, path, NULL);
+          if (r2 && r2 != PAIMON_ENOTFOUND) rc = pm_fail(err, r2, "%s: cannot delete", path);
+        }
+        pm_free(path);
+      }
     }
     pm_free(pp);
   }
@@ -812,18 +873,27 @@ out:
  * file live in `latest` within the partitions it replaces (every partition with
  * overwrite_all). *kind: "APPEND", "COMPACT" (the entries delete files) or "OVERWRITE".
  * Reads metadata only; on failure *delta holds what was built (the caller frees it). */
-static int build_delta(paimon_table *t, const entries *delta_in, const paimon_commit_opts *o,
-                       const pm_snapshot *latest, entries *delta, const char **kind,
-                       paimon_error *err) {
+static int build_delta(paimon_table *t, const entries *delta_in, const idx_entries *idx_in,
+                       const paimon_commit_opts *o, const pm_snapshot *latest, entries *delta,
+                       idx_entries *idx, const char **kind, paimon_error *err) {
   int rc = 0;
   for (size_t i = 0; i < delta_in->n && rc == 0; i++) {
     const pm_manifest_entry *e = &delta_in->v[i];
     rc = entries_add(delta, e->kind, e->partition, e->partition_len, e->bucket, e->total_buckets,
                      &e->file, err);
   }
+  for (size_t i = 0; idx_in && i < idx_in->n && rc == 0; i++) {
+    const pm_index_entry *e = &idx_in->v[i];
+    rc = idx_add(idx, e->kind, e->partition, e->partition_len, e->bucket, e, err);
+  }
   bool has_delete = false;
   for (size_t i = 0; i < delta->n; i++) has_delete |= delta->v[i].kind == PM_ENTRY_DELETE;
   *kind = has_delete ? "COMPACT" : "APPEND";
+  /* FileStoreCommitImpl.commit: the compaction half is a COMPACT snapshot also when it
+   * only changes index files; an APPEND carrying deletion vectors is labelled OVERWRITE
+   * (ConflictDetection.shouldBeOverwriteCommit: rows of existing files were deleted) */
+  if (idx_in && idx_in->compact && idx->n) *kind = "COMPACT";
+  else if (!has_delete && idx_has_dv(idx)) *kind = "OVERWRITE";
   if (rc || o->kind != PAIMON_COMMIT_OVERWRITE) return rc;
   *kind = "OVERWRITE";
   if (!latest) return 0;
@@ -834,18 +904,106 @@ static int build_delta(paimon_table *t, const entries *delta_in, const paimon_co
       rc = entries_add(delta, PM_ENTRY_DELETE, live.v[i].partition, live.v[i].partition_len,
                        live.v[i].bucket, live.v[i].total_buckets, &live.v[i].file, err);
   entries_free(&live);
+  /* CommitScanner.readOverwriteChanges: the index files of the replaced partitions go too */
+  if (rc == 0 && latest->index_manifest) {
+    pm_index_entry *ies = NULL;
+    size_t ni = 0;
+    rc = pm_refs_read_index(t, latest->index_manifest, &ies, &ni, err);
+    for (size_t i = 0; i < ni && rc == 0; i++)
+      if (o->overwrite_all || partition_in(delta_in, ies[i].partition, ies[i].partition_len))
+        rc = idx_add(idx, PM_ENTRY_DELETE, ies[i].partition, ies[i].partition_len, ies[i].bucket,
+                     &ies[i], err);
+    pm_index_entries_free(ies, ni);
+  }
+  return rc;
+}
+
+/* Step 2b, the index entries of the new snapshot: the latest's combined with the delta's
+ * (pm_index_manifest_combine, IndexManifestFileHandler), after the deletion-vector
+ * conflict checks (ConflictDetection for deletion vectors, here for every table): every
+ * index file the delta deletes must still be live in `latest` (two commits that updated
+ * the same bucket's, so the same data files', vectors from one base: the second finds
+ * its base replaced), and every vector added must belong to a data file live once the
+ * delta is applied (no dangling vector). Conflicts are final (*fatal). *out NULL: the
+ * delta has no index change, the snapshot keeps the latest's index manifest. */
+static int combine_index(paimon_table *t, const pm_snapshot *latest, const entries *delta,
+                         const idx_entries *idx, bool *fatal, pm_index_entry **out, size_t *nout,
+                         paimon_error *err) {
+  *out = NULL;
+  *nout = 0;
+  if (!idx->n) return 0;
+  pm_index_entry *prev = NULL;
+  size_t nprev = 0;
+  int rc = latest && latest->index_manifest
+               ? pm_refs_read_index(t, latest->index_manifest, &prev, &nprev, err)
+               : 0;
+  for (size_t i = 0; rc == 0 && i < idx->n; i++) {
+    const pm_index_entry *e = &idx->v[i];
+    if (e->kind != PM_ENTRY_DELETE) continue;
+    bool live = false;
+    for (size_t k = 0; k < nprev && !live; k++)
+      live = strcmp(prev[k].file_name, e->file_name) == 0 &&
+             strcmp(prev[k].index_type, e->index_type) == 0;
+    if (!live) {
+      *fatal = true;
+      rc = pm_fail(err, PAIMON_ECONFLICT,
+                   "%s: index conflict: %s index file %s (bucket %d) is no longer live; another "
+                   "commit replaced the bucket's deletion vectors",
+                   t->path, e->index_type, e->file_name, (int)e->bucket);
+    }
+  }
+  /* a vector may only name a data file that stays live */
+  bool dv_adds = false;
+  for (size_t i = 0; i < idx->n; i++)
+    dv_adds |= idx->v[i].kind == PM_ENTRY_ADD &&
+               strcmp(idx->v[i].index_type, PM_DV_INDEX_TYPE) == 0 && idx->v[i].ndv_ranges > 0;
+  if (rc == 0 && dv_adds) {
+    entries live = {0};
+    pm_strmap names = PM_STRMAP_INIT;
+    rc = latest ? live_entries(t, latest, &live, err) : 0;
+    for (size_t i = 0; rc == 0 && i < live.n + delta->n; i++) {
+      const pm_manifest_entry *e = i < live.n ? &live.v[i] : &delta->v[i - live.n];
+      if (e->kind == PM_ENTRY_ADD) rc = pm_strmap_put(&names, e->file.file_name, 1, err);
+    }
+    for (size_t i = 0; rc == 0 && i < delta->n; i++)
+      if (delta->v[i].kind == PM_ENTRY_DELETE) {
+        bool readded = false; /* an upgrade deletes and adds the same name */
+        for (size_t k = 0; k < delta->n && !readded; k++)
+          readded = delta->v[k].kind == PM_ENTRY_ADD &&
+                    strcmp(delta->v[k].file.file_name, delta->v[i].file.file_name) == 0;
+        if (!readded) rc = pm_strmap_put(&names, delta->v[i].file.file_name, 0, err);
+      }
+    for (size_t i = 0; rc == 0 && i < idx->n; i++) {
+      const pm_index_entry *e = &idx->v[i];
+      if (e->kind != PM_ENTRY_ADD || strcmp(e->index_type, PM_DV_INDEX_TYPE) != 0) continue;
+      for (int32_t k = 0; rc == 0 && k < e->ndv_ranges; k++) {
+        int64_t v = 0;
+        if (!pm_strmap_get(&names, e->dv_ranges[k].data_file, &v) || v == 0) {
+          *fatal = true;
+          rc = pm_fail(err, PAIMON_ECONFLICT,
+                       "%s: index conflict: deletion vector of %s in index file %s names a data "
+                       "file that is not live (compacted away by another commit?)",
+                       t->path, e->dv_ranges[k].data_file, e->file_name);
+        }
+      }
+    }
+    pm_strmap_free(&names);
+    entries_free(&live);
+  }
+  bool unaware = pm_table_opt_i64(t, "bucket", -1) == -1 && t->schema->nprimary_keys == 0;
+  if (rc == 0) {
+    rc = pm_index_manifest_combine(prev, nprev, idx->v, idx->n, unaware, out, nout, err);
+    if (rc == PAIMON_ECONFLICT) *fatal = true;
+  }
+  pm_index_entries_free(prev, nprev);
   return rc;
 }
 
 /* Step 2, check conflicts: a COMPACT delta must still apply on top of `latest`
  * (check_compact_conflicts; a conflict sets *fatal: retrying cannot resolve it). APPEND
  * and OVERWRITE deltas apply on top of anything: losing the race for the snapshot id is
- * their only conflict, found when publishing. Writes nothing. */
-static int check_conflicts(paimon_table *t, const pm_snapshot *latest, const entries *delta,
-                           const char *kind, bool *fatal, paimon_error *err) {
-  if (strcmp(kind, "COMPACT") != 0) return 0;
-  return check_compact_conflicts(t, latest, delta, fatal, err);
-}
+ * their only conflict, found when publishing. Index changes are checked by
+ * combine_index, for every kind. Writes nothing. */
 
 /* The manifest lists one attempt wrote, and the metas they hold (owned). */
 typedef struct attempt_lists {
@@ -929,14 +1087,31 @@ done:
   return rc;
 }
 
+/* Step 3b, the index manifest of the snapshot (when the delta changes index files):
+ * manifest/index-manifest-<uuid>-0, Avro as the other manifests (manifest.format is not
+ * consulted: the writers of this library write Avro manifests only). */
+static int write_index_manifest(paimon_table *t, const pm_index_entry *ies, size_t n,
+                                attempt_files *af, char **name, paimon_error *err) {
+  char uuid[37];
+  pm_uuid(uuid);
+  *name = pm_asprintf("index-manifest-%s-0", uuid);
+  char *path = *name ? pm_asprintf("%s/manifest/%s", t->root, *name) : NULL;
+  if (!path) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  const char *compression = pm_table_opt(t, "manifest.compression", "zstd");
+  int rc = pm_index_manifest_write(t->fs, path, ies, n, compression, err);
+  if (rc == 0) remember(af, path);
+  else pm_free(path);
+  return rc;
+}
+
 /* Step 4, the snapshot's content as JSON (*json owned): ids, the lists of step 3, record
  * counts, the caller's properties and the real-time ones (realtime_properties, which
  * writes offsets files; they go into `af` like the lists). Nothing is published yet. */
 static int snapshot_json(paimon_table *t, const char *user, int64_t ident,
                          const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
                          const pm_commit_hook *hook, const entries *delta, const char *kind,
-                         const attempt_lists *l, attempt_files *af, char **json,
-                         paimon_error *err) {
+                         const attempt_lists *l, const char *index_manifest, attempt_files *af,
+                         char **json, paimon_error *err) {
   int64_t added = 0, removed = 0;
   for (size_t i = 0; i < delta->n; i++) {
     if (delta->v[i].kind == PM_ENTRY_ADD) added += delta->v[i].file.row_count;
@@ -958,7 +1133,7 @@ static int snapshot_json(paimon_table *t, const char *user, int64_t ident,
   snap.delta_manifest_list_size = l->delta_size;
   snap.changelog_manifest_list = NULL;
   snap.changelog_manifest_list_size = PM_NULL_I64;
-  snap.index_manifest = latest ? latest->index_manifest : NULL; /* borrowed */
+  snap.index_manifest = (char *)index_manifest; /* borrowed */
   snap.commit_user = (char *)user;
   snap.commit_identifier = ident;
   snap.commit_kind = (char *)kind;
@@ -1041,24 +1216,36 @@ static int publish(paimon_table *t, const entries *delta, const pm_commit_hook *
  * snapshot file was created; every file the attempt wrote is in `af`, for the caller to
  * keep (published, or unknown outcome) or delete (lost race, other failure). */
 static int try_commit(paimon_table *t, const char *user, int64_t ident, const entries *delta_in,
-                      const paimon_commit_opts *o, int64_t latest_id, const pm_snapshot *latest,
-                      const pm_commit_hook *hook, int64_t *new_id, attempt_files *af, bool *fatal,
-                      paimon_error *err) {
+                      const idx_entries *idx_in, const paimon_commit_opts *o, int64_t latest_id,
+                      const pm_snapshot *latest, const pm_commit_hook *hook, int64_t *new_id,
+                      attempt_files *af, bool *fatal, paimon_error *err) {
   entries delta = {0};
+  idx_entries idx = {0};
   attempt_lists lists;
   memset(&lists, 0, sizeof lists);
   const char *kind = "APPEND";
-  char *json = NULL;
-  int rc = build_delta(t, delta_in, o, latest, &delta, &kind, err);
-  if (rc == 0) rc = check_conflicts(t, latest, &delta, kind, fatal, err);
+  char *json = NULL, *imname = NULL;
+  pm_index_entry *ies = NULL;
+  size_t nies = 0;
+  int rc = build_delta(t, delta_in, idx_in, o, latest, &delta, &idx, &kind, err);
+  if (rc == 0 && strcmp(kind, "COMPACT") == 0)
+    rc = check_compact_conflicts(t, latest, &delta, fatal, err);
+  if (rc == 0) rc = combine_index(t, latest, &delta, &idx, fatal, &ies, &nies, err);
   if (rc == 0) rc = write_lists(t, latest, &delta, af, &lists, err);
+  if (rc == 0 && idx.n) rc = write_index_manifest(t, ies, nies, af, &imname, err);
   if (rc == 0)
-    rc = snapshot_json(t, user, ident, o, latest_id, latest, hook, &delta, kind, &lists, af, &json,
-                       err);
+    rc = snapshot_json(t, user, ident, o, latest_id, latest, hook, &delta, kind, &lists,
+                       idx.n    ? imname
+                       : latest ? latest->index_manifest
+                                : NULL,
+                       af, &json, err);
   if (rc == 0) rc = publish(t, &delta, hook, latest_id + 1, json, new_id, err);
   pm_free(json);
+  pm_free(imname);
+  pm_index_entries_free(ies, nies);
   attempt_lists_free(&lists);
   entries_free(&delta);
+  idx_free(&idx);
   return rc;
 }
 
@@ -1105,7 +1292,7 @@ int paimon_table_commit(int64_t *snapshot_id_out, const paimon_table *ct, const 
  * error. An unknown outcome (I/O error while publishing) is never assumed either way:
  * the next round, or a last look when the retries are used up, scans the snapshots. */
 static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_identifier,
-                       const entries *delta, const paimon_commit_opts *o,
+                       const entries *delta, const idx_entries *idx, const paimon_commit_opts *o,
                        const pm_commit_hook *hook, int64_t compact_of, int64_t *snapshot_id_out,
                        paimon_error *err) {
   int rc = 0;
@@ -1132,8 +1319,8 @@ static int commit_loop(paimon_table *t, const char *commit_user, int64_t commit_
     attempt_files af = {0};
     int64_t new_id = 0;
     bool fatal = false;
-    rc = try_commit(t, commit_user, commit_identifier, delta, o, latest_id, latest, hook, &new_id,
-                    &af, &fatal, err);
+    rc = try_commit(t, commit_user, commit_identifier, delta, idx, o, latest_id, latest, hook,
+                    &new_id, &af, &fatal, err);
     pm_snapshot_free(latest);
     if (rc == 0) {
       attempt_cleanup(t, &af, false);
@@ -1260,6 +1447,49 @@ static void delete_intermediates(paimon_table *t, const entries *gone, const ent
   pm_strmap_free(&published);
 }
 
+/* Index files added and deleted by the same commit (a writer's vectors written at two
+ * prepares committed together: the second replaces the first) cancel, as data files do
+ * (cancel_intermediates); they move to *gone, deleted once the commit is published. */
+static int cancel_index_intermediates(idx_entries *x, idx_entries *gone, paimon_error *err) {
+  for (size_t d = 0; d < x->n; d++) {
+    if (x->v[d].kind != PM_ENTRY_DELETE) continue;
+    for (size_t a = 0; a < x->n; a++) {
+      pm_index_entry *e = &x->v[a];
+      if (e->kind != PM_ENTRY_ADD || strcmp(e->file_name, x->v[d].file_name) != 0 ||
+          strcmp(e->index_type, x->v[d].index_type) != 0)
+        continue;
+      PM_TRY(idx_add(gone, PM_ENTRY_DELETE, e->partition, e->partition_len, e->bucket, e, err));
+      e->kind = x->v[d].kind = -1;
+      break;
+    }
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    if (x->v[i].kind == -1) pm_index_entry_clear(&x->v[i]);
+    else x->v[m++] = x->v[i];
+  }
+  x->n = m;
+  return 0;
+}
+
+/* Best effort, after publishing: the cancelled index files, unless a published snapshot
+ * names them (an earlier attempt with an unknown outcome). */
+static void delete_index_intermediates(paimon_table *t, const idx_entries *gone) {
+  if (gone->n == 0) return;
+  pm_strmap published;
+  if (pm_table_referenced_files(t, &published, NULL)) return;
+  for (size_t i = 0; i < gone->n; i++) {
+    const pm_index_entry *g = &gone->v[i];
+    if (pm_strmap_get(&published, g->file_name, NULL)) continue;
+    char *path = NULL;
+    if (pm_table_index_path(t, g->partition, g->partition_len, g->bucket, g->file_name,
+                            g->external_path, &path, NULL) == 0)
+      t->fs->remove(t->fs, path, NULL);
+    pm_free(path);
+  }
+  pm_strmap_free(&published);
+}
+
 int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *commit_user,
                   int64_t commit_identifier, const paimon_commit_messages *msgs,
                   const paimon_commit_opts *opts, const pm_commit_hook *hook, paimon_error *err) {
@@ -1278,6 +1508,8 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
    * commits them: streaming readers skip COMPACT snapshots, so new rows must not hide in
    * one. */
   entries appends = {0}, compacts = {0};
+  idx_entries iappends = {0}, icompacts = {0}, igone = {0};
+  icompacts.compact = true;
   int rc = 0;
   for (size_t i = 0; msgs && i < msgs->n && rc == 0; i++) {
     const pm_commit_message *m = &msgs->v[i];
@@ -1290,36 +1522,65 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
     for (size_t f = 0; f < m->ncompact_after && rc == 0; f++)
       rc = entries_add(&compacts, PM_ENTRY_ADD, m->partition, m->partition_len, m->bucket,
                        m->total_buckets, &m->compact_after[f], err);
+    /* DataIncrement / CompactIncrement: deleted index files first, then new ones */
+    const struct {
+      idx_entries *to;
+      int32_t kind;
+      const pm_index_entry *v;
+      size_t n;
+    } lists[4] = {
+        {&iappends, PM_ENTRY_DELETE, m->deleted_index, m->ndeleted_index},
+        {&iappends, PM_ENTRY_ADD, m->new_index, m->nnew_index},
+        {&icompacts, PM_ENTRY_DELETE, m->compact_deleted_index, m->ncompact_deleted_index},
+        {&icompacts, PM_ENTRY_ADD, m->compact_new_index, m->ncompact_new_index}};
+    for (int l = 0; l < 4 && rc == 0; l++)
+      for (size_t f = 0; f < lists[l].n && rc == 0; f++)
+        rc = idx_add(lists[l].to, lists[l].kind, m->partition, m->partition_len, m->bucket,
+                     &lists[l].v[f], err);
   }
   entries gone = {0};
   if (rc == 0) rc = cancel_intermediates(&compacts, &gone, err);
-  bool nothing = appends.n == 0 && compacts.n == 0;
+  if (rc == 0) rc = cancel_index_intermediates(&iappends, &igone, err);
+  if (rc == 0) rc = cancel_index_intermediates(&icompacts, &igone, err);
+  bool nothing = appends.n == 0 && compacts.n == 0 && iappends.n == 0 && icompacts.n == 0;
   if (rc == 0 && nothing && !o->allow_empty && !hook &&
       !(o->kind == PAIMON_COMMIT_OVERWRITE && o->overwrite_all)) {
     entries_free(&appends);
     entries_free(&compacts);
     entries_free(&gone);
+    idx_free(&iappends);
+    idx_free(&icompacts);
+    idx_free(&igone);
     commit_ok(err, NULL);
     return 0; /* nothing to commit */
   }
-  bool only_compact = appends.n == 0 && compacts.n > 0 && o->kind == PAIMON_COMMIT_APPEND &&
-                      !hook && !o->allow_empty;
+  bool has_compact = compacts.n > 0 || icompacts.n > 0;
+  bool only_compact = appends.n == 0 && iappends.n == 0 && has_compact &&
+                      o->kind == PAIMON_COMMIT_APPEND && !hook && !o->allow_empty;
   if (rc == 0 && !only_compact) {
-    rc = commit_loop(t, commit_user, commit_identifier, &appends, o, hook, 0, snapshot_id_out, err);
+    rc = commit_loop(t, commit_user, commit_identifier, &appends, &iappends, o, hook, 0,
+                     snapshot_id_out, err);
     if (rc == 1) { /* the identifier was committed before, compaction included */
       delete_intermediates(t, &gone, &appends, &compacts);
+      delete_index_intermediates(t, &igone);
       entries_free(&appends);
       entries_free(&compacts);
       entries_free(&gone);
+      idx_free(&iappends);
+      idx_free(&icompacts);
+      idx_free(&igone);
+      idx_free(&iappends);
+      idx_free(&icompacts);
+      idx_free(&igone);
       commit_ok(err, NULL);
       return 0;
     }
   }
-  if (rc == 0 && compacts.n > 0) {
+  if (rc == 0 && has_compact) {
     paimon_commit_opts co = *o;
     co.kind = PAIMON_COMMIT_APPEND; /* entries with deletes make it a COMPACT snapshot */
     int64_t cid = 0, append_id = *snapshot_id_out;
-    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &co, NULL,
+    rc = commit_loop(t, commit_user, commit_identifier, &compacts, &icompacts, &co, NULL,
                      only_compact ? 0 : append_id, &cid, err);
     if (rc == 1) rc = 0;
     else if (rc == 0) *snapshot_id_out = cid;
@@ -1344,16 +1605,26 @@ int pm_commit_run(int64_t *snapshot_id_out, const paimon_table *ct, const char *
       entries_free(&appends);
       entries_free(&compacts);
       entries_free(&gone);
+      idx_free(&iappends);
+      idx_free(&icompacts);
+      idx_free(&igone);
+      idx_free(&iappends);
+      idx_free(&icompacts);
+      idx_free(&igone);
       commit_ok(err, warn);
       return 0;
     }
   }
   if (rc == 0) {
     delete_intermediates(t, &gone, &appends, &compacts); /* published: no longer needed */
+    delete_index_intermediates(t, &igone);
     commit_ok(err, NULL);
   }
   entries_free(&appends);
   entries_free(&compacts);
   entries_free(&gone);
+  idx_free(&iappends);
+  idx_free(&icompacts);
+  idx_free(&igone);
   return rc;
 }

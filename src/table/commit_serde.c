@@ -1,10 +1,49 @@
 /* table/commit_serde.c: paimon_commit_messages <-> Java's binary CommitMessage list
- * (meta/commit_message.c). We write version 7 (readable by Java Paimon 1.1.0 and later);
+ * (meta/commit_message.c). We write version 7 (readable by Java Paimon 1.1.0 and later), index files
+ * (deletion vectors) included, and version 10 when version 7 would misplace index files;
  * we read every version Java has written (1..13), detecting it from the bytes. */
 #include <paimon/write.h>
+#include <string.h>
 
 #include "meta/meta_write.h"
 #include "table/write_internal.h"
+
+/* A borrowed view of index entries as the codec's list (pm_free(x->v) only). */
+static int view_indexes(pm_cm_indexes *x, const pm_index_entry *v, size_t n, paimon_error *err) {
+  x->n = 0;
+  x->v = NULL;
+  if (!n) return 0;
+  x->v = pm_calloc(n, sizeof *x->v);
+  if (!x->v) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) x->v[i].e = v[i]; /* shallow; global stays NULL */
+  x->n = n;
+  return 0;
+}
+
+/* Moves the codec's index list into an entry array (*v, *n); a global index is refused:
+ * the table layer's messages cannot carry it. */
+static int take_indexes(pm_cm_indexes *x, pm_index_entry **v, size_t *n, paimon_error *err) {
+  *v = NULL;
+  *n = 0;
+  if (!x->n) return 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (x->v[i].global)
+      return pm_fail(err, PAIMON_EUNSUPPORTED,
+                     "commit message index file %s carries global-index metadata, which this "
+                     "version cannot commit",
+                     x->v[i].e.file_name ? x->v[i].e.file_name : "?");
+  *v = pm_calloc(x->n, sizeof **v);
+  if (!*v) return pm_fail(err, PAIMON_ENOMEM, "out of memory");
+  for (size_t i = 0; i < x->n; i++) {
+    (*v)[i] = x->v[i].e;
+    memset(&x->v[i].e, 0, sizeof x->v[i].e);
+  }
+  *n = x->n;
+  pm_free(x->v);
+  x->v = NULL;
+  x->n = 0;
+  return 0;
+}
 
 int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_commit_messages *m,
                                      paimon_error *err) {
@@ -28,8 +67,41 @@ int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_
     c->compact_after.n = s->ncompact_after;
     c->compact_after.v = s->compact_after;
   }
+  int rc = 0;
+  for (size_t i = 0; i < m->n && rc == 0; i++) {
+    const pm_commit_message *s = &m->v[i];
+    pm_cm *c = &cms[i];
+    rc = view_indexes(&c->new_index, s->new_index, s->nnew_index, err);
+    if (rc == 0) rc = view_indexes(&c->deleted_index, s->deleted_index, s->ndeleted_index, err);
+    if (rc == 0)
+      rc = view_indexes(&c->compact_new_index, s->compact_new_index, s->ncompact_new_index, err);
+    if (rc == 0)
+      rc = view_indexes(&c->compact_deleted_index, s->compact_deleted_index,
+                        s->ncompact_deleted_index, err);
+  }
+  /* Version 7 has one pair of index lists, which its reader (Java's and ours) puts in the
+   * compaction increment when that has files, else in the data increment. A message
+   * whose index files would land in the other increment (deletion vectors committed
+   * without compaction files, or new-file index files beside a compaction) is written
+   * in version 10, which keeps both pairs (Java 1.3+ reads it; our reader detects it). */
+  bool v10 = false;
+  for (size_t i = 0; i < m->n; i++) {
+    const pm_commit_message *s = &m->v[i];
+    bool compact_files = s->ncompact_before || s->ncompact_after;
+    bool data_idx = s->nnew_index || s->ndeleted_index;
+    bool compact_idx = s->ncompact_new_index || s->ncompact_deleted_index;
+    v10 |= (compact_idx && (!compact_files || data_idx)) || (data_idx && compact_files);
+  }
   pm_buf out = PM_BUF_INIT;
-  int rc = pm_commit_messages_encode(cms, m->n, &out, err);
+  if (rc == 0)
+    rc = v10 ? pm_commit_messages_encode_version(cms, m->n, 10, &out, err)
+             : pm_commit_messages_encode(cms, m->n, &out, err);
+  for (size_t i = 0; i < m->n; i++) {
+    pm_free(cms[i].new_index.v);
+    pm_free(cms[i].deleted_index.v);
+    pm_free(cms[i].compact_new_index.v);
+    pm_free(cms[i].compact_deleted_index.v);
+  }
   pm_free(cms);
   if (rc) {
     pm_buf_free(&out);
@@ -41,12 +113,10 @@ int paimon_commit_messages_serialize(uint8_t **bytes, size_t *len, const paimon_
 }
 
 /* What the table layer's messages cannot hold is refused, never dropped: committing
- * without it would lose changelog or deletion-vector changes. */
+ * without it would lose changelog changes. */
 static const char *unheld(const pm_cm *c) {
   if (c->deleted_files.n) return "deleted files";
   if (c->changelog_files.n || c->compact_changelog.n) return "changelog files";
-  if (c->new_index.n || c->deleted_index.n || c->compact_new_index.n || c->compact_deleted_index.n)
-    return "index files";
   return NULL;
 }
 
@@ -98,6 +168,17 @@ int paimon_commit_messages_deserialize(paimon_commit_messages **out, const paimo
     c->partition = NULL;
     c->new_files.v = c->compact_before.v = c->compact_after.v = NULL;
     c->new_files.n = c->compact_before.n = c->compact_after.n = 0;
+    rc = take_indexes(&c->new_index, &m.new_index, &m.nnew_index, err);
+    if (rc == 0) rc = take_indexes(&c->deleted_index, &m.deleted_index, &m.ndeleted_index, err);
+    if (rc == 0)
+      rc = take_indexes(&c->compact_new_index, &m.compact_new_index, &m.ncompact_new_index, err);
+    if (rc == 0)
+      rc = take_indexes(&c->compact_deleted_index, &m.compact_deleted_index,
+                        &m.ncompact_deleted_index, err);
+    if (rc) {
+      pm_commit_message_clear(&m);
+      break;
+    }
     rc = pm_commit_messages_push(ms, &m, err);
     if (rc) pm_commit_message_clear(&m);
   }

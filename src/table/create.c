@@ -213,7 +213,70 @@ static int validate_retention_and_dv(const pm_schema *s, const pm_core_options *
   return 0;
 }
 
+/* SchemaValidation.validatePkClusteringOverride and validateChangelogReadSequenceNumber. */
+static int validate_clustering_and_seqnum(const pm_schema *s, const pm_core_options *co,
+                                          paimon_error *err) {
+  if (pm_core_schema_bool(s, "table-read.sequence-number.enabled", false) && s->nprimary_keys == 0)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option table-read.sequence-number.enabled needs a primary key (sequence "
+                   "numbers exist only in primary-key tables)");
+  if (!pm_core_schema_bool(s, "pk-clustering-override", false)) return 0;
+  const char *cc = pm_schema_option(s, "clustering.columns");
+  if (!cc || !*cc)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true needs option clustering.columns");
+  if (!co->deletion_vectors)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true needs deletion-vectors.enabled=true");
+  if (co->record_level_expire_ms >= 0)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true cannot be used with "
+                   "record-level.expire-time");
+  if (co->merge_engine != PM_MERGE_DEDUPLICATE && co->merge_engine != PM_MERGE_FIRST_ROW)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true supports only merge-engine deduplicate or "
+                   "first-row, not '%s'",
+                   pm_core_opt(co, "merge-engine", ""));
+  if (co->sequence_field)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true cannot be used with sequence.field");
+  if (co->changelog != PM_CHANGELOG_NONE && co->changelog != PM_CHANGELOG_INPUT)
+    return pm_fail(err, PAIMON_EINVAL,
+                   "option pk-clustering-override=true supports only changelog-producer none or "
+                   "input, not '%s'",
+                   pm_core_opt(co, "changelog-producer", ""));
+  return 0;
+}
+
+/* The option rules of Java 1.4.1 SchemaValidation.validateTableSchema this library
+ * enforces at `paimon create` / paimon_table_create, each naming the options:
+ *  1. changelog-producer other than none needs a primary key (validate_engine);
+ *  2. merge-engine=first-row takes changelog-producer none or lookup only;
+ *  3. upsert-key: not with a primary key, its names are columns;
+ *  4. full-compaction.delta-commits not on append tables with bucket=-1 (validateBucket);
+ *  5. sequence.field: columns, not aggregated, each once, not with first-row
+ *     (validateSequenceField; cross-partition updates are refused altogether);
+ *  6. fields.<names>.<option> names columns (validateFieldsPrefix);
+ *  7. rowkind.field, record-level.time-field (a column of INT, BIGINT or TIMESTAMP),
+ *     partition.expiration-time (a partitioned table), streaming-read-overwrite (a
+ *     primary key, not with changelog-producer full-compaction or lookup);
+ *  8. snapshot/changelog.num-retained.min >= 1 (pm_core_options_parse) and <= max;
+ *  9. deletion-vectors.enabled (validateForDeletionVectors): changelog-producer none,
+ *     input or lookup only (not full-compaction); not with merge-engine=first-row unless
+ *     pk-clustering-override=true;
+ * 10. table-read.sequence-number.enabled needs a primary key;
+ * 11. pk-clustering-override=true: clustering.columns set, deletion vectors on, no
+ *     record-level.expire-time, merge-engine deduplicate or first-row, no sequence.field,
+ *     changelog-producer none or input (validatePkClusteringOverride);
+ * 12. bucket: -2 needs a primary key, bucket-key not with -1, bucketed append tables need
+ *     a bucket-key, bucket keys are columns, not nested, not partition keys, within the
+ *     primary key (validate(), validateBucket);
+ * plus the aggregate max/min order check Java only fails on at the first merge. Java
+ * accepts, and create accepts, tables this library's writers refuse today
+ * (pm_core_check_pk_write: deletion vectors, first-row, changelog producers, bucket -1
+ * and -2 for primary keys); reading them works and `write` names the option. */
 static int validate_options(const pm_schema *s, const pm_core_options *co, paimon_error *err) {
+  PM_TRY(validate_clustering_and_seqnum(s, co, err));
   PM_TRY(validate_engine(s, co, err));
   PM_TRY(validate_sequence_field(s, co, err));
   PM_TRY(validate_fields_prefix(s, err));

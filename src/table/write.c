@@ -798,6 +798,10 @@ void pm_commit_message_clear(pm_commit_message *m) {
   pm_free(m->compact_before);
   for (size_t i = 0; i < m->ncompact_after; i++) pm_data_file_clear(&m->compact_after[i]);
   pm_free(m->compact_after);
+  pm_index_entries_free(m->new_index, m->nnew_index);
+  pm_index_entries_free(m->deleted_index, m->ndeleted_index);
+  pm_index_entries_free(m->compact_new_index, m->ncompact_new_index);
+  pm_index_entries_free(m->compact_deleted_index, m->ncompact_deleted_index);
   memset(m, 0, sizeof *m);
 }
 

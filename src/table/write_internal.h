@@ -20,6 +20,13 @@ typedef struct pm_commit_message {
   /* compaction increment (COMPACT commits) */
   size_t ncompact_before, ncompact_after;
   pm_data_file *compact_before, *compact_after;
+  /* Index files (Java's DataIncrement / CompactIncrement newIndexFiles and
+   * deletedIndexFiles; kind, partition and bucket of the entries are unused): the data
+   * increment's go into the APPEND snapshot, the compaction's into the COMPACT one.
+   * Deletion vectors come in the compaction's (the merge-on-write writer's
+   * pm_dv_maintainer_write output). */
+  size_t nnew_index, ndeleted_index, ncompact_new_index, ncompact_deleted_index;
+  pm_index_entry *new_index, *deleted_index, *compact_new_index, *compact_deleted_index;
 } pm_commit_message;
 
 struct paimon_commit_messages {

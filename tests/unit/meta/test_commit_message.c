@@ -10,6 +10,7 @@
 #include "io/io.h"
 #include "meta/meta_write.h"
 #include "meta_test_util.h"
+#include "table/write_internal.h"
 #include "test_support.h"
 
 #include <paimon/write.h>
@@ -635,16 +636,52 @@ static void test_public_api(void **state) {
   paimon_table_close(t);
   free(b);
 
-  /* deletion-vector index files cannot be committed by the table layer yet: refused */
+  /* Java's messages with deletion-vector index files: the table layer carries them (in
+   * the compaction increment, as Java's version-7 reader places them) and writes them
+   * back byte for byte */
   tp = pm_test_shared(
       "compat/tables/orc/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality");
   b = mt_slurp(pm_test_shared("compat/tables/orc/pk_table_with_dv_cardinality.db/"
                               "pk_table_with_dv_cardinality/commit_messages/commit_messages-01"),
                &len);
   PM_ASSERT_OK(paimon_table_open(&t, tp, NULL, &err), &err);
-  assert_int_equal(paimon_commit_messages_deserialize(&ms, t, (uint8_t *)b, len, &err),
-                   PAIMON_EUNSUPPORTED);
-  assert_non_null(strstr(err.message, "index files"));
+  PM_ASSERT_OK(paimon_commit_messages_deserialize(&ms, t, (uint8_t *)b, len, &err), &err);
+  size_t nidx = 0;
+  for (size_t i = 0; i < ms->n; i++) {
+    nidx += ms->v[i].ncompact_new_index;
+    for (size_t k = 0; k < ms->v[i].ncompact_new_index; k++) {
+      assert_string_equal(ms->v[i].compact_new_index[k].index_type, "DELETION_VECTORS");
+      assert_true(ms->v[i].compact_new_index[k].ndv_ranges > 0);
+    }
+  }
+  assert_true(nidx > 0);
+  PM_ASSERT_OK(paimon_commit_messages_serialize(&out, &outn, ms, &err), &err);
+  PM_ASSERT_OK(pm_commit_messages_decode_version(out, outn, 0, &m, &n, &v, &err), &err);
+  pm_cm *m0 = NULL;
+  size_t n0 = 0;
+  PM_ASSERT_OK(pm_commit_messages_decode_version((uint8_t *)b, len, 0, &m0, &n0, NULL, &err), &err);
+  assert_int_equal(n, n0);
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(m[i].new_index.n + m[i].compact_new_index.n,
+                     m0[i].new_index.n + m0[i].compact_new_index.n);
+    for (size_t k = 0; k < m[i].compact_new_index.n; k++) {
+      const pm_index_entry *x = &m[i].compact_new_index.v[k].e,
+                           *y = &m0[i].compact_new_index.v[k].e;
+      assert_string_equal(x->file_name, y->file_name);
+      assert_int_equal(x->file_size, y->file_size);
+      assert_int_equal(x->ndv_ranges, y->ndv_ranges);
+      for (int32_t r = 0; r < x->ndv_ranges; r++) {
+        assert_string_equal(x->dv_ranges[r].data_file, y->dv_ranges[r].data_file);
+        assert_int_equal(x->dv_ranges[r].offset, y->dv_ranges[r].offset);
+        assert_int_equal(x->dv_ranges[r].length, y->dv_ranges[r].length);
+        assert_int_equal(x->dv_ranges[r].cardinality, y->dv_ranges[r].cardinality);
+      }
+    }
+  }
+  pm_cms_free(m, n);
+  pm_cms_free(m0, n0);
+  paimon_free(out);
+  paimon_commit_messages_free(ms);
   /* and hostile bytes are a clean error */
   assert_int_equal(paimon_commit_messages_deserialize(&ms, t, (uint8_t *)b, len / 2, &err),
                    PAIMON_ECORRUPT);
