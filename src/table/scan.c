@@ -1031,7 +1031,7 @@ int pm_scan_plan_snapshot(paimon_plan **out, paimon_table *t, const pm_snapshot 
   pm_table_ref(t);
   plan->snapshot_id = snap->id;
   int rc = pm_table_load_schema(t, NULL, t->schema->id, &plan->schema, err);
-  if (rc == 0) rc = plan_snapshot(t, NULL, snap, plan->schema, NULL, false, plan, err);
+  if (rc == 0) rc = plan_snapshot(t, NULL, snap, plan->schema, NULL, false, false, plan, err);
   if (rc) {
     paimon_plan_free(plan);
     return rc;
