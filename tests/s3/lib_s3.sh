@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Object-storage test harness (issue 19), sourced by test scripts; not a test itself.
 #
 #   s3_start WORKDIR     installs s3rver (npm, pinned, cached outside the repo) if needed,
@@ -81,12 +82,12 @@ s3_install() {
 
 # s3_start_server: starts s3rver on $_s3_port (0 = pick one) with data in $_s3_work.
 s3_start_server() {
-  local log="$_s3_work/s3rver.log" i
+  local log="$_s3_work/s3rver.log"
   : >"$log"
   node "$S3RVER_BIN" -d "$_s3_work/s3rver-data" -a 127.0.0.1 -p "${_s3_port:-0}" \
     >>"$log" 2>&1 &
   _s3_srv_pid=$!
-  for i in $(seq 200); do
+  for _ in $(seq 200); do
     if [ -z "$_s3_port" ] || [ "$_s3_port" = 0 ]; then
       _s3_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | head -1)
     fi
@@ -117,7 +118,7 @@ s3_restart_server() {
 
 s3_start() {
   local work=${1:?s3_start WORKDIR}
-  local i port=""
+  local port=""
   mkdir -p "$work" || return 1
   _s3_work=$(cd "$work" && pwd)
   _s3_port=""
@@ -130,7 +131,7 @@ s3_start() {
   "$S3_PYTHON" "$S3_LIB_DIR/s3_proxy.py" --upstream "127.0.0.1:$_s3_port" --port 0 \
     --port-file "$_s3_work/proxy.port" >"$_s3_work/proxy.log" 2>&1 &
   _s3_proxy_pid=$!
-  for i in $(seq 200); do
+  for _ in $(seq 200); do
     port=$(cat "$_s3_work/proxy.port" 2>/dev/null)
     if [ -n "$port" ] && curl -sf -o /dev/null "http://127.0.0.1:$port/__proxy/ping"; then
       break
