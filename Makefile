@@ -13,7 +13,7 @@ DEBIAN_PACKAGES = cmake gcc make pkg-config python3 libjansson-dev libzstd-dev \
   libsnappy-dev liblz4-dev zlib1g-dev libroaring-dev libcmocka-dev zstd \
   python3-avro python3-zstandard python3-snappy tzdata \
   libmicrohttpd-dev curl doxygen g++ clang-format-14 clang \
-  libcurl4-openssl-dev libssl-dev
+  libcurl4-openssl-dev libssl-dev nodejs python3-boto3
 
 .PHONY: all build build-clang build-asan build-tsan deps test fuzz demo clean
 
