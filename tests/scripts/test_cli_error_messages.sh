@@ -35,8 +35,13 @@ expect 1 "$TMP/nope: no such file or directory" "$P" info "$TMP/nope"
 echo hi >"$TMP/file"
 expect 1 "not a Paimon table: a file, not a table directory" "$P" info "$TMP/file"
 expect 1 "/etc: not a Paimon table: no schema directory" "$P" info /etc
-for u in s3://bucket/t hdfs://nn:8020/w/t oss://b/t; do
+for u in gs://bucket/t hdfs://nn:8020/w/t abfs://b/t; do
   expect 1 "unsupported scheme '${u%%:*}'" "$P" snapshots "$u"
+done
+# s3 and oss are built in: without credentials the message says which are missing
+for u in s3://bucket/t oss://b/t; do
+  expect 1 "S3 credentials missing" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
+    "$P" snapshots "$u"
 done
 
 # create on an object store: refused before touching the disk
@@ -46,8 +51,8 @@ cat >"$TMP/schema.json" <<'EOF'
 EOF
 mkdir "$TMP/cwd"
 (cd "$TMP/cwd" &&
- expect 1 "unsupported scheme 's3'" "$P" create s3://b/t --schema "$TMP/schema.json"
- [ -z "$(ls -A .)" ] || bad "create s3://b/t left local files: $(ls -A .)"
+ expect 1 "unsupported scheme 'gs'" "$P" create gs://b/t --schema "$TMP/schema.json"
+ [ -z "$(ls -A .)" ] || bad "create gs://b/t left local files: $(ls -A .)"
  exit $fails) || fails=$((fails + 1))
 checks=$((checks + 1))
 
