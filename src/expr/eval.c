@@ -151,16 +151,6 @@ static void num_to_i64(const num *n, pm_lit *out) {
   out->i = (int64_t)v.lo;
 }
 
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t mp = (m + 9) % 12; /* March = 0 */
-  int64_t doy = (153 * mp + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 static int read_digits(const char **s, int min, int max, int64_t *v) {
@@ -188,7 +178,7 @@ static bool parse_date_part(const char **s, int64_t *days) {
   static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int dim = mdays[m - 1] + (m == 2 && is_leap(y) ? 1 : 0);
   if (d < 1 || d > dim) return false;
-  *days = days_from_civil(y, (int)m, (int)d);
+  *days = pm_days_from_civil(y, (int)m, (int)d);
   *s = p;
   return true;
 }

@@ -61,16 +61,6 @@ int pm_tag_path(char **out, const paimon_table *t, const char *name, paimon_erro
 
 /* ---- local date-times and durations -------------------------------------------------- */
 
-/* Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's civil algorithm). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static int days_in_month(int32_t y, int32_t m) {
   static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -87,7 +77,7 @@ static bool local_time_ok(const pm_local_time *lt) {
 /* Milliseconds of a wall-clock time counted as if it were UTC: comparable with another
  * one so computed (LocalDateTime.isAfter). */
 static int64_t local_millis(const pm_local_time *lt) {
-  int64_t d = days_from_civil(lt->year, lt->month, lt->day);
+  int64_t d = pm_days_from_civil(lt->year, lt->month, lt->day);
   return ((d * 24 + lt->hour) * 60 + lt->minute) * 60000 + (int64_t)lt->second * 1000 +
          lt->nano / 1000000;
 }

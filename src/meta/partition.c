@@ -151,23 +151,11 @@ static int put_decimal(pm_buf *b, const uint8_t le[16], int32_t scale) {
 
 /* ---- dates and times ------------------------------------------------------------ */
 
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
 /* java.time.LocalDate#toString. */
 static int put_date(pm_buf *b, int64_t days) {
   int64_t y;
   int m, d;
-  civil_from_days(days, &y, &m, &d);
+  pm_civil_from_days(days, &y, &m, &d);
   if (y > 9999) PM_TRY(pm_buf_printf(b, "+%lld", (long long)y));
   else if (y < 0) PM_TRY(pm_buf_printf(b, "-%04lld", (long long)-y));
   else PM_TRY(pm_buf_printf(b, "%04lld", (long long)y));

@@ -100,29 +100,6 @@ static int64_t nanos_to_unit(i128 ns, const pm_type *t) {
   }
 }
 
-/* days since epoch -> y/m/d (proleptic Gregorian) */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t yy = yoe + era * 400;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yy + (*m <= 2);
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static void fmt_dec(i128 v, int scale, char *out) {
   char tmp[64];
   int n = 0;
@@ -168,7 +145,7 @@ static void fmt_ts(i128 ns, int precision, char *out) {
   int64_t sod = secs - days * 86400;
   int64_t y;
   int m, d;
-  civil_from_days(days, &y, &m, &d);
+  pm_civil_from_days(days, &y, &m, &d);
   int n = snprintf(out, 80, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, m, d,
                    (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
   if (precision > 0 && frac) {
@@ -274,7 +251,7 @@ static bool parse_ts(const char *s, size_t n, i128 *ns_out, bool *date_only) {
   }
   if (*p) return false;
   if (h > 23 || mi > 59 || se > 59) return false;
-  int64_t days = days_from_civil(y, mo, d);
+  int64_t days = pm_days_from_civil(y, mo, d);
   *ns_out = ((i128)days * 86400 + h * 3600 + mi * 60 + se) * 1000000000 + frac;
   return true;
 }
@@ -339,7 +316,7 @@ int pm_array_cast(const struct ArrowArray *src, const pm_type *from, const pm_ty
         case K_DATE: {
           int64_t y;
           int m, d;
-          civil_from_days(PM_ARR_FIXED(src, int32_t, i), &y, &m, &d);
+          pm_civil_from_days(PM_ARR_FIXED(src, int32_t, i), &y, &m, &d);
           snprintf(sbuf, sizeof sbuf, "%04lld-%02d-%02d", (long long)y, m, d);
           break;
         }

@@ -436,17 +436,6 @@ bad:
 
 /* ---- dates and times ------------------------------------------------------------------ */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (valid input). */
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t mp = m > 2 ? m - 3 : m + 9;
-  int64_t doy = (153 * mp + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static int days_in_month(int64_t y, int m) {
   static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
@@ -479,7 +468,7 @@ static bool parse_date_at(const char **pp, const char *e, int64_t *days) {
       !digits(&p, e, 2, &d))
     return false;
   if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (int)m)) return false;
-  *days = days_from_civil(y, (int)m, (int)d);
+  *days = pm_days_from_civil(y, (int)m, (int)d);
   *pp = p;
   return true;
 }

@@ -362,24 +362,11 @@ static int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
-/* Proleptic Gregorian date of a day number (days since 1970-01-01). */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = floor_div(z, 146097);
-  int64_t doe = z - era * 146097;                                      /* [0, 146096] */
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* [0, 365] */
-  int64_t mp = (5 * doy + 2) / 153;                                    /* March = 0 */
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
 /* "YYYY-MM-DD" (ISO 8601: sign for years outside 0..9999). Returns chars written. */
 static size_t date_text(int64_t days, char *buf) {
   int64_t y;
   int m, d;
-  civil_from_days(days, &y, &m, &d);
+  pm_civil_from_days(days, &y, &m, &d);
   char *p = buf;
   if (y < 0) {
     *p++ = '-';

@@ -449,3 +449,28 @@ int64_t pm_now_millis(void) {
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* ---- proleptic Gregorian calendar ------------------------------------------------- */
+
+/* The year is shifted to start in March so that the leap day ends it; eras are 400-year
+ * cycles of 146097 days; 719468 is the day number of 1970-01-01 from 0000-03-01. */
+int64_t pm_days_from_civil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;                                  /* [0, 399] */
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1; /* [0, 365] */
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;          /* [0, 146096] */
+  return era * 146097 + doe - 719468;
+}
+
+void pm_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+  z += 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;                                      /* [0, 146096] */
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* [0, 365] */
+  int64_t mp = (5 * doy + 2) / 153;                                    /* March = 0 */
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}

@@ -212,6 +212,13 @@ static inline uint64_t pm_hash_bytes64(const uint8_t *p, size_t n) {
   return pm_mix64(h ^ v);
 }
 
+/* ---- proleptic Gregorian calendar (Howard Hinnant's civil algorithms) ------------- */
+
+/* Days since 1970-01-01 of year `y`, month `m` (1..12), day `d` (1..31, unchecked). */
+int64_t pm_days_from_civil(int64_t y, int m, int d);
+/* The date of day `z` since 1970-01-01 (any sign). */
+void pm_civil_from_days(int64_t z, int64_t *y, int *m, int *d);
+
 /* ---- misc ---------------------------------------------------------------------- */
 
 /* Random UUID v4 string (36 chars + NUL) into out. */

@@ -34,15 +34,6 @@ void pm_orc_tz_free(pm_orc_tz *tz) {
 
 /* ---- civil calendar arithmetic ------------------------------------------------------ */
 
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static int64_t year_of_days(int64_t z) {
   z += 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -63,7 +54,7 @@ static int64_t floor_div(int64_t a, int64_t b) {
 
 /* Epoch day of a rule date in year y. */
 static int64_t rule_day(const tz_rule_date *r, int64_t y) {
-  int64_t jan1 = days_from_civil(y, 1, 1);
+  int64_t jan1 = pm_days_from_civil(y, 1, 1);
   if (r->kind == 'J') {
     int64_t d = r->a - 1;
     if (is_leap(y) && r->a >= 60) d++;
@@ -72,7 +63,7 @@ static int64_t rule_day(const tz_rule_date *r, int64_t y) {
   if (r->kind == 'N') return jan1 + r->a;
   static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int m = r->a, w = r->b, wd = r->c;
-  int64_t first = days_from_civil(y, m, 1);
+  int64_t first = pm_days_from_civil(y, m, 1);
   int first_wd = (int)(((first + 4) % 7 + 7) % 7); /* 1970-01-01 was a Thursday */
   int day = 1 + (wd - first_wd + 7) % 7 + (w - 1) * 7;
   int dim = mdays[m - 1] + (m == 2 && is_leap(y));

@@ -41,21 +41,11 @@ static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 /* ---- small parsers ----------------------------------------------------------------- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 static int64_t to_millis(int y, int mo, int d, int h, int mi, int s, int ms) {
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 ||
       s > 60)
     return INT64_MIN;
-  int64_t days = days_from_civil(y, mo, d);
+  int64_t days = pm_days_from_civil(y, mo, d);
   return ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)s * 1000 + ms;
 }
 
