@@ -12,31 +12,7 @@ P="$BUILD/paimon"
 T="$SHARED/compat/tables"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-fails=0
-checks=0
-
-ok() { checks=$((checks + 1)); }
-bad() {
-  checks=$((checks + 1))
-  fails=$((fails + 1))
-  echo "FAIL: $*"
-}
-expect() { # CODE CMD...: exit code check; stdout/stderr in $TMP/out, $TMP/err
-  local want=$1
-  shift
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    bad "exit $got (want $want): $*"
-    sed 's/^/    /' "$TMP/err" | head -5
-    return 1
-  fi
-  ok
-  return 0
-}
-err_has() { if grep -q -- "$1" "$TMP/err"; then ok; else bad "stderr lacks '$1': $(head -3 "$TMP/err")"; fi; }
-out_has() { if grep -q -- "$1" "$TMP/out"; then ok; else bad "stdout lacks '$1': $(head -3 "$TMP/out")"; fi; }
-same() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi; }
+. "$(dirname "$0")/lib_check.sh"
 # "name:id:type ..." of schema file $1
 fields() {
   python3 -c 'import json,sys
@@ -164,5 +140,4 @@ for src in "$T"/parquet/append_table_with_alter_table.db/append_table_with_alter
   same "$("$P" cat "$C" | grep -c '"added_by_cli": null')" "$before_latest" "$C latest rows with the new column"
 done
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+check_summary

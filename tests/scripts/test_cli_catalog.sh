@@ -11,30 +11,7 @@ P="$BUILD/paimon"
 T="$SHARED/compat/tables"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-fails=0
-checks=0
-
-ok() { checks=$((checks + 1)); }
-bad() {
-  checks=$((checks + 1))
-  fails=$((fails + 1))
-  echo "FAIL: $*"
-}
-expect() {
-  local want=$1
-  shift
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    bad "exit $got (want $want): $*"
-    sed 's/^/    /' "$TMP/err" | head -5
-    return 1
-  fi
-  ok
-  return 0
-}
-err_has() { if grep -q -- "$1" "$TMP/err"; then ok; else bad "stderr lacks '$1': $(head -3 "$TMP/err")"; fi; }
-same() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi; }
+. "$(dirname "$0")/lib_check.sh"
 lines() { tr '\n' ' ' <"$TMP/out" | sed 's/ $//'; }
 
 [ -x "$P" ] || { echo "FAIL: $P not built"; exit 1; }
@@ -95,5 +72,4 @@ db=append_with_bitmap_no_embedding
 expect 0 "$P" ls "$T/parquet/$db.db" && same "$(lines)" "$db" "external-path is no table"
 expect 0 "$P" info --warehouse "$T/parquet" "$db.$db"
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+check_summary
