@@ -27,7 +27,6 @@
 #include "meta/core_options.h"
 /* The Jackson-style JSON printer of the meta layer (a lower layer): a tag file is a
  * snapshot file plus two keys and must be printed the same way. */
-#include "meta/json_util.h"
 #include "table/read_internal.h"
 
 /* ---- names and paths ----------------------------------------------------------------- */
@@ -355,86 +354,31 @@ int pm_tag_remove(const paimon_table *t, const char *name, paimon_error *err) {
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-static int put_i64(pm_buf *b, bool *first, const char *key, int64_t v) {
-  PM_TRY(pm_json_put_key(b, 1, *first, key));
-  *first = false;
-  return pm_buf_printf(b, "%lld", (long long)v);
-}
-
-static int put_s(pm_buf *b, bool *first, const char *key, const char *v) {
-  PM_TRY(pm_json_put_key(b, 1, *first, key));
-  *first = false;
-  return v ? pm_json_put_str(b, v) : pm_buf_append_str(b, "null");
-}
-
-/* Java 1.4.1 Snapshot's properties in declaration order; NON_NULL ones only when set, the
- * primitive record counts as 0 when a very old snapshot left them out. */
-static int tag_json(pm_buf *b, const pm_snapshot *s, const pm_tag *tag) {
-  bool first = true;
-  PM_TRY(pm_buf_append_str(b, "{"));
-  PM_TRY(put_i64(b, &first, "version", s->version));
-  PM_TRY(put_i64(b, &first, "id", s->id));
-  PM_TRY(put_i64(b, &first, "schemaId", s->schema_id));
-  PM_TRY(put_s(b, &first, "baseManifestList", s->base_manifest_list));
-  if (s->base_manifest_list_size != PM_NULL_I64)
-    PM_TRY(put_i64(b, &first, "baseManifestListSize", s->base_manifest_list_size));
-  PM_TRY(put_s(b, &first, "deltaManifestList", s->delta_manifest_list));
-  if (s->delta_manifest_list_size != PM_NULL_I64)
-    PM_TRY(put_i64(b, &first, "deltaManifestListSize", s->delta_manifest_list_size));
-  if (s->changelog_manifest_list)
-    PM_TRY(put_s(b, &first, "changelogManifestList", s->changelog_manifest_list));
-  if (s->changelog_manifest_list_size != PM_NULL_I64)
-    PM_TRY(put_i64(b, &first, "changelogManifestListSize", s->changelog_manifest_list_size));
-  if (s->index_manifest) PM_TRY(put_s(b, &first, "indexManifest", s->index_manifest));
-  PM_TRY(put_s(b, &first, "commitUser", s->commit_user));
-  PM_TRY(put_i64(b, &first, "commitIdentifier", s->commit_identifier));
-  PM_TRY(put_s(b, &first, "commitKind", s->commit_kind));
-  PM_TRY(put_i64(b, &first, "timeMillis", s->time_millis));
-  PM_TRY(put_i64(b, &first, "totalRecordCount",
-                 s->total_record_count == PM_NULL_I64 ? 0 : s->total_record_count));
-  PM_TRY(put_i64(b, &first, "deltaRecordCount",
-                 s->delta_record_count == PM_NULL_I64 ? 0 : s->delta_record_count));
-  if (s->changelog_record_count != PM_NULL_I64)
-    PM_TRY(put_i64(b, &first, "changelogRecordCount", s->changelog_record_count));
-  if (s->watermark != PM_NULL_I64) PM_TRY(put_i64(b, &first, "watermark", s->watermark));
-  if (s->statistics) PM_TRY(put_s(b, &first, "statistics", s->statistics));
-  if (s->nproperties > 0) {
-    PM_TRY(pm_json_put_key(b, 1, false, "properties"));
-    PM_TRY(pm_buf_append_str(b, "{"));
-    for (int32_t i = 0; i < s->nproperties; i++) {
-      PM_TRY(pm_json_put_key(b, 2, i == 0, s->property_keys[i]));
-      PM_TRY(pm_json_put_str(b, s->property_values[i]));
-    }
-    PM_TRY(pm_json_newline(b, 1));
-    PM_TRY(pm_buf_append_str(b, "}"));
-  }
-  if (s->next_row_id != PM_NULL_I64) PM_TRY(put_i64(b, &first, "nextRowId", s->next_row_id));
+/* A tag file: the snapshot in Java 1.4.1's form, then, when set, tagCreateTime and
+ * tagTimeRetained (Tag.toJson). */
+char *pm_tag_to_json(const pm_snapshot *snap, const pm_tag *tag) {
+  const char *keys[2], *vals[2];
+  char ct[96], tr[48];
+  size_t n = 0;
   if (tag && tag->has_create_time) {
     const pm_local_time *c = &tag->create_time;
-    PM_TRY(pm_json_put_key(b, 1, false, "tagCreateTime"));
     /* LocalDateTimeSerializer: second when second or nano is set, nano when set */
-    PM_TRY(pm_buf_printf(b, "[ %d, %d, %d, %d, %d", (int)c->year, (int)c->month, (int)c->day,
-                         (int)c->hour, (int)c->minute));
-    if (c->second || c->nano) PM_TRY(pm_buf_printf(b, ", %d", (int)c->second));
-    if (c->nano) PM_TRY(pm_buf_printf(b, ", %d", (int)c->nano));
-    PM_TRY(pm_buf_append_str(b, " ]"));
+    int len = snprintf(ct, sizeof ct, "[ %d, %d, %d, %d, %d", (int)c->year, (int)c->month,
+                       (int)c->day, (int)c->hour, (int)c->minute);
+    if (c->second || c->nano)
+      len += snprintf(ct + len, sizeof ct - (size_t)len, ", %d", (int)c->second);
+    if (c->nano) len += snprintf(ct + len, sizeof ct - (size_t)len, ", %d", (int)c->nano);
+    snprintf(ct + len, sizeof ct - (size_t)len, " ]");
+    keys[n] = "tagCreateTime";
+    vals[n++] = ct;
   }
   if (tag && tag->has_retained) {
     /* DurationSerializer with WRITE_DURATIONS_AS_TIMESTAMPS: seconds.nanos */
-    PM_TRY(pm_json_put_key(b, 1, false, "tagTimeRetained"));
-    PM_TRY(pm_buf_printf(b, "%lld.%09d", (long long)tag->retained_sec, (int)tag->retained_nano));
+    snprintf(tr, sizeof tr, "%lld.%09d", (long long)tag->retained_sec, (int)tag->retained_nano);
+    keys[n] = "tagTimeRetained";
+    vals[n++] = tr;
   }
-  PM_TRY(pm_json_newline(b, 0));
-  return pm_buf_append_str(b, "}");
-}
-
-char *pm_tag_to_json(const pm_snapshot *snap, const pm_tag *tag) {
-  pm_buf b = PM_BUF_INIT;
-  if (tag_json(&b, snap, tag) != 0) {
-    pm_buf_free(&b);
-    return NULL;
-  }
-  return pm_buf_detach(&b);
+  return pm_snapshot_to_json_141(snap, keys, vals, n);
 }
 
 /* ---- public API ---------------------------------------------------------------------- */

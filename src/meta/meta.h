@@ -86,6 +86,11 @@ typedef struct pm_snapshot {
 int pm_snapshot_parse(pm_snapshot **out, const char *json, size_t len, paimon_error *err);
 /* Java-compatible JSON (the 1.3-style key set of format-metadata.md §2). */
 char *pm_snapshot_to_json(const pm_snapshot *s);
+/* The snapshot in Java 1.4.1's Snapshot form (the body of a tag file, TagManager), with
+ * `nextra` more members after its own: extra_keys[i] with the JSON text extra_raw[i]
+ * (written as given). Owned by the caller (pm_free); NULL when out of memory. */
+char *pm_snapshot_to_json_141(const pm_snapshot *s, const char *const *extra_keys,
+                              const char *const *extra_raw, size_t nextra);
 const char *pm_snapshot_property(const pm_snapshot *s, const char *key);
 void pm_snapshot_free(pm_snapshot *s);
 int pm_snapshot_load(pm_snapshot **out, paimon_fs *fs, const char *dir, int64_t id,

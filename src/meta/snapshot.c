@@ -132,6 +132,18 @@ static int put_s(pm_buf *b, bool *first, const char *key, const char *v, bool om
   return pm_json_put_str(b, v);
 }
 
+static int put_properties(pm_buf *b, const pm_snapshot *s) {
+  if (s->nproperties <= 0) return 0;
+  PM_TRY(pm_json_put_key(b, 1, false, "properties"));
+  PM_TRY(pm_buf_append_str(b, "{"));
+  for (int32_t i = 0; i < s->nproperties; i++) {
+    PM_TRY(pm_json_put_key(b, 2, i == 0, s->property_keys[i]));
+    PM_TRY(pm_json_put_str(b, s->property_values[i]));
+  }
+  PM_TRY(pm_json_newline(b, 1));
+  return pm_buf_append_str(b, "}");
+}
+
 /* Key order of Java 1.3's Snapshot (the 2.x-only keys are written where 2.x puts them,
  * and only when set; every Java reader ignores unknown keys). */
 static int snapshot_json(pm_buf *b, const pm_snapshot *s) {
@@ -160,20 +172,59 @@ static int snapshot_json(pm_buf *b, const pm_snapshot *s) {
   PM_TRY(put_i64(b, &first, "changelogRecordCount", s->changelog_record_count, true));
   PM_TRY(put_i64(b, &first, "watermark", s->watermark, true));
   PM_TRY(put_s(b, &first, "statistics", s->statistics, true));
-  if (s->nproperties > 0) {
-    PM_TRY(pm_json_put_key(b, 1, false, "properties"));
-    PM_TRY(pm_buf_append_str(b, "{"));
-    for (int32_t i = 0; i < s->nproperties; i++) {
-      PM_TRY(pm_json_put_key(b, 2, i == 0, s->property_keys[i]));
-      PM_TRY(pm_json_put_str(b, s->property_values[i]));
-    }
-    PM_TRY(pm_json_newline(b, 1));
-    PM_TRY(pm_buf_append_str(b, "}"));
-  }
+  PM_TRY(put_properties(b, s));
   PM_TRY(put_i64(b, &first, "nextRowId", s->next_row_id, true));
   PM_TRY(put_s(b, &first, "operation", s->operation, true));
   PM_TRY(pm_json_newline(b, 0));
   return pm_buf_append_str(b, "}");
+}
+
+/* Java 1.4.1 Snapshot's properties in declaration order as Jackson writes them (no
+ * logOffsets; NON_NULL ones only when set; the primitive record counts 0 when a very old
+ * snapshot left them out), then `nextra` raw members. */
+static int snapshot_json_141(pm_buf *b, const pm_snapshot *s, const char *const *extra_keys,
+                             const char *const *extra_raw, size_t nextra) {
+  bool first = true;
+  PM_TRY(pm_buf_append_str(b, "{"));
+  PM_TRY(put_i64(b, &first, "version", s->version, false));
+  PM_TRY(put_i64(b, &first, "id", s->id, false));
+  PM_TRY(put_i64(b, &first, "schemaId", s->schema_id, false));
+  PM_TRY(put_s(b, &first, "baseManifestList", s->base_manifest_list, false));
+  PM_TRY(put_i64(b, &first, "baseManifestListSize", s->base_manifest_list_size, true));
+  PM_TRY(put_s(b, &first, "deltaManifestList", s->delta_manifest_list, false));
+  PM_TRY(put_i64(b, &first, "deltaManifestListSize", s->delta_manifest_list_size, true));
+  PM_TRY(put_s(b, &first, "changelogManifestList", s->changelog_manifest_list, true));
+  PM_TRY(put_i64(b, &first, "changelogManifestListSize", s->changelog_manifest_list_size, true));
+  PM_TRY(put_s(b, &first, "indexManifest", s->index_manifest, true));
+  PM_TRY(put_s(b, &first, "commitUser", s->commit_user, false));
+  PM_TRY(put_i64(b, &first, "commitIdentifier", s->commit_identifier, false));
+  PM_TRY(put_s(b, &first, "commitKind", s->commit_kind, false));
+  PM_TRY(put_i64(b, &first, "timeMillis", s->time_millis, false));
+  PM_TRY(put_i64(b, &first, "totalRecordCount",
+                 s->total_record_count == PM_NULL_I64 ? 0 : s->total_record_count, false));
+  PM_TRY(put_i64(b, &first, "deltaRecordCount",
+                 s->delta_record_count == PM_NULL_I64 ? 0 : s->delta_record_count, false));
+  PM_TRY(put_i64(b, &first, "changelogRecordCount", s->changelog_record_count, true));
+  PM_TRY(put_i64(b, &first, "watermark", s->watermark, true));
+  PM_TRY(put_s(b, &first, "statistics", s->statistics, true));
+  PM_TRY(put_properties(b, s));
+  PM_TRY(put_i64(b, &first, "nextRowId", s->next_row_id, true));
+  for (size_t i = 0; i < nextra; i++) {
+    PM_TRY(pm_json_put_key(b, 1, false, extra_keys[i]));
+    PM_TRY(pm_buf_append_str(b, extra_raw[i]));
+  }
+  PM_TRY(pm_json_newline(b, 0));
+  return pm_buf_append_str(b, "}");
+}
+
+char *pm_snapshot_to_json_141(const pm_snapshot *s, const char *const *extra_keys,
+                              const char *const *extra_raw, size_t nextra) {
+  pm_buf b = PM_BUF_INIT;
+  if (snapshot_json_141(&b, s, extra_keys, extra_raw, nextra) != 0) {
+    pm_buf_free(&b);
+    return NULL;
+  }
+  return pm_buf_detach(&b);
 }
 
 char *pm_snapshot_to_json(const pm_snapshot *s) {
