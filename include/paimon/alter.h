@@ -25,8 +25,9 @@
  * - nullability: a primary-key column stays NOT NULL; nullable to NOT NULL only when
  *   `alter-column-null-to-not-null.disabled=false`;
  * - options: once the table has a snapshot, the table layout options (bucket, bucket-key,
- *   merge-engine, partition naming, sequence.field, ...; the list of
- *   pm_core_is_layout_option) cannot change, deletion-vectors.enabled only with
+ *   merge-engine, partition naming, sequence.field, ...: Java's
+ *   CoreOptions.IMMUTABLE_OPTIONS and the layout options this library adds, as
+ *   paimon_writer_new refuses them) cannot change, deletion-vectors.enabled only with
  *   deletion-vectors.modifiable=true, ignore-delete and ignore-update-before not from
  *   true to false; `path` never.
  * The resulting schema passes the checks of table creation. Refusals are #PAIMON_EINVAL
